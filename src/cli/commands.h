@@ -1,0 +1,15 @@
+/* commands: one function per `rcsim` subcommand.  Each parses its own options
+ * with getopt_long, prints its own --help, and returns the process exit code
+ * (0 ok, 1 runtime failure, 2 bad usage or input, 3 stopped by SIGTERM with
+ * the results saved). */
+#ifndef RCSIM_CLI_COMMANDS_H
+#define RCSIM_CLI_COMMANDS_H
+
+int rc_cmd_run(int argc, char **argv);     /* cli/cmd_run.c: one job */
+int rc_cmd_sweep(int argc, char **argv);   /* cli/cmd_sweep.c: MPI master/worker sweep */
+int rc_cmd_plan(int argc, char **argv);    /* cli/cmd_plan.c: expand and estimate a sweep */
+int rc_cmd_slurm(int argc, char **argv);   /* cli/cmd_slurm.c: write an sbatch script */
+int rc_cmd_trace(int argc, char **argv);   /* cli/cmd_trace.c: trace stats and synthetic traces */
+int rc_cmd_bench(int argc, char **argv);   /* cli/cmd_bench.c: benchmark suite */
+
+#endif

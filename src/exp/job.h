@@ -1,0 +1,104 @@
+/* job: one simulation job, the unit the runner schedules and the results key.
+ *
+ * An rc_job is a flat value struct (no pointers) so it can be copied, sent
+ * over MPI as bytes and hashed.  Every field is described by the parameter
+ * registry (exp/param.h), which drives defaults, parsing, validation, --help,
+ * sweep-file keys, HDF5 attributes and the canonical text that the job id is a
+ * hash of.  Quirk switches are tri-state: RC_AUTO means "what --model says".
+ */
+#ifndef RCSIM_EXP_JOB_H
+#define RCSIM_EXP_JOB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/err.h"
+
+#define RC_AUTO (-1)
+
+typedef enum { RC_MODEL_EXACT = 0, RC_MODEL_PAPER = 1 } rc_model;
+typedef enum { RC_COVER_SKIP = 0, RC_COVER_FULL = 1 } rc_cover_mode;
+
+/* The reference simulator's quirks (spec §9.1), each a switch.  Resolved
+ * values (after rc_job_resolve) are 0 or 1. */
+typedef struct rc_quirks {
+    int lattice;         /* §1.10/§9.1.3: 10 ms lattice, Bernoulli-per-tick streams, delays
+                            truncated to ms and lifted to ticks, one hand-off tick per hop */
+    int trace16;         /* §9.1.1: user U_i of every provider gets trace line i (i < 16) */
+    int frozen_pull;     /* §9.1.2: pull countdown frozen offline; ONLINE = waited < 1 pull period */
+    int ingress_delay;   /* §9.1.4: the sender's provider applies a mixing delay */
+    int arm_once;        /* §9.1.5: RC-FT arms timeouts only for the source's first sends */
+    int acks_always;     /* §9.1.6: ACKs are sent even when timeouts are off */
+    int seed0_groups;    /* §9.1.7: groups (order, heavy users) drawn with seed 0 for every job */
+    int nonce0_plain;    /* §9.1.8: a source's first multicast (nonce 0) is not shuffled */
+} rc_quirks;
+
+typedef struct rc_job {
+    /* workload and population */
+    int users;                 /* m */
+    int group_size;            /* 0 means "= users" */
+    int groups;                /* number of groups over the same population */
+    char strategy[64];         /* e.g. "unicast", "rc-k2-p2-ft" (multicast/strategy.h) */
+    int burst;                 /* multicasts per app event (multi-message workload) */
+    double app_rate;           /* group events per second, per group */
+    double heavy_fraction;     /* first floor(f*|G|) members in group order are heavy */
+    double heavy_weight;       /* their weight in the sender choice */
+    /* availability */
+    char trace[256];           /* "online", a name like "gen_os15"/"os15" or a path */
+    char data_dir[256];        /* where trace names are looked up (not part of the job id) */
+    /* model */
+    rc_model model;
+    rc_quirks quirks;
+    rc_cover_mode cover;
+    double duration_s;         /* simulated span */
+    uint64_t seed;
+    /* Loopix rates (per second) and topology */
+    double rate_payload, rate_drop, rate_loop;   /* lambda_P, lambda_D, lambda_L */
+    double rate_delay;                           /* mu: per-hop delay rate */
+    double pull_period_s;
+    double mix_rate_loop, mix_rate_loop_delay;
+    double lambda_div;         /* divides all six Loopix rates (spec §1.3, the p-vs-lambda figures) */
+    double tick_s;             /* lattice step when quirks.lattice is on */
+    int mix_layers, mixes_per_layer, users_per_provider;
+    /* strategy options not expressed in the name */
+    double rc_base_delay_factor;  /* spec §2.4: factor 2 in t_msg */
+    /* scenario hooks used by tests and studies */
+    char offline_members[128];    /* comma list of group positions forced offline all run */
+    char source_offline[64];      /* "" or "AT:FOR" seconds: the first sender goes offline (issue 8) */
+    /* anti-entropy reconciliation (issue 8); 0 disables */
+    double gossip_interval_s;
+    int gossip_push_max;
+    /* output-only options (not part of the job id) */
+    bool store_raw;               /* keep raw per-delivery latencies in the result */
+    bool check;                   /* run-time invariant checks for this job */
+} rc_job;
+
+/* Fills every field with its registry default (paper values, exact model). */
+void rc_job_defaults(rc_job *job);
+
+/* Resolves RC_AUTO quirks from the model and the derived defaults
+ * (group_size 0 -> users).  Idempotent. */
+void rc_job_resolve(rc_job *job);
+
+/* Cross-field validation after resolve: group larger than population, bad
+ * strategy name, missing trace, ...  Message names the key.  Returns 0 or
+ * RC_EXIT_USAGE. */
+int rc_job_validate(const rc_job *job, rc_err *err);
+
+/* Canonical text: "key=value\n" for every parameter that affects results,
+ * in registry order, values formatted canonically (%.17g for doubles).
+ * Returns the length written (truncating like snprintf). */
+size_t rc_job_canonical(const rc_job *job, char *buf, size_t n);
+
+/* Stable 64-bit id: FNV-1a of the canonical text of the resolved job. */
+uint64_t rc_job_id(const rc_job *job);
+
+/* The id as 16 lower-case hex digits plus NUL. */
+void rc_job_id_hex(uint64_t id, char out[17]);
+
+/* Model-level derived values. */
+int rc_job_group_size(const rc_job *job);
+int rc_job_providers(const rc_job *job);
+
+#endif

@@ -1,0 +1,329 @@
+#include "exp/param.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define OFF(f) offsetof(rc_job, f)
+#define SZ(f) sizeof(((rc_job *)0)->f)
+#define C RC_PF_CANON
+#define A RC_PF_AXIS
+#define BIG 1e18
+
+/* Defaults are the paper's values (spec §1.3, §3); the model defaults to exact. */
+static const rc_param_def table[] = {
+    {"users", RC_PT_INT, OFF(users), 0, "128", 2, 1 << 20, "", NULL, C | A,
+     "number of users (clients) in the population, m"},
+    {"group_size", RC_PT_INT, OFF(group_size), 0, "0", 0, 1 << 20, "", NULL, C | A,
+     "members per group, sampled from the users (0 = all users)"},
+    {"groups", RC_PT_INT, OFF(groups), 0, "1", 1, 4096, "", NULL, C | A,
+     "number of groups over the same population (a user may be in several)"},
+    {"strategy", RC_PT_STRING, OFF(strategy), SZ(strategy), "unicast", 0, 0, "", NULL, C | A,
+     "multicast strategy: unicast | rc-kK-pP[-ft[M]][-dropoffline] (see --help strategies)"},
+    {"burst", RC_PT_INT, OFF(burst), 0, "1", 1, 100000, "", NULL, C | A,
+     "multicasts a sender starts per app event (multi-message workload)"},
+    {"app_rate", RC_PT_DOUBLE, OFF(app_rate), 0, "0.0333333333333333333", 0, 1e6, "1/s", NULL,
+     C | A, "group events per second, per group (paper: 1/30)"},
+    {"heavy_fraction", RC_PT_DOUBLE, OFF(heavy_fraction), 0, "0.2", 0, 1, "", NULL, C | A,
+     "fraction of each group (first in group order) that are heavy users"},
+    {"heavy_weight", RC_PT_DOUBLE, OFF(heavy_weight), 0, "4", 0, 1e9, "", NULL, C | A,
+     "sender-choice weight of heavy users (others 1)"},
+    {"trace", RC_PT_STRING, OFF(trace), SZ(trace), "online", 0, 0, "", NULL, C | A,
+     "availability: 'online', a trace name (gen_os15, os15) in --data-dir, or a .txt.gz path"},
+    {"data_dir", RC_PT_STRING, OFF(data_dir), SZ(data_dir), "", 0, 0, "", NULL, 0,
+     "directory holding availability traces (default $RCSIM_DATA_DIR, then data/availability "
+     "and ../shared/data/availability)"},
+    {"model", RC_PT_ENUM, OFF(model), 0, "exact", 0, 1, "", "exact|paper", C | A,
+     "exact = continuous-time Loopix; paper = the reference's 10 ms lattice and quirks"},
+    {"q_lattice", RC_PT_TRI, OFF(quirks.lattice), 0, "auto", -1, 1, "", NULL, C | A,
+     "quirk: 10 ms lattice, per-tick Bernoulli streams, delays lifted to ticks (spec 9.1.3)"},
+    {"q_trace16", RC_PT_TRI, OFF(quirks.trace16), 0, "auto", -1, 1, "", NULL, C | A,
+     "quirk: user i of every provider gets trace line i, only 16 lines used (9.1.1)"},
+    {"q_frozen_pull", RC_PT_TRI, OFF(quirks.frozen_pull), 0, "auto", -1, 1, "", NULL, C | A,
+     "quirk: pull countdown frozen while offline; ONLINE = waited < 1 period (9.1.2)"},
+    {"q_ingress_delay", RC_PT_TRI, OFF(quirks.ingress_delay), 0, "auto", -1, 1, "", NULL, C | A,
+     "quirk: the sender's provider adds a mixing delay (4 delayed hops) (9.1.4)"},
+    {"q_arm_once", RC_PT_TRI, OFF(quirks.arm_once), 0, "auto", -1, 1, "", NULL, C | A,
+     "quirk: RC-FT arms timeouts once; reassigned roles are not watched (9.1.5)"},
+    {"q_acks_always", RC_PT_TRI, OFF(quirks.acks_always), 0, "auto", -1, 1, "", NULL, C | A,
+     "quirk: Rollercoaster sends ACKs even with timeouts off (9.1.6)"},
+    {"q_seed0_groups", RC_PT_TRI, OFF(quirks.seed0_groups), 0, "auto", -1, 1, "", NULL, C | A,
+     "quirk: groups and heavy users drawn with seed 0 whatever the job seed (9.1.7)"},
+    {"q_nonce0_plain", RC_PT_TRI, OFF(quirks.nonce0_plain), 0, "auto", -1, 1, "", NULL, C | A,
+     "quirk: a source's first multicast in a group is not shuffled (9.1.8)"},
+    {"cover", RC_PT_ENUM, OFF(cover), 0, "skip", 0, 1, "", "skip|full", C | A,
+     "skip = simulate only what shapes latency; full = route every cover packet too"},
+    {"duration", RC_PT_DURATION, OFF(duration_s), 0, "86400", 1e-3, 1e9, "s", NULL, C | A,
+     "simulated span (seconds, or with s/m/h/d suffix: 24h)"},
+    {"seed", RC_PT_U64, OFF(seed), 0, "1", 0, 1.8e19, "", NULL, C | A,
+     "job seed; every random stream of the job derives from it"},
+    {"rate_payload", RC_PT_DOUBLE, OFF(rate_payload), 0, "2", 1e-9, 1e6, "1/s", NULL, C | A,
+     "lambda_P: payload stream rate per client (before x p)"},
+    {"rate_drop", RC_PT_DOUBLE, OFF(rate_drop), 0, "2", 0, 1e6, "1/s", NULL, C | A,
+     "lambda_D: drop cover rate per client"},
+    {"rate_loop", RC_PT_DOUBLE, OFF(rate_loop), 0, "2", 0, 1e6, "1/s", NULL, C | A,
+     "lambda_L: loop cover rate per client"},
+    {"rate_delay", RC_PT_DOUBLE, OFF(rate_delay), 0, "3", 1e-9, 1e6, "1/s", NULL, C | A,
+     "mu: per-hop exponential delay rate (mean delay 1/mu)"},
+    {"pull_period", RC_PT_DURATION, OFF(pull_period_s), 0, "1", 1e-3, 1e6, "s", NULL, C | A,
+     "clients pull their provider every this much online time"},
+    {"mix_rate_loop", RC_PT_DOUBLE, OFF(mix_rate_loop), 0, "2", 0, 1e6, "1/s", NULL, C | A,
+     "lambda_M: loop cover rate per mix (--cover full)"},
+    {"mix_rate_loop_delay", RC_PT_DOUBLE, OFF(mix_rate_loop_delay), 0, "3", 1e-9, 1e6, "1/s",
+     NULL, C | A, "delay rate of mix loop packets (--cover full)"},
+    {"lambda_div", RC_PT_DOUBLE, OFF(lambda_div), 0, "1", 1e-6, 1e6, "", NULL, C | A,
+     "divide all six Loopix rates by this (spec 1.3; the p-vs-lambda figures)"},
+    {"tick", RC_PT_DURATION, OFF(tick_s), 0, "0.01", 1e-6, 10, "s", NULL, C | A,
+     "lattice step when q_lattice is on"},
+    {"mix_layers", RC_PT_INT, OFF(mix_layers), 0, "3", 1, 64, "", NULL, C | A,
+     "mix layers"},
+    {"mixes_per_layer", RC_PT_INT, OFF(mixes_per_layer), 0, "3", 1, 1 << 16, "", NULL, C | A,
+     "mixes in each layer"},
+    {"users_per_provider", RC_PT_INT, OFF(users_per_provider), 0, "16", 1, 1 << 20, "", NULL,
+     C | A, "clients per provider (filled greedily)"},
+    {"rc_base_delay_factor", RC_PT_DOUBLE, OFF(rc_base_delay_factor), 0, "2", 0, 1e6, "", NULL,
+     C | A, "RC-FT timeout estimate: t_msg = factor * hops / mu (spec 2.4)"},
+    {"offline_members", RC_PT_STRING, OFF(offline_members), SZ(offline_members), "", 0, 0, "",
+     NULL, C | A, "comma list of group-0 positions forced offline for the whole run"},
+    {"source_offline", RC_PT_STRING, OFF(source_offline), SZ(source_offline), "", 0, 0, "",
+     NULL, C | A,
+     "AT:FOR (seconds): the sender of the first multicast after AT goes offline for FOR seconds "
+     "right after it starts sending"},
+    {"gossip_interval", RC_PT_DURATION, OFF(gossip_interval_s), 0, "0", 0, 1e9, "s", NULL, C | A,
+     "anti-entropy: each member reconciles with a random member this often (0 = off)"},
+    {"gossip_push_max", RC_PT_INT, OFF(gossip_push_max), 0, "8", 1, 1 << 20, "", NULL, C | A,
+     "anti-entropy: messages pushed per repair"},
+    {"store_raw", RC_PT_BOOL, OFF(store_raw), 0, "false", 0, 1, "", NULL, 0,
+     "keep raw per-delivery latencies in the results"},
+    {"check", RC_PT_BOOL, OFF(check), 0, "false", 0, 1, "", NULL, 0,
+     "check run-time invariants for this job (slower)"},
+};
+
+const rc_param_def *rc_param_table(size_t *count)
+{
+    *count = sizeof table / sizeof table[0];
+    return table;
+}
+
+static bool names_equal(const char *a, const char *b)
+{
+    for (; *a && *b; a++, b++) {
+        char x = (*a == '-') ? '_' : *a, y = (*b == '-') ? '_' : *b;
+        if (x != y) return false;
+    }
+    return *a == *b;
+}
+
+const rc_param_def *rc_param_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        if (names_equal(table[i].name, name)) return &table[i];
+    return NULL;
+}
+
+int rc_parse_duration(const char *text, double *seconds)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (end == text || errno != 0 || !isfinite(v)) return -1;
+    double mult = 1;
+    if (*end == 's') mult = 1, end++;
+    else if (*end == 'm' && end[1] == 's') mult = 1e-3, end += 2;
+    else if (*end == 'm') mult = 60, end++;
+    else if (*end == 'h') mult = 3600, end++;
+    else if (*end == 'd') mult = 86400, end++;
+    if (*end != '\0') return -1;
+    *seconds = v * mult;
+    return 0;
+}
+
+static int parse_bool(const char *t, bool *out)
+{
+    if (!strcasecmp(t, "true") || !strcasecmp(t, "yes") || !strcasecmp(t, "on") || !strcmp(t, "1"))
+        *out = true;
+    else if (!strcasecmp(t, "false") || !strcasecmp(t, "no") || !strcasecmp(t, "off") ||
+             !strcmp(t, "0"))
+        *out = false;
+    else
+        return -1;
+    return 0;
+}
+
+static int range_error(const rc_param_def *d, const char *text, rc_err *err)
+{
+    return rc_err_set(err, RC_EXIT_USAGE, "%s: value '%s' out of range [%g, %g]", d->name, text,
+                      d->min, d->max);
+}
+
+int rc_param_set(rc_job *job, const rc_param_def *d, const char *text, rc_err *err)
+{
+    char *base = (char *)job + d->offset;
+    char *end;
+    errno = 0;
+    switch (d->type) {
+    case RC_PT_INT: {
+        long v = strtol(text, &end, 10);
+        if (end == text || *end != '\0' || errno != 0)
+            return rc_err_set(err, RC_EXIT_USAGE, "%s: '%s' is not an integer", d->name, text);
+        if ((double)v < d->min || (double)v > d->max) return range_error(d, text, err);
+        *(int *)base = (int)v;
+        return 0;
+    }
+    case RC_PT_U64: {
+        if (text[0] == '-')
+            return rc_err_set(err, RC_EXIT_USAGE, "%s: '%s' must not be negative", d->name, text);
+        unsigned long long v = strtoull(text, &end, 0);
+        if (end == text || *end != '\0' || errno != 0)
+            return rc_err_set(err, RC_EXIT_USAGE, "%s: '%s' is not an unsigned integer", d->name,
+                              text);
+        *(uint64_t *)base = (uint64_t)v;
+        return 0;
+    }
+    case RC_PT_DOUBLE: {
+        double v;
+        /* Rates like 1/30 are common: accept a simple fraction. */
+        const char *slash = strchr(text, '/');
+        if (slash != NULL) {
+            char num[64];
+            size_t len = (size_t)(slash - text);
+            if (len == 0 || len >= sizeof num)
+                return rc_err_set(err, RC_EXIT_USAGE, "%s: '%s' is not a number", d->name, text);
+            memcpy(num, text, len);
+            num[len] = '\0';
+            double a = strtod(num, &end);
+            if (*end != '\0' || end == num)
+                return rc_err_set(err, RC_EXIT_USAGE, "%s: '%s' is not a number", d->name, text);
+            double b = strtod(slash + 1, &end);
+            if (*end != '\0' || end == slash + 1 || b == 0)
+                return rc_err_set(err, RC_EXIT_USAGE, "%s: '%s' is not a number", d->name, text);
+            v = a / b;
+        } else {
+            v = strtod(text, &end);
+            if (end == text || *end != '\0' || errno != 0 || !isfinite(v))
+                return rc_err_set(err, RC_EXIT_USAGE, "%s: '%s' is not a number", d->name, text);
+        }
+        if (v < d->min || v > d->max) return range_error(d, text, err);
+        *(double *)base = v;
+        return 0;
+    }
+    case RC_PT_DURATION: {
+        double v;
+        if (rc_parse_duration(text, &v) != 0)
+            return rc_err_set(err, RC_EXIT_USAGE,
+                              "%s: '%s' is not a duration (e.g. 3600, 90s, 15m, 24h, 1d)", d->name,
+                              text);
+        if (v < d->min || v > d->max) return range_error(d, text, err);
+        *(double *)base = v;
+        return 0;
+    }
+    case RC_PT_BOOL: {
+        bool v;
+        if (parse_bool(text, &v) != 0)
+            return rc_err_set(err, RC_EXIT_USAGE, "%s: '%s' is not a boolean (true/false)",
+                              d->name, text);
+        *(bool *)base = v;
+        return 0;
+    }
+    case RC_PT_TRI: {
+        bool v;
+        if (!strcasecmp(text, "auto")) {
+            *(int *)base = RC_AUTO;
+            return 0;
+        }
+        if (parse_bool(text, &v) != 0)
+            return rc_err_set(err, RC_EXIT_USAGE, "%s: '%s' is not one of auto/on/off", d->name,
+                              text);
+        *(int *)base = v ? 1 : 0;
+        return 0;
+    }
+    case RC_PT_STRING: {
+        size_t len = strlen(text);
+        if (len >= d->size)
+            return rc_err_set(err, RC_EXIT_USAGE, "%s: value is too long (%zu > %zu characters)",
+                              d->name, len, d->size - 1);
+        memcpy(base, text, len + 1);
+        return 0;
+    }
+    case RC_PT_ENUM: {
+        const char *c = d->choices;
+        int idx = 0;
+        size_t tl = strlen(text);
+        while (c && *c) {
+            const char *bar = strchr(c, '|');
+            size_t len = bar ? (size_t)(bar - c) : strlen(c);
+            if (len == tl && strncasecmp(c, text, len) == 0) {
+                *(int *)base = idx;
+                return 0;
+            }
+            idx++;
+            c = bar ? bar + 1 : NULL;
+        }
+        return rc_err_set(err, RC_EXIT_USAGE, "%s: '%s' is not one of %s", d->name, text,
+                          d->choices);
+    }
+    }
+    return rc_err_set(err, RC_EXIT_USAGE, "%s: unsupported parameter type", d->name);
+}
+
+int rc_param_set_by_name(rc_job *job, const char *name, const char *text, rc_err *err)
+{
+    const rc_param_def *d = rc_param_find(name);
+    if (d == NULL) return rc_err_set(err, RC_EXIT_USAGE, "unknown parameter '%s'", name);
+    return rc_param_set(job, d, text, err);
+}
+
+void rc_param_format(const rc_job *job, const rc_param_def *d, char *buf, size_t n)
+{
+    const char *base = (const char *)job + d->offset;
+    switch (d->type) {
+    case RC_PT_INT: snprintf(buf, n, "%d", *(const int *)base); break;
+    case RC_PT_U64: snprintf(buf, n, "%llu", (unsigned long long)*(const uint64_t *)base); break;
+    case RC_PT_DOUBLE:
+    case RC_PT_DURATION: snprintf(buf, n, "%.17g", *(const double *)base); break;
+    case RC_PT_BOOL: snprintf(buf, n, "%s", *(const bool *)base ? "true" : "false"); break;
+    case RC_PT_TRI: {
+        int v = *(const int *)base;
+        snprintf(buf, n, "%s", v < 0 ? "auto" : v ? "on" : "off");
+        break;
+    }
+    case RC_PT_STRING: snprintf(buf, n, "%s", base); break;
+    case RC_PT_ENUM: {
+        int want = *(const int *)base, idx = 0;
+        const char *c = d->choices;
+        while (c && *c) {
+            const char *bar = strchr(c, '|');
+            size_t len = bar ? (size_t)(bar - c) : strlen(c);
+            if (idx == want) {
+                snprintf(buf, n, "%.*s", (int)len, c);
+                return;
+            }
+            idx++;
+            c = bar ? bar + 1 : NULL;
+        }
+        snprintf(buf, n, "%d", want);
+        break;
+    }
+    }
+}
+
+double rc_param_number(const rc_job *job, const rc_param_def *d)
+{
+    const char *base = (const char *)job + d->offset;
+    switch (d->type) {
+    case RC_PT_INT:
+    case RC_PT_TRI:
+    case RC_PT_ENUM: return *(const int *)base;
+    case RC_PT_U64: return (double)*(const uint64_t *)base;
+    case RC_PT_DOUBLE:
+    case RC_PT_DURATION: return *(const double *)base;
+    case RC_PT_BOOL: return *(const bool *)base ? 1 : 0;
+    case RC_PT_STRING: return NAN;
+    }
+    return NAN;
+}

@@ -1,0 +1,39 @@
+/* sweep: a sweep file (YAML, parsed with libyaml) expanded into jobs.
+ *
+ * A sweep file names a sweep, sets per-sweep defaults for any job parameter
+ * (exp/param.h keys), and lists axes whose cartesian product (times the seeds)
+ * is the job list.  Errors name file:line:key and the bad value; nothing is
+ * run or written when a sweep file is bad.  The expansion order is stable and
+ * every job carries its stable id (rc_job_id).  Format: docs/sweep-format.md.
+ */
+#ifndef RCSIM_EXP_SWEEP_H
+#define RCSIM_EXP_SWEEP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/err.h"
+#include "exp/job.h"
+
+typedef struct rc_sweep rc_sweep;
+
+/* Loads, validates and expands.  `overrides` are "key=value" strings applied
+ * on top of the file's defaults (e.g. from --set on the command line).
+ * Returns NULL with err set (code RC_EXIT_USAGE) on a bad file. */
+rc_sweep *rc_sweep_load(const char *path, const char *const *overrides, size_t n_overrides,
+                        rc_err *err);
+void rc_sweep_free(rc_sweep *s);
+
+const char *rc_sweep_name(const rc_sweep *s);
+const char *rc_sweep_path(const rc_sweep *s);
+const char *rc_sweep_text(const rc_sweep *s);       /* the file's bytes, for provenance */
+uint64_t rc_sweep_hash(const rc_sweep *s);          /* FNV-1a over the sorted job ids */
+size_t rc_sweep_count(const rc_sweep *s);
+const rc_job *rc_sweep_job(const rc_sweep *s, size_t i); /* resolved, validated */
+uint64_t rc_sweep_job_id(const rc_sweep *s, size_t i);
+
+/* Relative cost estimate of a job (roughly: seconds on one core), used to
+ * hand out expensive jobs first and to print `rcsim plan` estimates. */
+double rc_job_cost_estimate(const rc_job *job);
+
+#endif

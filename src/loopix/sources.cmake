@@ -1,0 +1,1 @@
+set(RCSIM_LOOPIX_SOURCES src/loopix/net.c)
