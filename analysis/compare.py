@@ -1,0 +1,71 @@
+#!/usr/bin/python3
+"""Compare rcsim results with the paper's numbers (spec §6, §9.3 tolerances).
+
+  analysis/compare.py [--paper CSV] [--model paper|exact] [--fig N ...]
+                      [--csv OUT.csv] [--md OUT.md] RESULTS.h5 ...
+
+For every row of the paper-values table whose configuration is in the results, prints
+(and writes) our value as the median over seeds with the seed range, the paper's value
+(exact or read-off), the relative difference and an ok/OUT flag, then a summary line
+"N of M within tolerance".  Exit status 0 whatever the agreement (a comparison is a
+report, not a test); 1 when no row could be compared; 2 on bad usage or input.
+"""
+
+import argparse
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from rcplot import compare, results  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog=__doc__.split("\n\n", 1)[1])
+    ap.add_argument("results", nargs="+", help="rcsim results files (HDF5)")
+    ap.add_argument("--paper", default=os.path.join(HERE, "paper-values.csv"),
+                    help="paper values table (default: analysis/paper-values.csv)")
+    ap.add_argument("--model", choices=("paper", "exact"),
+                    help="which model's jobs to compare (needed when the files hold both)")
+    ap.add_argument("--fig", type=int, action="append", help="only these figures")
+    ap.add_argument("--csv", help="write the table as CSV here")
+    ap.add_argument("--md", help="write the table as Markdown here")
+    ap.add_argument("-q", "--quiet", action="store_true", help="print only the summary")
+    args = ap.parse_args(argv)
+
+    try:
+        paper = compare.read_paper(args.paper)
+        res = results.load(args.results)
+    except (OSError, ValueError, KeyError) as e:
+        print("compare: %s" % e, file=sys.stderr)
+        return 2
+    with res:
+        model = args.model
+        models = res.models()
+        if model is None:
+            if len(models) > 1:
+                print("compare: the results hold models %s; choose one with --model"
+                      % ", ".join(models), file=sys.stderr)
+                return 2
+            model = models[0] if models else "paper"
+        rows, missing = compare.compare(res, model, paper, set(args.fig or []))
+    md = compare.markdown(rows, missing, model)
+    if args.csv:
+        compare.write_csv(rows, args.csv)
+    if args.md:
+        with open(args.md, "w") as f:
+            f.write(md)
+    if not args.quiet:
+        print(md)
+    s = compare.summary(rows).get("all", (0, 0))
+    print("compare: %d of %d paper values within tolerance (%d without results)"
+          % (s[0], s[1], missing))
+    return 0 if rows else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,105 @@
+"""compare: our results against the paper's numbers (analysis/paper-values.csv).
+
+For every paper row whose configuration is in the results: our value (median over
+seeds, with the seeds' min-max range), the paper's value and whether it is exact
+(printed in the paper or its LaTeX macros) or read off a figure, the relative
+difference, the spec §9.3 rule applied and a flag: "ok" inside the tolerance, "OUT"
+outside it.  Rows whose configuration is not in the results are counted, not listed.
+"""
+
+import csv
+import math
+
+from . import names
+from .stats import tolerance_rule, within
+
+COLUMNS = ["figure", "m", "schedule", "strategy", "burst", "groups", "lambda_div", "stat",
+           "paper_s", "paper_kind", "ours_s", "ours_min_s", "ours_max_s", "seeds",
+           "duration_s", "rel_diff", "rule", "flag"]
+
+
+def read_paper(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def compare(res, model, paper_rows, figures=None):
+    """Returns (rows, n_missing): rows are dicts with COLUMNS."""
+    out, missing = [], 0
+    for r in paper_rows:
+        fig = int(r["figure"])
+        if figures and fig not in figures:
+            continue
+        strat = names.strategy(r["strategy"])
+        trace = names.trace(r["schedule"])
+        cfg = res.find(model, users=int(r["m"]), strategy=strat, trace=trace,
+                       burst=int(r["burst"]), groups=int(r["groups"]),
+                       lambda_div=float(r["lambda_div"]))
+        if cfg is None:
+            missing += 1
+            continue
+        paper = float(r["value_s"])
+        med, lo, hi, n = cfg.stat(r["stat"])
+        rule = tolerance_rule(fig, trace, r["stat"], paper)
+        ok = within(med, paper, rule)
+        rel = (med - paper) / paper if paper != 0 and math.isfinite(med) else math.nan
+        out.append(dict(figure=fig, m=int(r["m"]), schedule=trace, strategy=strat,
+                        burst=int(r["burst"]), groups=int(r["groups"]),
+                        lambda_div=int(float(r["lambda_div"])), stat=r["stat"],
+                        paper_s=paper, paper_kind="exact" if r["exact"] == "yes" else "read-off",
+                        ours_s=med, ours_min_s=lo, ours_max_s=hi, seeds=n,
+                        duration_s=cfg.duration, rel_diff=rel, rule=rule[4],
+                        flag="ok" if ok else "OUT"))
+    return out, missing
+
+
+def summary(rows):
+    """{figure: (n_ok, n)} plus the key 'all'."""
+    s = {}
+    for r in rows:
+        for key in (r["figure"], "all"):
+            ok, n = s.get(key, (0, 0))
+            s[key] = (ok + (r["flag"] == "ok"), n + 1)
+    return s
+
+
+def _fmt(v, digits=3):
+    if v is None or (isinstance(v, float) and not math.isfinite(v)):
+        return "nan"
+    if abs(v) >= 1000:
+        return "%.0f" % v
+    return "%.*g" % (digits, v)
+
+
+def write_csv(rows, path):
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=COLUMNS)
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: ("%.6g" % v if isinstance(v, float) else v) for k, v in r.items()})
+
+
+def markdown(rows, n_missing, model):
+    s = summary(rows)
+    ok, n = s.get("all", (0, 0))
+    lines = ["Model `%s`: **%d of %d** paper values within the spec §9.3 tolerance "
+             "(%d paper values have no matching configuration in the results)."
+             % (model, ok, n, n_missing), ""]
+    lines.append("| figure | within tolerance |")
+    lines.append("|---|---|")
+    for fig in sorted(k for k in s if k != "all"):
+        lines.append("| %d | %d / %d |" % (fig, s[fig][0], s[fig][1]))
+    lines.append("")
+    lines.append("| fig | m | schedule | strategy | b | g | λ/ | stat | paper [s] | kind | "
+                 "ours [s] (seed range) | rel. diff | rule | flag |")
+    lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        spread = ("%s (%s–%s, %d seeds)" % (_fmt(r["ours_s"]), _fmt(r["ours_min_s"]),
+                                            _fmt(r["ours_max_s"]), r["seeds"])
+                  if r["seeds"] > 1 else _fmt(r["ours_s"]))
+        rel = "%+.1f%%" % (100 * r["rel_diff"]) if math.isfinite(r["rel_diff"]) else "nan"
+        lines.append("| %d | %d | %s | %s | %d | %d | %d | %s | %s | %s | %s | %s | %s | %s |" % (
+            r["figure"], r["m"], r["schedule"], r["strategy"], r["burst"], r["groups"],
+            r["lambda_div"], r["stat"], _fmt(r["paper_s"]), r["paper_kind"], spread, rel,
+            r["rule"], "ok" if r["flag"] == "ok" else "**OUT**"))
+    return "\n".join(lines) + "\n"
