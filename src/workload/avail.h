@@ -29,6 +29,10 @@ int rc_trace_resolve(const char *name, const char *data_dir, char *path, size_t 
 
 /* Reads a trace.  min_lines: the caller's requirement (error if fewer lines). */
 rc_trace *rc_trace_load(const char *path, size_t min_lines, rc_err *err);
+/* The same parser on uncompressed text already in memory; `name` is used in
+ * error messages only.  (The fuzz harnesses drive the parser through it.) */
+rc_trace *rc_trace_parse(const char *name, const void *text, size_t n, size_t min_lines,
+                         rc_err *err);
 void rc_trace_free(rc_trace *t);
 
 size_t rc_trace_lines(const rc_trace *t);
