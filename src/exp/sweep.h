@@ -32,6 +32,15 @@ size_t rc_sweep_count(const rc_sweep *s);
 const rc_job *rc_sweep_job(const rc_sweep *s, size_t i); /* resolved, validated */
 uint64_t rc_sweep_job_id(const rc_sweep *s, size_t i);
 
+/* The sweep's dimensions in expansion order, slowest first: one per axis, one
+ * per zip group ("zip(strategy,lambda_div)"), then "seed" when the file lists
+ * seeds.  The product of their sizes is the number of grid jobs; include
+ * entries come on top (rc_sweep_count minus that product).  Used by `rcsim plan`. */
+size_t rc_sweep_axis_count(const rc_sweep *s);
+const char *rc_sweep_axis_name(const rc_sweep *s, size_t i);
+size_t rc_sweep_axis_size(const rc_sweep *s, size_t i);
+const char *rc_sweep_description(const rc_sweep *s); /* "" when the file has none */
+
 /* Relative cost estimate of a job (roughly: seconds on one core), used to
  * hand out expensive jobs first and to print `rcsim plan` estimates. */
 double rc_job_cost_estimate(const rc_job *job);
