@@ -1,0 +1,175 @@
+#!/bin/bash
+# reproduce.sh: the one command that reproduces the paper's figures.
+#
+# Builds rcsim if needed, runs each figure's sweep (experiments/figN.yaml) into
+# results/<tag>/figN.h5 (under mpirun when available; an existing file is resumed, not
+# recomputed), draws figures/<tag>/figN.{png,pdf}, writes the comparison with the paper
+# (figures/<tag>/comparison.{md,csv}) and regenerates docs/figures.md.  <tag> is the
+# model, plus "-quick" for --quick runs, so quick and full results never mix in a file.
+# Wall time per figure is printed and recorded in figures/<tag>/timings.tsv.
+# Exit status: 0 ok, 1 a sweep or a figure failed, 2 bad usage.
+set -euo pipefail
+
+usage() {
+    cat <<'EOF'
+usage: scripts/reproduce.sh [--quick] [--model paper|exact] [--np N] [--build-dir DIR]
+                            [--no-build] [FIGURE ...]
+
+Reproduces the paper's figures 5 6 7 8 9 14 15 16 (default: all of them).
+
+  --quick          short runs: simulated span 2 h instead of 24 h and one seed
+                   (--set duration=2h --set seed=1); results go to results/<model>-quick
+  --model M        paper (default: the reference's quirks, spec §0) or exact
+  --np N           MPI ranks for `rcsim sweep` (default: cores + 1, since rank 0 only
+                   hands out jobs); 1 runs without mpirun
+  --build-dir DIR  where to build rcsim (default: build)
+  --no-build       do not build; use an existing DIR/rcsim
+  --set KEY=VALUE  extra parameter override for every sweep (repeatable)
+  -h, --help       this help
+
+Outputs: results/<tag>/figN.h5, figures/<tag>/figN.{png,pdf}, figures/<tag>/comparison.{md,csv},
+figures/<tag>/timings.tsv, docs/figures.md.  Environment: PYTHON (default /usr/bin/python3),
+MPIEXEC (default mpirun).
+EOF
+}
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+PY=${PYTHON:-/usr/bin/python3}   # python3 on PATH may be pyenv without h5py (deps.md gotcha 1)
+MPIEXEC=${MPIEXEC:-mpirun}
+MODEL=paper
+QUICK=0
+NP=$(( $(nproc) + 1 ))
+BUILD=build
+DO_BUILD=1
+EXTRA=()
+FIGS=()
+
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --quick) QUICK=1 ;;
+        --model) MODEL=${2:?--model needs a value}; shift ;;
+        --model=*) MODEL=${1#*=} ;;
+        --np) NP=${2:?--np needs a value}; shift ;;
+        --np=*) NP=${1#*=} ;;
+        --build-dir) BUILD=${2:?--build-dir needs a value}; shift ;;
+        --build-dir=*) BUILD=${1#*=} ;;
+        --no-build) DO_BUILD=0 ;;
+        --set) EXTRA+=(--set "${2:?--set needs KEY=VALUE}"); shift ;;
+        --set=*) EXTRA+=(--set "${1#*=}") ;;
+        -h|--help) usage; exit 0 ;;
+        -*) echo "reproduce.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
+        *) FIGS+=("$1") ;;
+    esac
+    shift
+done
+case "$MODEL" in paper|exact) ;; *) echo "reproduce.sh: --model must be paper or exact" >&2; exit 2 ;; esac
+case "$NP" in ''|*[!0-9]*|0) echo "reproduce.sh: --np must be a positive integer" >&2; exit 2 ;; esac
+[ ${#FIGS[@]} -gt 0 ] || FIGS=(5 6 7 8 9 14 15 16)
+for f in "${FIGS[@]}"; do
+    case "$f" in 5|6|7|8|9|14|15|16) ;; *) echo "reproduce.sh: no figure '$f' (5 6 7 8 9 14 15 16)" >&2; exit 2 ;; esac
+done
+
+cd "$ROOT"
+[[ "$BUILD" = /* ]] || BUILD="$ROOT/$BUILD"
+RCSIM=${RCSIM:-$BUILD/rcsim}
+if [ "$DO_BUILD" = 1 ]; then
+    if [ ! -f "$BUILD/CMakeCache.txt" ]; then
+        cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null
+    fi
+    cmake --build "$BUILD" -j"$(nproc)" --target rcsim
+fi
+[ -x "$RCSIM" ] || { echo "reproduce.sh: no rcsim binary at $RCSIM" >&2; exit 1; }
+
+TAG=$MODEL
+SETS=(--set "model=$MODEL")
+if [ "$QUICK" = 1 ]; then
+    TAG=$MODEL-quick
+    SETS+=(--set duration=2h --set seed=1)
+fi
+SETS+=("${EXTRA[@]}")
+RES=results/$TAG
+OUT=figures/$TAG
+mkdir -p "$RES" "$OUT"
+TIMINGS=$OUT/timings.tsv
+[ -f "$TIMINGS" ] || printf 'figure\tjobs\tnp\tsweep_s\tanalysis_s\tfinished\n' > "$TIMINGS"
+
+LAUNCH=()
+RANKS=1
+if [ "$NP" -gt 1 ] && command -v "$MPIEXEC" >/dev/null 2>&1; then
+    # deps.md gotchas 2 and 3: root needs the allow flags, more ranks than cores need
+    # oversubscription; the environment forms are ignored by MPIs that do not know them.
+    if [ "$(id -u)" = 0 ]; then
+        export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    fi
+    export OMPI_MCA_rmaps_base_oversubscribe=1
+    LAUNCH=("$MPIEXEC" -np "$NP")
+    RANKS=$NP
+fi
+
+count_jobs() {
+    [ -f "$1" ] || { echo 0; return; }
+    "$PY" -c 'import sys, h5py
+try:
+    f = h5py.File(sys.argv[1], "r"); print(len(f["jobs"]) if "jobs" in f else 0)
+except Exception:
+    print(0)' "$1"
+}
+
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
+
+# record FIG JOBS SWEEP_S ANALYSIS_S: replace this figure's row of timings.tsv.
+record() {
+    local tmp
+    tmp=$(mktemp)
+    awk -F'\t' -v f="$1" 'NR == 1 || $1 != f' "$TIMINGS" > "$tmp"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$RANKS" "$3" "$4" \
+        "$(date -u +%Y-%m-%dT%H:%M:%SZ)" >> "$tmp"
+    mv "$tmp" "$TIMINGS"
+}
+old_sweep_s() { awk -F'\t' -v f="$1" '$1 == f { print $4 }' "$TIMINGS"; }
+
+status=0
+for n in "${FIGS[@]}"; do
+    sweep=experiments/fig$n.yaml
+    h5=$RES/fig$n.h5
+    if [ ! -f "$sweep" ]; then
+        echo "reproduce.sh: $sweep does not exist; skipping figure $n" >&2
+        status=1
+        continue
+    fi
+    before=$(count_jobs "$h5")
+    echo "== figure $n: ${LAUNCH[*]:-} $RCSIM sweep $sweep --out $h5 ${SETS[*]}"
+    t0=$(now)
+    if ! "${LAUNCH[@]}" "$RCSIM" sweep "$sweep" --out "$h5" "${SETS[@]}"; then
+        echo "reproduce.sh: the sweep of figure $n failed" >&2
+        status=1
+        continue
+    fi
+    t1=$(now)
+    sweep_s=$(elapsed "$t0" "$t1")
+    after=$(count_jobs "$h5")
+    # A resumed sweep with nothing left to do keeps the wall time of the run that did it.
+    if [ "$after" = "$before" ] && [ -n "$(old_sweep_s "$n")" ]; then
+        sweep_s=$(old_sweep_s "$n")
+    fi
+    # Figures are drawn from every results file of this tag, so a figure can use runs
+    # another figure's sweep made (Fig 15 = Fig 5's runs; Fig 7 g=1 = Fig 5/6 runs).
+    if ! "$PY" analysis/figures.py --model "$MODEL" --out "$OUT" --fig "$n" "$RES"/fig*.h5; then
+        echo "reproduce.sh: figure $n could not be drawn" >&2
+        status=1
+    fi
+    t2=$(now)
+    an_s=$(elapsed "$t1" "$t2")
+    record "$n" "$after" "$sweep_s" "$an_s"
+    echo "== figure $n: $after jobs, sweep ${sweep_s}s, analysis ${an_s}s"
+done
+
+shopt -s nullglob
+files=("$RES"/fig*.h5)
+if [ ${#files[@]} -gt 0 ]; then
+    "$PY" analysis/compare.py --quiet --model "$MODEL" --csv "$OUT/comparison.csv" \
+        --md "$OUT/comparison.md" "${files[@]}" || status=1
+fi
+"$PY" analysis/make_docs.py --root "$ROOT"
+exit $status
