@@ -1,0 +1,19 @@
+# Analysis tests (analysis/, scripts/reproduce.sh): Python unit tests of the statistics
+# helpers, and an end-to-end run of a real short sweep through figures.py, compare.py and
+# make_docs.py.  They need Debian's python3 with h5py, numpy and matplotlib; `python3` on
+# PATH may be pyenv without them (deps.md gotcha 1), hence the explicit default.
+set(RCSIM_PYTHON "/usr/bin/python3" CACHE FILEPATH "Python with h5py, numpy, matplotlib")
+execute_process(COMMAND ${RCSIM_PYTHON} -c "import h5py, numpy, matplotlib"
+                RESULT_VARIABLE _rcsim_py_rc OUTPUT_QUIET ERROR_QUIET)
+if(NOT _rcsim_py_rc EQUAL 0)
+  message(WARNING "analysis tests disabled: ${RCSIM_PYTHON} cannot import h5py/numpy/matplotlib")
+  return()
+endif()
+
+add_test(NAME unit_analysis_stats
+         COMMAND ${RCSIM_PYTHON} -m unittest discover -s ${CMAKE_CURRENT_SOURCE_DIR}/analysis
+                 -p "test_*.py")
+set_tests_properties(unit_analysis_stats PROPERTIES TIMEOUT 120 LABELS analysis)
+
+rcsim_add_script(analysis_pipeline e2e/analysis_pipeline.sh TIMEOUT 600 LABELS analysis)
+set_property(TEST e2e_analysis_pipeline APPEND PROPERTY ENVIRONMENT "PYTHON=${RCSIM_PYTHON}")

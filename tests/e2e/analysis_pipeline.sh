@@ -1,0 +1,93 @@
+#!/bin/bash
+# End-to-end test of the analysis: a real short sweep (tests/data/sweeps/analysis-small.yaml,
+# 10 simulated minutes, 2 seeds) through `rcsim sweep`, then every figure script, the
+# comparison with the paper and the docs generator.  Fails when a figure cannot be drawn
+# (non-zero exit, missing or empty PNG/PDF), when the comparison lacks the expected rows,
+# or when a job's histogram disagrees with its exact summary.
+# Environment (set by tests/CMakeLists.txt): RCSIM, RCSIM_SOURCE_DIR, RCSIM_DATA_DIR,
+# MPIEXEC, PYTHON.
+set -euo pipefail
+SRC=${RCSIM_SOURCE_DIR:?}
+RCSIM=${RCSIM:?}
+PY=${PYTHON:-/usr/bin/python3}
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# 1. a real sweep, under MPI when the launcher is there (rank 0 hands out, 2 workers)
+H5=$TMP/analysis-small.h5
+LAUNCH=()
+if [ -n "${MPIEXEC:-}" ] && [ -x "${MPIEXEC}" ]; then LAUNCH=("$MPIEXEC" -np 3); fi
+"${LAUNCH[@]}" "$RCSIM" sweep "$SRC/tests/data/sweeps/analysis-small.yaml" --out "$H5" \
+    > "$TMP/sweep.log" 2>&1 || { cat "$TMP/sweep.log"; fail "rcsim sweep failed"; }
+[ -s "$H5" ] || fail "no results file"
+
+# 2. the results are self-consistent: histogram quantiles match the exact summary (paper
+#    mode puts latencies on the 10 ms lattice, the histogram's bin width below 100 s)
+"$PY" - "$H5" "$SRC/analysis" <<'PYEOF' || fail "histogram and summary disagree"
+import sys
+sys.path.insert(0, sys.argv[2])
+from rcplot import results, stats
+with results.load([sys.argv[1]]) as res:
+    assert len(res.jobs) == 24, "expected 24 jobs, got %d" % len(res.jobs)
+    assert res.edges is not None and len(res.edges) == 10928, "bad hist_edges_s"
+    for j in res.jobs:
+        n = j.summary.get("count", 0)
+        h = j.hist()
+        assert int(h.sum()) == int(n), "%s: histogram holds %d, summary count %d" % (j.id, h.sum(), n)
+        if n < 2:
+            continue
+        for name, q in (("p50", 0.5), ("p90", 0.9)):
+            want = j.summary[name]
+            got = stats.hist_quantile(h, res.edges, q)
+            tol = 0.0101 if want < 100 else 0.0101 * want
+            assert abs(got - want) <= tol, "%s %s: hist %.4f vs summary %.4f" % (j.id, name, got, want)
+print("results consistent: %d jobs" % len(res.jobs))
+PYEOF
+
+# 3. every figure draws, as PNG and PDF
+FIGS=$TMP/figures/paper-quick
+args=()
+for n in 5 6 7 8 9 14 15 16; do args+=(--fig "$n"); done
+"$PY" "$SRC/analysis/figures.py" --out "$FIGS" "${args[@]}" "$H5" || fail "figures.py failed"
+for n in 5 6 7 8 9 14 15 16; do
+    for ext in png pdf; do
+        [ -s "$FIGS/fig$n.$ext" ] || fail "missing or empty fig$n.$ext"
+    done
+    head -c 8 "$FIGS/fig$n.png" | od -An -c | grep -q 'P   N   G' || fail "fig$n.png is not a PNG"
+    head -c 5 "$FIGS/fig$n.pdf" | grep -q '%PDF' || fail "fig$n.pdf is not a PDF"
+done
+# a figure with no data must fail loudly, not draw an empty plot
+if "$PY" "$SRC/analysis/figures.py" --out "$TMP/none" --fig 5 --model exact "$H5" 2>/dev/null; then
+    fail "figures.py drew figure 5 without exact-model data"
+fi
+
+# 4. the comparison has the expected rows, with finite values
+CSV=$FIGS/comparison.csv
+"$PY" "$SRC/analysis/compare.py" --quiet --csv "$CSV" --md "$FIGS/comparison.md" "$H5" \
+    > "$TMP/compare.log" || fail "compare.py failed"
+grep -q "paper values within tolerance" "$TMP/compare.log" || fail "no comparison summary"
+for row in \
+    "^5,32,online,unicast,1,1,1,median," \
+    "^5,32,online,rc-k2-p2,1,1,1,p99," \
+    "^15,32,online,rc-k1-p1,1,1,1,mean," \
+    "^6,128,gen_os15,rc-k2-p2-ft-dropoffline,1,1,1,q1," \
+    "^16,128,gen_os15,rc-k2-p2-ft,1,1,1,p90," \
+    "^7,128,online,rc-k2-p2-ft-dropoffline,1,2,1,median," \
+    "^8,128,online,rc-k2-p2-ft-dropoffline,2,1,1,q3," \
+    "^9,128,gen_os15,rc-k2-p1-ft-dropoffline,1,1,2,mean," \
+    "^9,128,gen_os15,rc-k2-p2-ft-dropoffline,1,1,1,mean,"; do
+    line=$(grep -E "$row" "$CSV") || fail "comparison lacks a row matching $row"
+    echo "$line" | grep -qE ',(nan|inf),' && fail "non-finite value in: $line"
+    echo "$line" | grep -qE ',2,600,' || fail "expected 2 seeds of 600 s in: $line"
+done
+rows=$(($(wc -l < "$CSV") - 1))
+[ "$rows" -ge 80 ] || fail "only $rows comparison rows"
+
+# 5. the docs page is generated from these outputs
+"$PY" "$SRC/analysis/make_docs.py" --root "$TMP" > /dev/null || fail "make_docs.py failed"
+for n in 5 6 7 8 9 14 15 16; do
+    grep -q "](../figures/paper-quick/fig$n.png)" "$TMP/docs/figures.md" || fail "docs lack fig $n"
+done
+grep -q "values within the spec §9.3" "$TMP/docs/figures.md" || fail "docs lack the summary"
+echo "analysis pipeline OK: 8 figures, $rows comparison rows"
