@@ -174,8 +174,10 @@ static bool is_null(const yaml_node_t *n)
            !strcmp(s, "NULL");
 }
 
-/* Checks that a mapping's keys are scalars and unique; `what` names it in errors. */
-static int check_mapping_keys(loader *L, const yaml_node_t *map, const char *what)
+/* Checks that a mapping's keys are scalars and unique; `what` names the
+ * mapping in errors and `noun` its keys ("key", "axis"). */
+static int check_mapping_keys(loader *L, const yaml_node_t *map, const char *what,
+                              const char *noun)
 {
     for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
          p++) {
@@ -186,8 +188,8 @@ static int check_mapping_keys(loader *L, const yaml_node_t *map, const char *wha
         for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < p; q++) {
             const yaml_node_t *k0 = node(L, q->key);
             if (!strcmp(scalar_text(k0), scalar_text(k)))
-                return fail(L, line_of(k), "%s: duplicate key '%s' (first at line %d)", what,
-                            scalar_text(k), line_of(k0));
+                return fail(L, line_of(k), "%s: duplicate %s '%s' (first at line %d)", what,
+                            noun, scalar_text(k), line_of(k0));
         }
     }
     return 0;
@@ -256,7 +258,7 @@ static int take_value(loader *L, const rc_param_def *def, const yaml_node_t *v, 
 static int take_mapping(loader *L, const yaml_node_t *map, const char *where, bool need_axis,
                         bool allow_seed, setting *out)
 {
-    int rc = check_mapping_keys(L, map, where);
+    int rc = check_mapping_keys(L, map, where, "key");
     if (rc) return rc;
     size_t n = (size_t)(map->data.mapping.pairs.top - map->data.mapping.pairs.start);
     out->kv = rc_xcalloc(n ? n : 1, sizeof *out->kv);
@@ -341,7 +343,7 @@ static dim *new_dim(loader *L)
 
 /* Two values of one axis that parse to the same thing would make duplicate jobs;
  * say so at the value rather than as a duplicate job later. */
-static int check_distinct(loader *L, const dim *d)
+static int check_distinct(loader *L, const dim *d, const char *what)
 {
     for (size_t i = 0; i < d->n; i++) {
         rc_job a;
@@ -357,7 +359,7 @@ static int check_distinct(loader *L, const dim *d)
             rc_param_format(&b, d->def, fb, sizeof fb);
             if (!strcmp(fa, fb))
                 return fail(L, d->set[i].line, "%s: value '%s' is listed twice (also at line %d)",
-                            d->def->name, d->set[i].kv[0].val, d->set[j].line);
+                            what, d->set[i].kv[0].val, d->set[j].line);
         }
     }
     return 0;
@@ -369,7 +371,7 @@ static int parse_axes(loader *L, const yaml_node_t *v)
     if (v->type != YAML_MAPPING_NODE)
         return fail(L, line_of(v), "axes: expected a mapping of parameter: [values], got %s",
                     kind_name(v));
-    int rc = check_mapping_keys(L, v, "axes");
+    int rc = check_mapping_keys(L, v, "axes", "axis");
     if (rc) return rc;
     for (yaml_node_pair_t *p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
         const yaml_node_t *k = node(L, p->key), *list = node(L, p->value);
@@ -406,7 +408,7 @@ static int parse_axes(loader *L, const yaml_node_t *v)
             if ((rc = take_value(L, def, item, "axes", &s->kv[0]))) return rc;
             s->n = 1;
         }
-        if ((rc = check_distinct(L, d))) return rc;
+        if ((rc = check_distinct(L, d, def->name))) return rc;
     }
     return 0;
 }
@@ -494,7 +496,7 @@ static int parse_seeds(loader *L, const yaml_node_t *k, const yaml_node_t *v)
         if (rc) return rc;
         st->n = 1;
     }
-    return check_distinct(L, &L->seeds);
+    return check_distinct(L, &L->seeds, "seeds");
 }
 
 static const char *const top_keys = "name, description, defaults, axes, zip, include, seeds";
@@ -505,7 +507,7 @@ static int parse_root(loader *L, const yaml_node_t *root)
     if (root->type != YAML_MAPPING_NODE)
         return fail(L, line_of(root), "the sweep file must be a mapping with the keys %s; got %s",
                     top_keys, kind_name(root));
-    int rc = check_mapping_keys(L, root, "sweep");
+    int rc = check_mapping_keys(L, root, "sweep", "top-level key");
     if (rc) return rc;
     for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top;
          p++) {

@@ -1,0 +1,4 @@
+# Tests of the experiment description (src/exp): sweep files, expansion, ids, `rcsim plan`.
+# test_sweep also runs the real binary for `rcsim plan` (RCSIM_BINARY), and reads
+# experiments/*.yaml and tests/data/sweeps/*.yaml from the source tree.
+rcsim_add_unit(sweep TIMEOUT 120)

@@ -1,0 +1,418 @@
+/* Unit tests of exp/sweep: sweep-file parsing, expansion order, ids, errors,
+ * the experiment files, the cost model, and `rcsim plan` end to end. */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "exp/job.h"
+#include "exp/param.h"
+#include "exp/sweep.h"
+
+#define DATA RCSIM_SOURCE_DIR "/tests/data/sweeps/"
+#define EXPERIMENTS RCSIM_SOURCE_DIR "/experiments/"
+
+static rc_sweep *load_ok(const char *path, const char *const *ov, size_t n)
+{
+    rc_err err = {0};
+    rc_sweep *s = rc_sweep_load(path, ov, n, &err);
+    cr_assert_not_null(s, "loading %s failed: %s", path, err.msg);
+    cr_assert_eq(err.code, 0);
+    return s;
+}
+
+static void expect_job(const rc_job *j, int users, const char *strategy, uint64_t seed)
+{
+    cr_expect_eq(j->users, users, "users %d != %d", j->users, users);
+    cr_expect_str_eq(j->strategy, strategy);
+    cr_expect_eq(j->seed, seed, "seed %llu != %llu", (unsigned long long)j->seed,
+                 (unsigned long long)seed);
+}
+
+Test(sweep, order_last_axis_fastest_seeds_innermost)
+{
+    rc_sweep *s = load_ok(DATA "good-order.yaml", NULL, 0);
+    cr_assert_eq(rc_sweep_count(s), 12, "%zu jobs", rc_sweep_count(s));
+    cr_expect_str_eq(rc_sweep_name(s), "good-order");
+    const char *strat[] = {"unicast", "rc-k2-p2", "rc-k1-p1"};
+    for (size_t i = 0; i < 12; i++) {
+        const rc_job *j = rc_sweep_job(s, i);
+        expect_job(j, i < 6 ? 32 : 64, strat[(i / 2) % 3], i % 2 + 1);
+        /* defaults applied, resolved: paper model turns the quirks on */
+        cr_expect_eq(j->model, RC_MODEL_PAPER);
+        cr_expect_eq(j->quirks.lattice, 1);
+        cr_expect_float_eq(j->duration_s, 600.0, 1e-9);
+        cr_expect_eq(j->group_size, j->users, "group_size resolved to the population");
+        cr_expect_eq(rc_sweep_job_id(s, i), rc_job_id(j));
+    }
+    cr_assert_eq(rc_sweep_axis_count(s), 3);
+    cr_expect_str_eq(rc_sweep_axis_name(s, 0), "users");
+    cr_expect_eq(rc_sweep_axis_size(s, 0), 2);
+    cr_expect_str_eq(rc_sweep_axis_name(s, 1), "strategy");
+    cr_expect_eq(rc_sweep_axis_size(s, 1), 3);
+    cr_expect_str_eq(rc_sweep_axis_name(s, 2), "seed");
+    cr_expect_eq(rc_sweep_axis_size(s, 2), 2);
+    rc_sweep_free(s);
+}
+
+Test(sweep, file_text_and_path_kept_for_provenance)
+{
+    rc_sweep *s = load_ok(DATA "good-seeds-list.yaml", NULL, 0);
+    cr_expect_str_eq(rc_sweep_path(s), DATA "good-seeds-list.yaml");
+    cr_expect(strstr(rc_sweep_text(s), "seeds: [7, 3, 9]") != NULL);
+    cr_expect_str_eq(rc_sweep_description(s), "explicit seeds keep their order");
+    rc_sweep_free(s);
+}
+
+Test(sweep, seeds_list_keeps_order_count_means_one_to_n)
+{
+    rc_sweep *s = load_ok(DATA "good-seeds-list.yaml", NULL, 0);
+    cr_assert_eq(rc_sweep_count(s), 3);
+    uint64_t want[] = {7, 3, 9};
+    for (size_t i = 0; i < 3; i++) cr_expect_eq(rc_sweep_job(s, i)->seed, want[i]);
+    rc_sweep_free(s);
+
+    s = load_ok(EXPERIMENTS "fig5.yaml", NULL, 0);
+    for (size_t i = 0; i < 3; i++) cr_expect_eq(rc_sweep_job(s, i)->seed, i + 1);
+    rc_sweep_free(s);
+}
+
+Test(sweep, minimal_file_is_one_job_with_registry_defaults)
+{
+    rc_sweep *s = load_ok(DATA "good-minimal.yaml", NULL, 0);
+    cr_assert_eq(rc_sweep_count(s), 1);
+    rc_job d;
+    rc_job_defaults(&d);
+    rc_job_resolve(&d);
+    cr_expect_eq(rc_sweep_job_id(s, 0), rc_job_id(&d));
+    cr_expect_eq(rc_sweep_axis_count(s), 0);
+    rc_sweep_free(s);
+}
+
+Test(sweep, zip_varies_together_and_include_adds_jobs)
+{
+    rc_sweep *s = load_ok(DATA "good-zip-include.yaml", NULL, 0);
+    /* users 2 x zip 2 x seeds 2, then include 1 x seeds 2 and one with its own seed */
+    cr_assert_eq(rc_sweep_count(s), 11, "%zu jobs", rc_sweep_count(s));
+    for (size_t i = 0; i < 8; i++) {
+        const rc_job *j = rc_sweep_job(s, i);
+        bool rc = (i / 2) % 2 == 1;
+        expect_job(j, i < 4 ? 32 : 64, rc ? "rc-k2-p2" : "unicast", i % 2 + 1);
+        cr_expect_float_eq(j->lambda_div, rc ? 2.0 : 1.0, 1e-12);
+    }
+    expect_job(rc_sweep_job(s, 8), 128, "rc-k1-p1", 1);
+    expect_job(rc_sweep_job(s, 9), 128, "rc-k1-p1", 2);
+    expect_job(rc_sweep_job(s, 10), 16, "unicast", 42);
+    cr_expect_float_eq(rc_sweep_job(s, 10)->duration_s, 600.0, 1e-9, "defaults apply to includes");
+    cr_assert_eq(rc_sweep_axis_count(s), 3);
+    cr_expect_str_eq(rc_sweep_axis_name(s, 1), "zip(strategy,lambda_div)");
+    rc_sweep_free(s);
+}
+
+Test(sweep, overrides_apply_last_and_collapse_axes)
+{
+    const char *ov[] = {"duration=1h", "users=64", "seed=5", "q_lattice=off"};
+    rc_sweep *s = load_ok(DATA "good-order.yaml", ov, 4);
+    cr_assert_eq(rc_sweep_count(s), 3, "users and seeds collapse: %zu jobs", rc_sweep_count(s));
+    for (size_t i = 0; i < 3; i++) {
+        const rc_job *j = rc_sweep_job(s, i);
+        cr_expect_eq(j->users, 64);
+        cr_expect_eq(j->seed, 5);
+        cr_expect_float_eq(j->duration_s, 3600.0, 1e-9);
+        cr_expect_eq(j->quirks.lattice, 0, "an explicit quirk switch beats the model");
+    }
+    cr_expect_eq(rc_sweep_axis_count(s), 1);
+    rc_sweep_free(s);
+}
+
+Test(sweep, bad_override_is_an_error)
+{
+    const char *bad[][1] = {{"userz=3"}, {"users=abc"}, {"users"}, {"strategy=rc-k0-p1"}};
+    const char *want[] = {"userz", "users", "users", "rc-k0-p1"};
+    for (size_t i = 0; i < 4; i++) {
+        rc_err err = {0};
+        rc_sweep *s = rc_sweep_load(DATA "good-order.yaml", bad[i], 1, &err);
+        cr_expect_null(s, "override %s accepted", bad[i][0]);
+        rc_sweep_free(s);
+        cr_expect_eq(err.code, RC_EXIT_USAGE);
+        cr_expect(strstr(err.msg, want[i]) != NULL, "message '%s' lacks '%s'", err.msg, want[i]);
+    }
+}
+
+Test(sweep, ids_are_stable_and_seed_sensitive)
+{
+    rc_sweep *a = load_ok(DATA "good-order.yaml", NULL, 0);
+    rc_sweep *b = load_ok(DATA "good-order.yaml", NULL, 0);
+    for (size_t i = 0; i < rc_sweep_count(a); i++)
+        cr_expect_eq(rc_sweep_job_id(a, i), rc_sweep_job_id(b, i));
+    cr_expect_eq(rc_sweep_hash(a), rc_sweep_hash(b));
+    /* jobs 0 and 1 differ only in the seed */
+    cr_expect_neq(rc_sweep_job_id(a, 0), rc_sweep_job_id(a, 1));
+    rc_job j = *rc_sweep_job(a, 0);
+    j.seed = 2;
+    cr_expect_eq(rc_job_id(&j), rc_sweep_job_id(a, 1));
+
+    /* the same set of jobs written differently: same ids, same hash (it is over sorted ids) */
+    rc_sweep *c = load_ok(DATA "good-order-swapped.yaml", NULL, 0);
+    cr_assert_eq(rc_sweep_count(c), rc_sweep_count(a));
+    cr_expect_eq(rc_sweep_hash(c), rc_sweep_hash(a));
+    /* swapped: strategy rc-k1-p1 first, users 64 first, seed 2 first */
+    cr_expect_eq(rc_sweep_job_id(c, 0), rc_sweep_job_id(a, 11));
+    cr_expect_neq(rc_sweep_hash(c), 0);
+    rc_sweep_free(a);
+    rc_sweep_free(b);
+    rc_sweep_free(c);
+}
+
+Test(sweep, same_run_in_two_figures_has_one_id)
+{
+    rc_sweep *f5 = load_ok(EXPERIMENTS "fig5.yaml", NULL, 0);
+    rc_sweep *f15 = load_ok(EXPERIMENTS "fig15.yaml", NULL, 0);
+    size_t shared = 0;
+    for (size_t i = 0; i < rc_sweep_count(f15); i++)
+        for (size_t k = 0; k < rc_sweep_count(f5); k++)
+            if (rc_sweep_job_id(f15, i) == rc_sweep_job_id(f5, k)) shared++;
+    cr_expect_eq(shared, rc_sweep_count(f15), "every fig15 job is a fig5 job (%zu of %zu)",
+                 shared, rc_sweep_count(f15));
+    rc_sweep_free(f5);
+    rc_sweep_free(f15);
+}
+
+/* Expected job counts of the experiment files (spec §6 x seeds). */
+static const struct {
+    const char *file;
+    size_t jobs;
+} experiments[] = {
+    {"fig5.yaml", 7 * 3 * 3},       {"fig6.yaml", 2 * 3 * 4 * 3},  {"fig7.yaml", 5 * 2 * 3 * 3},
+    {"fig8.yaml", 6 * 2 * 3 * 3},   {"fig9.yaml", 5 * 9 * 3},      {"fig14.yaml", 4 * 5 * 9 * 2},
+    {"fig15.yaml", 4 * 3 * 3},      {"fig16.yaml", 3 * 4 * 3},     {"quick.yaml", 2 * 2 * 2},
+    {"ci-small.yaml", 2 * 2 * 2},
+};
+
+Test(sweep, every_experiment_file_loads_with_expected_jobs)
+{
+    glob_t g;
+    cr_assert_eq(glob(EXPERIMENTS "*.yaml", 0, NULL, &g), 0);
+    size_t n_exp = sizeof experiments / sizeof experiments[0];
+    cr_expect_eq(g.gl_pathc, n_exp, "%zu experiment files, %zu expected here", g.gl_pathc,
+                 n_exp);
+    for (size_t f = 0; f < g.gl_pathc; f++) {
+        rc_sweep *s = load_ok(g.gl_pathv[f], NULL, 0);
+        const char *base = strrchr(g.gl_pathv[f], '/') + 1;
+        bool known = false;
+        for (size_t e = 0; e < n_exp; e++) {
+            if (strcmp(experiments[e].file, base) != 0) continue;
+            known = true;
+            cr_expect_eq(rc_sweep_count(s), experiments[e].jobs, "%s: %zu jobs, expected %zu",
+                         base, rc_sweep_count(s), experiments[e].jobs);
+        }
+        cr_expect(known, "%s has no expected job count in this test", base);
+        for (size_t i = 0; i < rc_sweep_count(s); i++) {
+            const rc_job *j = rc_sweep_job(s, i);
+            cr_expect_eq(j->model, RC_MODEL_PAPER, "%s job %zu: model paper", base, i);
+            if (!strncmp(base, "fig", 3))
+                cr_expect_float_eq(j->duration_s, 86400.0, 1e-9, "%s: 24 h", base);
+        }
+        rc_sweep_free(s);
+    }
+    globfree(&g);
+}
+
+static size_t count_where(const rc_sweep *s, const char *key, const char *val)
+{
+    const rc_param_def *d = rc_param_find(key);
+    cr_assert_not_null(d);
+    size_t n = 0;
+    for (size_t i = 0; i < rc_sweep_count(s); i++) {
+        char buf[300];
+        rc_param_format(rc_sweep_job(s, i), d, buf, sizeof buf);
+        if (!strcmp(buf, val)) n++;
+    }
+    return n;
+}
+
+Test(sweep, experiment_files_match_the_paper_configurations)
+{
+    rc_sweep *s = load_ok(EXPERIMENTS "fig9.yaml", NULL, 0);
+    cr_expect_eq(count_where(s, "trace", "gen_os15"), rc_sweep_count(s), "fig9 is 80 %% only");
+    cr_expect_eq(count_where(s, "strategy", "rc-k16-p16-ft-dropoffline"), 5 * 3);
+    cr_expect_eq(count_where(s, "lambda_div", "16"), 9 * 3);
+    cr_expect_eq(count_where(s, "users", "128"), rc_sweep_count(s));
+    rc_sweep_free(s);
+
+    s = load_ok(EXPERIMENTS "fig14.yaml", NULL, 0);
+    cr_expect_eq(count_where(s, "trace", "online"), 5 * 9 * 2);
+    cr_expect_eq(count_where(s, "trace", "gen_os10"), 5 * 9 * 2);
+    cr_expect_eq(count_where(s, "strategy", "rc-k8-p1-ft-dropoffline"), 4 * 5 * 2);
+    rc_sweep_free(s);
+
+    s = load_ok(EXPERIMENTS "fig7.yaml", NULL, 0);
+    cr_expect_eq(count_where(s, "groups", "16"), 2 * 3 * 3);
+    cr_expect_eq(count_where(s, "group_size", "128"), rc_sweep_count(s));
+    rc_sweep_free(s);
+
+    s = load_ok(EXPERIMENTS "fig8.yaml", NULL, 0);
+    cr_expect_eq(count_where(s, "burst", "32"), 2 * 3 * 3);
+    cr_expect_eq(count_where(s, "trace", "gen_os15"), 6 * 3 * 3);
+    rc_sweep_free(s);
+
+    s = load_ok(EXPERIMENTS "fig16.yaml", NULL, 0);
+    cr_expect_eq(count_where(s, "strategy", "rc-k2-p2-ft"), 3 * 3);
+    cr_expect_eq(count_where(s, "trace", "online"), 0);
+    rc_sweep_free(s);
+
+    s = load_ok(EXPERIMENTS "fig6.yaml", NULL, 0);
+    cr_expect_eq(count_where(s, "users", "256"), 3 * 4 * 3);
+    cr_expect_eq(count_where(s, "strategy", "rc-k1-p1-ft-dropoffline"), 2 * 3 * 3);
+    rc_sweep_free(s);
+
+    s = load_ok(EXPERIMENTS "quick.yaml", NULL, 0);
+    cr_expect_eq(count_where(s, "trace", "online"), rc_sweep_count(s), "quick needs no traces");
+    rc_sweep_free(s);
+}
+
+/* Bad files: the message names the file, the line and the key. */
+typedef struct bad_case {
+    char file[40];
+    int line;
+    char key[40];
+} bad_case;
+
+ParameterizedTestParameters(sweep, bad_files)
+{
+    static bad_case cases[] = {
+        {"bad-unknown-key.yaml", 4, "userz"},
+        {"bad-unknown-top.yaml", 4, "axis"},
+        {"bad-value.yaml", 6, "abc"},
+        {"bad-range.yaml", 4, "heavy_fraction"},
+        {"bad-empty-axis.yaml", 6, "strategy"},
+        {"bad-duplicate-axis.yaml", 7, "duplicate axis 'users'"},
+        {"bad-duplicate-key.yaml", 5, "duration"},
+        {"bad-nonlist-axis.yaml", 6, "strategy"},
+        {"bad-syntax.yaml", 6, "YAML syntax error"},
+        {"bad-group-size.yaml", 7, "group_size"},
+        {"bad-k0.yaml", 8, "rc-k0-p1"},
+        {"bad-duplicate-job.yaml", 9, "same job"},
+        {"bad-missing-name.yaml", 1, "name"},
+        {"bad-seeds.yaml", 2, "seeds"},
+        {"bad-zip-axis.yaml", 6, "strategy"},
+        {"bad-not-axis.yaml", 3, "data_dir"},
+    };
+    return cr_make_param_array(bad_case, cases, sizeof cases / sizeof cases[0]);
+}
+
+ParameterizedTest(bad_case *c, sweep, bad_files)
+{
+    char path[512], where[96];
+    snprintf(path, sizeof path, DATA "%s", c->file);
+    rc_err err = {0};
+    rc_sweep *s = rc_sweep_load(path, NULL, 0, &err);
+    cr_assert_null(s, "%s loaded", c->file);
+    cr_expect_eq(err.code, RC_EXIT_USAGE);
+    snprintf(where, sizeof where, "%s:%d: ", c->file, c->line);
+    cr_expect(strstr(err.msg, where) != NULL, "message '%s' lacks '%s'", err.msg, where);
+    cr_expect(strstr(err.msg, c->key) != NULL, "message '%s' lacks '%s'", err.msg, c->key);
+}
+
+Test(sweep, every_bad_file_is_covered)
+{
+    glob_t g;
+    cr_assert_eq(glob(DATA "bad-*.yaml", 0, NULL, &g), 0);
+    cr_expect_eq(g.gl_pathc, 16, "add new bad files to the bad_files cases");
+    globfree(&g);
+}
+
+Test(sweep, missing_file_is_a_usage_error)
+{
+    rc_err err = {0};
+    cr_expect_null(rc_sweep_load(DATA "no-such-file.yaml", NULL, 0, &err));
+    cr_expect_eq(err.code, RC_EXIT_USAGE);
+    cr_expect(strstr(err.msg, "no-such-file.yaml") != NULL, "%s", err.msg);
+}
+
+Test(sweep, cost_model_grows_with_the_work)
+{
+    rc_job base;
+    rc_job_defaults(&base);
+    base.model = RC_MODEL_PAPER;
+    double c0 = rc_job_cost_estimate(&base);
+    cr_assert(c0 > 0);
+    rc_job j = base;
+    j.users = 256;
+    cr_expect_gt(rc_job_cost_estimate(&j), c0, "more users cost more");
+    j = base;
+    j.duration_s /= 2;
+    cr_expect_lt(rc_job_cost_estimate(&j), c0 * 0.6, "half the span costs about half");
+    j = base;
+    strcpy(j.strategy, "rc-k16-p16-ft-dropoffline");
+    cr_expect_gt(rc_job_cost_estimate(&j), 2 * c0, "p = 16 multiplies the client streams");
+    double p16 = rc_job_cost_estimate(&j);
+    j.lambda_div = 16;
+    cr_expect_lt(rc_job_cost_estimate(&j), p16 / 4, "lambda/16 slows every stream");
+    j = base;
+    j.burst = 32;
+    cr_expect_gt(rc_job_cost_estimate(&j), c0);
+    j = base;
+    j.cover = RC_COVER_FULL;
+    cr_expect_gt(rc_job_cost_estimate(&j), c0);
+}
+
+/* `rcsim plan` end to end through the real binary. */
+static int run(const char *cmd, char *out, size_t n)
+{
+    FILE *p = popen(cmd, "r");
+    cr_assert_not_null(p);
+    size_t got = fread(out, 1, n - 1, p);
+    out[got] = '\0';
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+Test(plan, prints_jobs_axes_and_estimate)
+{
+    static char out[1 << 16];
+    int rc = run(RCSIM_BINARY " plan " EXPERIMENTS "fig5.yaml --workers 8 2>&1", out, sizeof out);
+    cr_assert_eq(rc, 0, "rc %d: %s", rc, out);
+    cr_expect(strstr(out, "fig5") != NULL, "%s", out);
+    cr_expect(strstr(out, "63 = users 7 x strategy 3 x seed 3") != NULL, "%s", out);
+    cr_expect(strstr(out, "CPU-s") != NULL, "%s", out);
+    cr_expect(strstr(out, "8 workers") != NULL, "%s", out);
+}
+
+Test(plan, list_and_set)
+{
+    static char out[1 << 16];
+    int rc = run(RCSIM_BINARY " plan --list " EXPERIMENTS "quick.yaml --set users=32 2>&1", out,
+                 sizeof out);
+    cr_assert_eq(rc, 0, "rc %d: %s", rc, out);
+    cr_expect(strstr(out, "jobs:      4 =") != NULL, "%s", out);
+    cr_expect(strstr(out, "strategy=rc-k2-p2 seed=2") != NULL, "%s", out);
+    cr_expect(strstr(out, "users=") == NULL, "users no longer varies: %s", out);
+}
+
+Test(plan, json_is_one_object)
+{
+    static char out[1 << 16];
+    int rc = run(RCSIM_BINARY " plan --json --list " EXPERIMENTS "ci-small.yaml", out, sizeof out);
+    cr_assert_eq(rc, 0, "rc %d: %s", rc, out);
+    cr_expect_eq(out[0], '{');
+    cr_expect(strstr(out, "\"jobs\": 8") != NULL, "%s", out);
+    cr_expect(strstr(out, "\"name\": \"ci-small\"") != NULL, "%s", out);
+    cr_expect(strstr(out, "\"index\": 7") != NULL, "%s", out);
+}
+
+Test(plan, bad_file_exits_2_with_the_error_on_stderr)
+{
+    static char out[1 << 14];
+    int rc = run(RCSIM_BINARY " plan " DATA "bad-k0.yaml 2>&1 >/dev/null", out, sizeof out);
+    cr_expect_eq(rc, 2);
+    cr_expect(strstr(out, "bad-k0.yaml:8:") != NULL, "%s", out);
+    rc = run(RCSIM_BINARY " plan --help", out, sizeof out);
+    cr_expect_eq(rc, 0);
+    cr_expect(strstr(out, "usage: rcsim plan") != NULL, "%s", out);
+    rc = run(RCSIM_BINARY " plan 2>&1", out, sizeof out);
+    cr_expect_eq(rc, 2);
+}
