@@ -1,0 +1,48 @@
+#include "core/sim.h"
+
+#include <string.h>
+
+#include "core/log.h"
+
+void rc_sim_init(rc_sim *s, rc_time stop)
+{
+    memset(s, 0, sizeof *s);
+    rc_evq_init(&s->q, 1024);
+    s->stop = stop;
+}
+
+void rc_sim_free(rc_sim *s) { rc_evq_free(&s->q); }
+
+void rc_sim_on(rc_sim *s, uint32_t kind, rc_handler_fn fn, void *ctx)
+{
+    RC_ASSERT(kind < RC_SIM_MAX_KINDS);
+    s->handlers[kind] = fn;
+    s->ctx[kind] = ctx;
+}
+
+void rc_sim_at(rc_sim *s, rc_time t, unsigned cls, uint32_t kind, uint32_t obj, uint64_t arg)
+{
+    RC_DCHECK(t >= s->now, "event of kind %u scheduled in the past: t=%lld now=%lld", kind,
+              (long long)t, (long long)s->now);
+    if (t >= s->stop) return; /* would never run: keep the queue small */
+    rc_evq_push(&s->q, t, cls, kind, obj, arg);
+}
+
+void rc_sim_run(rc_sim *s, void (*hook)(void *, double), void *hook_ctx, rc_time every)
+{
+    rc_event ev;
+    rc_time next_hook = every > 0 ? every : s->stop;
+    while (rc_evq_pop(&s->q, &ev)) {
+        if (ev.t >= s->stop) break;
+        RC_DCHECK(ev.t >= s->now, "time went backwards: %lld < %lld", (long long)ev.t,
+                  (long long)s->now);
+        s->now = ev.t;
+        if (hook != NULL && ev.t >= next_hook) {
+            hook(hook_ctx, (double)ev.t / (double)s->stop);
+            while (next_hook <= ev.t) next_hook += every;
+        }
+        s->events++;
+        s->handlers[ev.kind](s->ctx[ev.kind], &ev);
+    }
+    s->now = s->stop;
+}

@@ -1,0 +1,37 @@
+/* sim: the model-agnostic discrete-event engine.
+ *
+ * A model registers handlers by event kind and schedules events; rc_sim_run
+ * pops events in (time, class, FIFO) order and dispatches them until the
+ * queue is empty or the next event is at or after the stop time.  The engine
+ * knows nothing about mix networks.  Time never goes backwards and nothing
+ * may be scheduled in the past (checked with RC_DCHECK).
+ */
+#ifndef RCSIM_CORE_SIM_H
+#define RCSIM_CORE_SIM_H
+
+#include <stdint.h>
+
+#include "core/evq.h"
+
+#define RC_SIM_MAX_KINDS 32
+
+typedef void (*rc_handler_fn)(void *ctx, const rc_event *ev);
+
+typedef struct rc_sim {
+    rc_evq q;
+    rc_time now;
+    rc_time stop;
+    uint64_t events;
+    rc_handler_fn handlers[RC_SIM_MAX_KINDS];
+    void *ctx[RC_SIM_MAX_KINDS];
+} rc_sim;
+
+void rc_sim_init(rc_sim *s, rc_time stop);
+void rc_sim_free(rc_sim *s);
+void rc_sim_on(rc_sim *s, uint32_t kind, rc_handler_fn fn, void *ctx);
+void rc_sim_at(rc_sim *s, rc_time t, unsigned cls, uint32_t kind, uint32_t obj, uint64_t arg);
+/* Runs until the queue is empty or the next event is at >= stop.  The optional
+ * hook is called every `every` of simulated time with the fraction done. */
+void rc_sim_run(rc_sim *s, void (*hook)(void *, double), void *hook_ctx, rc_time every);
+
+#endif

@@ -1,0 +1,665 @@
+#include "loopix/net.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+#include "core/rng.h"
+
+/* Net event kinds. */
+enum { EV_ARRIVE = 0, EV_PULL = 1, EV_STREAM = 2, EV_AVAIL = 3, EV_COVER_HOP = 4, EV_MIX_LOOP = 5 };
+/* Random streams of the net (core/rng.h stream ids). */
+enum { STREAM_COVER = 1, STREAM_DELAY = 2, STREAM_PHASE = 3, STREAM_MIXLOOP = 4 };
+
+#define COVER UINT32_MAX
+#define NEVER INT64_MAX
+
+/* A ring buffer of u32 (send queue, bundling queue, postbox). */
+typedef struct ring {
+    uint32_t *a;
+    uint32_t head, n, cap;
+} ring;
+
+static void ring_push(ring *r, uint32_t v)
+{
+    if (r->n == r->cap) {
+        uint32_t ncap = r->cap ? r->cap * 2 : 8;
+        uint32_t *na = rc_xmalloc(ncap * sizeof *na);
+        for (uint32_t i = 0; i < r->n; i++) na[i] = r->a[(r->head + i) % r->cap];
+        free(r->a);
+        r->a = na;
+        r->cap = ncap;
+        r->head = 0;
+    }
+    r->a[(r->head + r->n) % r->cap] = v;
+    r->n++;
+}
+
+static uint32_t ring_pop(ring *r)
+{
+    RC_ASSERT(r->n > 0);
+    uint32_t v = r->a[r->head];
+    r->head = (r->head + 1) % r->cap;
+    r->n--;
+    return v;
+}
+
+/* A real sub-message in flight: recipient, the upper layer's body handle,
+ * and the time it reached the recipient's postbox. */
+typedef struct sub {
+    uint32_t recipient, body;
+    rc_time arrived;
+} sub;
+
+typedef struct user {
+    bool online, forced_offline, busy, in_stationary_reset;
+    uint32_t provider, line;
+    ring out;       /* real messages not yet in a bundle slot (sub indices) */
+    ring wait;      /* bundling queue: sub indices or COVER */
+    uint32_t wait_real;
+    rc_time next_pay, next_drop, next_loop, backlog_at;
+    rc_time idle_since;
+    uint64_t stream_ver;
+    /* pulls */
+    rc_time pull_due, pull_remaining, last_online_at;
+    bool pull_scheduled;
+    uint64_t pull_ver;
+    ring postbox;
+    /* availability */
+    uint32_t toggle_idx;
+    uint64_t toggle_period_k;
+} user;
+
+typedef struct cover_pkt {
+    uint8_t hops_left;
+} cover_pkt;
+
+struct rc_net {
+    rc_sim *sim;
+    rc_net_hooks hooks;
+    rc_counters *ctr;
+    uint32_t n_users, n_providers, layers, width;
+    user *users;
+    sub *subs;
+    uint32_t n_subs, cap_subs, free_head; /* free list threaded through recipient */
+    int p;
+    bool lattice, frozen_pull, ingress_delay, cover_full, in_pull;
+    rc_time tick;        /* lattice step (us); 1 when off */
+    rc_time pull_period; /* us */
+    double rate_pay, rate_drop, rate_loop, mu; /* per second, after x p and / lambda_div */
+    double f_pay, f_drop, f_loop;              /* per-tick firing probabilities (lattice) */
+    double mix_rate_loop, mix_mu;
+    /* idle-chain stationary law (see the header) */
+    rc_time mix_time;
+    double *stat_cdf;
+    uint32_t stat_n;
+    const rc_trace *trace;
+    uint32_t trace_period_s;
+    gsl_rng *rng_cover, *rng_delay, *rng_mixloop;
+    cover_pkt *cpk;
+    uint32_t n_cpk, cap_cpk, cpk_free;
+};
+
+/* ---------- small helpers ---------- */
+
+static uint32_t sub_new(rc_net *n, uint32_t recipient, uint32_t body)
+{
+    uint32_t i;
+    if (n->free_head != UINT32_MAX) {
+        i = n->free_head;
+        n->free_head = n->subs[i].recipient;
+    } else {
+        if (n->n_subs == n->cap_subs) {
+            n->cap_subs = n->cap_subs ? n->cap_subs * 2 : 1024;
+            n->subs = rc_xrealloc(n->subs, n->cap_subs * sizeof *n->subs);
+        }
+        i = n->n_subs++;
+    }
+    n->subs[i] = (sub){recipient, body, 0};
+    return i;
+}
+
+static void sub_free(rc_net *n, uint32_t i)
+{
+    n->subs[i].recipient = n->free_head;
+    n->free_head = i;
+}
+
+/* Gap to a stream's next firing (us).  Lattice: a whole number of ticks,
+ * Geometric(F) — exactly the law of per-tick Bernoulli trials (spec §1.11). */
+static rc_time stream_gap(rc_net *n, double rate, double f)
+{
+    if (rate <= 0) return NEVER / 4;
+    if (n->lattice) return (rc_time)rc_rng_geom(n->rng_cover, f) * n->tick;
+    rc_time g = (rc_time)llround(rc_rng_exp(n->rng_cover, 1e6 / rate));
+    return g < 1 ? 1 : g;
+}
+
+/* The next firings after `from` (exclusive of nothing: the first possible
+ * firing is at from + one step). */
+static void streams_redraw(rc_net *n, user *u, rc_time from)
+{
+    u->next_pay = from + stream_gap(n, n->rate_pay, n->f_pay);
+    u->next_drop = from + stream_gap(n, n->rate_drop, n->f_drop);
+    u->next_loop = from + stream_gap(n, n->rate_loop, n->f_loop);
+    u->backlog_at = NEVER;
+}
+
+static rc_time step(const rc_net *n) { return n->lattice ? n->tick : 1; }
+
+static rc_time next_stream_time(const user *u)
+{
+    rc_time t = u->next_pay;
+    if (u->next_drop < t) t = u->next_drop;
+    if (u->next_loop < t) t = u->next_loop;
+    if (u->backlog_at < t) t = u->backlog_at;
+    return t;
+}
+
+/* One per-hop delay (us): spec §1.6 floor(1000 Exp) ms lifted to the lattice,
+ * or exact microseconds. */
+static rc_time hop_delay(rc_net *n, gsl_rng *r, double mu)
+{
+    double d = rc_rng_exp(r, 1.0 / mu);
+    if (n->lattice) {
+        rc_time ms = (rc_time)floor(1000.0 * d);
+        rc_time us = ms * 1000;
+        return ((us + n->tick - 1) / n->tick) * n->tick;
+    }
+    return (rc_time)llround(d * 1e6);
+}
+
+static bool has_real(const user *u) { return u->out.n > 0 || u->wait_real > 0; }
+
+/* ---------- cover packets through the mixes (cover=full) ---------- */
+
+static void cover_hop_schedule(rc_net *n, uint32_t pk, rc_time t)
+{
+    rc_sim_at(n->sim, t, RC_CLS_MIX, EV_COVER_HOP, pk, 0);
+}
+
+static uint32_t cover_new(rc_net *n, uint8_t hops)
+{
+    uint32_t i;
+    if (n->cpk_free != UINT32_MAX) {
+        i = n->cpk_free;
+        n->cpk_free = n->cpk[i].hops_left; /* reuse field as link is too small: use array */
+    }
+    if (n->n_cpk == n->cap_cpk) {
+        n->cap_cpk = n->cap_cpk ? n->cap_cpk * 2 : 1024;
+        n->cpk = rc_xrealloc(n->cpk, n->cap_cpk * sizeof *n->cpk);
+    }
+    i = n->n_cpk++;
+    n->cpk[i].hops_left = hops;
+    return i;
+}
+
+static void on_cover_hop(void *ctx, const rc_event *ev)
+{
+    rc_net *n = ctx;
+    cover_pkt *c = &n->cpk[ev->obj];
+    if (c->hops_left == 0) return; /* reached its provider: dropped or ignored */
+    c->hops_left--;
+    n->ctr->mix_packets++;
+    rc_time d = hop_delay(n, n->rng_delay, n->mu) + (n->lattice ? n->tick : 0);
+    cover_hop_schedule(n, ev->obj, n->sim->now + d);
+}
+
+static void on_mix_loop(void *ctx, const rc_event *ev)
+{
+    rc_net *n = ctx;
+    /* A mix loop visits the remaining layers, a provider, the earlier layers
+     * and returns: layers + 1 hops at the mix-loop delay rate. */
+    uint32_t pk = cover_new(n, (uint8_t)(n->layers + 1));
+    cover_hop_schedule(n, pk, n->sim->now);
+    rc_time gap = (rc_time)llround(rc_rng_exp(n->rng_mixloop, 1e6 / n->mix_rate_loop));
+    if (n->lattice) gap = ((gap + n->tick - 1) / n->tick) * n->tick;
+    if (gap < 1) gap = 1;
+    rc_sim_at(n->sim, n->sim->now + gap, RC_CLS_MIX, EV_MIX_LOOP, ev->obj, 0);
+}
+
+/* ---------- bundles ---------- */
+
+static void emit_bundle(rc_net *n, uint32_t ui, rc_time t)
+{
+    user *u = &n->users[ui];
+    rc_time shared = t;
+    rc_time hand = n->lattice ? n->tick : 0; /* one tick of hand-off per hop (spec §1.2) */
+    shared += hand + (n->ingress_delay ? hop_delay(n, n->rng_delay, n->mu) : 0);
+    for (uint32_t l = 0; l + 1 < n->layers; l++) shared += hand + hop_delay(n, n->rng_delay, n->mu);
+    n->ctr->bundles++;
+    for (int i = 0; i < n->p; i++) {
+        uint32_t s = ring_pop(&u->wait);
+        if (s == COVER) {
+            n->ctr->cover_packets++;
+            if (n->cover_full) {
+                uint32_t pk = cover_new(n, (uint8_t)(n->layers + (n->ingress_delay ? 1 : 0)));
+                cover_hop_schedule(n, pk, t + hand);
+            }
+            continue;
+        }
+        u->wait_real--;
+        n->hooks.sent(n->hooks.ctx, ui, n->subs[s].body, t);
+        /* The last layer delays each sub-message separately, then the egress
+         * provider files it in the next tick (delay 0). */
+        rc_time arrive = shared + hand + hop_delay(n, n->rng_delay, n->mu) + hand;
+        if (n->cover_full) n->ctr->mix_packets += n->layers;
+        rc_sim_at(n->sim, arrive, RC_CLS_PROVIDER, EV_ARRIVE, s, 0);
+    }
+}
+
+/* Processes the stream firings of user ui at time t (payload, drop, loop in
+ * that order, spec §1.4), then emits: at most one bundle per tick on the
+ * lattice, every full bundle otherwise. */
+static void stream_step(rc_net *n, uint32_t ui, rc_time t)
+{
+    user *u = &n->users[ui];
+    if (u->next_pay == t) {
+        if (u->out.n > 0) {
+            ring_push(&u->wait, ring_pop(&u->out));
+            u->wait_real++;
+        } else {
+            ring_push(&u->wait, COVER);
+        }
+        u->next_pay = t + stream_gap(n, n->rate_pay, n->f_pay);
+    }
+    if (u->next_drop == t) {
+        ring_push(&u->wait, COVER);
+        u->next_drop = t + stream_gap(n, n->rate_drop, n->f_drop);
+    }
+    if (u->next_loop == t) {
+        ring_push(&u->wait, COVER);
+        u->next_loop = t + stream_gap(n, n->rate_loop, n->f_loop);
+    }
+    u->backlog_at = NEVER;
+    if (n->lattice) {
+        if (u->wait.n >= (uint32_t)n->p) emit_bundle(n, ui, t);
+        if (u->wait.n >= (uint32_t)n->p) u->backlog_at = t + n->tick;
+    } else {
+        while (u->wait.n >= (uint32_t)n->p) emit_bundle(n, ui, t);
+    }
+}
+
+/* Samples the idle bundling queue (covers only) from its stationary law. */
+static void idle_reset(rc_net *n, user *u, rc_time limit)
+{
+    while (u->wait.n > 0) ring_pop(&u->wait);
+    double x = rc_rng_uniform(n->rng_cover);
+    uint32_t w = 0;
+    while (w + 1 < n->stat_n && x >= n->stat_cdf[w]) w++;
+    for (uint32_t i = 0; i < w; i++) ring_push(&u->wait, COVER);
+    streams_redraw(n, u, limit - step(n));
+    if (n->lattice && u->wait.n >= (uint32_t)n->p) u->backlog_at = limit;
+}
+
+/* Brings an idle, online user's cover streams up to `limit` (exclusive). */
+static void idle_catch_up(rc_net *n, uint32_t ui, rc_time limit)
+{
+    user *u = &n->users[ui];
+    if (u->busy || !u->online || limit <= u->idle_since) return;
+    RC_DCHECK(u->wait_real == 0 && u->out.n == 0, "idle user %u holds real messages", ui);
+    if (limit - u->idle_since >= n->mix_time) {
+        idle_reset(n, u, limit);
+    } else {
+        for (rc_time t = next_stream_time(u); t < limit; t = next_stream_time(u))
+            stream_step(n, ui, t);
+    }
+    u->idle_since = limit;
+}
+
+static void schedule_stream(rc_net *n, uint32_t ui)
+{
+    user *u = &n->users[ui];
+    rc_sim_at(n->sim, next_stream_time(u), RC_CLS_STREAM, EV_STREAM, ui, u->stream_ver);
+}
+
+static void on_stream(void *ctx, const rc_event *ev)
+{
+    rc_net *n = ctx;
+    user *u = &n->users[ev->obj];
+    if (ev->arg != u->stream_ver || !u->online) return;
+    stream_step(n, ev->obj, ev->t);
+    if (has_real(u) || n->cover_full) {
+        schedule_stream(n, ev->obj);
+    } else {
+        u->busy = false;
+        u->idle_since = ev->t + step(n);
+    }
+}
+
+void rc_net_send(rc_net *n, uint32_t ui, uint32_t recipient, uint32_t body)
+{
+    user *u = &n->users[ui];
+    uint32_t s = sub_new(n, recipient, body);
+    if (u->busy || !u->online) {
+        ring_push(&u->out, s);
+        return;
+    }
+    /* The user leaves the idle regime.  Sends made while its provider
+     * delivers (a pull) can use this instant's payload slot; sends made by
+     * timers or the app come after the user's turn (spec §1.2). */
+    rc_time now = n->sim->now;
+    idle_catch_up(n, ui, n->in_pull ? now : now + step(n));
+    ring_push(&u->out, s);
+    u->busy = true;
+    u->stream_ver++;
+    schedule_stream(n, ui);
+}
+
+/* ---------- pulls ---------- */
+
+static rc_time next_pull_at_or_after(const rc_net *n, const user *u, rc_time a)
+{
+    if (a <= u->pull_due) return u->pull_due;
+    rc_time k = (a - u->pull_due + n->pull_period - 1) / n->pull_period;
+    return u->pull_due + k * n->pull_period;
+}
+
+static void ensure_pull(rc_net *n, uint32_t ui, rc_time now)
+{
+    user *u = &n->users[ui];
+    if (!u->online || u->pull_scheduled || u->postbox.n == 0) return;
+    u->pull_scheduled = true;
+    rc_sim_at(n->sim, next_pull_at_or_after(n, u, now), RC_CLS_PULL, EV_PULL, ui, u->pull_ver);
+}
+
+static void on_arrive(void *ctx, const rc_event *ev)
+{
+    rc_net *n = ctx;
+    sub *s = &n->subs[ev->obj];
+    s->arrived = ev->t;
+    ring_push(&n->users[s->recipient].postbox, ev->obj);
+    ensure_pull(n, s->recipient, ev->t);
+}
+
+static void on_pull(void *ctx, const rc_event *ev)
+{
+    rc_net *n = ctx;
+    user *u = &n->users[ev->obj];
+    if (ev->arg != u->pull_ver || !u->online) return;
+    u->pull_scheduled = false;
+    u->pull_due = ev->t + n->pull_period;
+    n->ctr->pulls++;
+    n->in_pull = true;
+    /* Take everything that is there now; messages that arrive during the
+     * hooks' processing (none can: arrivals are events) would wait. */
+    uint32_t count = u->postbox.n;
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t si = ring_pop(&u->postbox);
+        sub s = n->subs[si];
+        sub_free(n, si);
+        bool online_label = n->frozen_pull ? (s.arrived > ev->t - n->pull_period)
+                                           : (s.arrived >= u->last_online_at);
+        n->hooks.deliver(n->hooks.ctx, ev->obj, s.body, online_label, ev->t);
+    }
+    n->in_pull = false;
+    ensure_pull(n, ev->obj, ev->t);
+}
+
+/* ---------- availability ---------- */
+
+static void schedule_toggle(rc_net *n, uint32_t ui)
+{
+    user *u = &n->users[ui];
+    bool at0;
+    size_t cnt;
+    const uint32_t *tg = rc_trace_toggles(n->trace, u->line, &at0, &cnt);
+    if (cnt == 0) return;
+    rc_time t = ((rc_time)u->toggle_period_k * n->trace_period_s + tg[u->toggle_idx]) * 1000000;
+    rc_sim_at(n->sim, t, RC_CLS_AVAIL, EV_AVAIL, ui, 0);
+}
+
+static void go_offline(rc_net *n, uint32_t ui, rc_time t)
+{
+    user *u = &n->users[ui];
+    if (!u->busy) idle_catch_up(n, ui, t);
+    u->stream_ver++;
+    u->busy = false;
+    if (n->frozen_pull) u->pull_remaining = next_pull_at_or_after(n, u, t) - t;
+    u->pull_ver++;
+    u->pull_scheduled = false;
+    u->online = false;
+    n->hooks.online(n->hooks.ctx, ui, false, t);
+}
+
+static void go_online(rc_net *n, uint32_t ui, rc_time t)
+{
+    user *u = &n->users[ui];
+    u->online = true;
+    u->last_online_at = t;
+    if (n->frozen_pull) u->pull_due = t + u->pull_remaining;
+    /* Memoryless streams: re-drawing on wake-up is equivalent to suspending
+     * them (spec §1.11); the bundling queue kept its contents. */
+    streams_redraw(n, u, t - step(n));
+    if (n->lattice && u->wait.n >= (uint32_t)n->p) u->backlog_at = t;
+    u->stream_ver++;
+    if (has_real(u) || n->cover_full) {
+        u->busy = true;
+        schedule_stream(n, ui);
+    } else {
+        u->busy = false;
+        u->idle_since = t;
+    }
+    ensure_pull(n, ui, t);
+    n->hooks.online(n->hooks.ctx, ui, true, t);
+}
+
+static void on_avail(void *ctx, const rc_event *ev)
+{
+    rc_net *n = ctx;
+    user *u = &n->users[ev->obj];
+    bool at0;
+    size_t cnt;
+    rc_trace_toggles(n->trace, u->line, &at0, &cnt);
+    if (u->online) go_offline(n, ev->obj, ev->t);
+    else go_online(n, ev->obj, ev->t);
+    if (++u->toggle_idx == cnt) {
+        u->toggle_idx = 0;
+        u->toggle_period_k++;
+        /* A line whose state at the end of the day differs from its state at
+         * second 0 flips again at the wrap (spec §4: line[(now div 1000) mod 86400]). */
+        if (u->online != at0) {
+            rc_sim_at(n->sim, (rc_time)u->toggle_period_k * n->trace_period_s * 1000000,
+                      RC_CLS_AVAIL, EV_AVAIL, ev->obj, 1);
+            u->toggle_idx = 0;
+        }
+    }
+    if (ev->arg == 0 || u->toggle_idx == 0) schedule_toggle(n, ev->obj);
+}
+
+/* ---------- construction ---------- */
+
+/* Stationary law and mixing time of an idle user's bundling queue (covers
+ * only).  Lattice: per tick A ~ sum of three Bernoulli, w += A, emit one
+ * bundle if w >= p; we square the transition matrix until every start state
+ * agrees to 1e-13.  Continuous: w = N mod p, uniform, and the characteristic
+ * function bounds the mixing time. */
+static void idle_law(rc_net *n)
+{
+    if (n->cover_full) {
+        n->mix_time = NEVER;
+        n->stat_n = 1;
+        n->stat_cdf = rc_xmalloc(sizeof(double));
+        n->stat_cdf[0] = 1.0;
+        return;
+    }
+    int p = n->p;
+    if (!n->lattice) {
+        n->stat_n = (uint32_t)p;
+        n->stat_cdf = rc_xmalloc((size_t)p * sizeof(double));
+        for (int i = 0; i < p; i++) n->stat_cdf[i] = (double)(i + 1) / p;
+        double lam = n->rate_pay + n->rate_drop + n->rate_loop;
+        if (p == 1) n->mix_time = 0;
+        else n->mix_time = (rc_time)ceil(30.0 / (lam * (1 - cos(2 * M_PI / p))) * 1e6);
+        return;
+    }
+    uint32_t W = (uint32_t)p + 48;
+    double pa[4] = {0};
+    double f[3] = {n->f_pay, n->f_drop, n->f_loop};
+    for (int mask = 0; mask < 8; mask++) {
+        double pr = 1;
+        int c = 0;
+        for (int b = 0; b < 3; b++) {
+            if (mask & (1 << b)) pr *= f[b], c++;
+            else pr *= 1 - f[b];
+        }
+        pa[c] += pr;
+    }
+    double *P = rc_xcalloc((size_t)W * W, sizeof(double));
+    double *Q = rc_xcalloc((size_t)W * W, sizeof(double));
+    for (uint32_t w = 0; w < W; w++)
+        for (int a = 0; a <= 3; a++) {
+            uint32_t x = w + (uint32_t)a;
+            if (x >= (uint32_t)p) x -= (uint32_t)p;
+            if (x >= W) x = W - 1;
+            P[w * W + x] += pa[a];
+        }
+    rc_time ticks = 1;
+    for (int it = 0; it < 60; it++) {
+        double worst = 0;
+        for (uint32_t r = 1; r < W; r++) {
+            double d = 0;
+            for (uint32_t c = 0; c < W; c++) d += fabs(P[r * W + c] - P[c]);
+            if (d > worst) worst = d;
+        }
+        if (worst < 1e-13) break;
+        memset(Q, 0, (size_t)W * W * sizeof(double));
+        for (uint32_t r = 0; r < W; r++)
+            for (uint32_t k = 0; k < W; k++) {
+                double a = P[r * W + k];
+                if (a == 0) continue;
+                for (uint32_t c = 0; c < W; c++) Q[r * W + c] += a * P[k * W + c];
+            }
+        double *tmp = P;
+        P = Q;
+        Q = tmp;
+        ticks *= 2;
+    }
+    n->stat_n = W;
+    n->stat_cdf = rc_xmalloc(W * sizeof(double));
+    double acc = 0;
+    for (uint32_t c = 0; c < W; c++) n->stat_cdf[c] = (acc += P[c]);
+    n->stat_cdf[W - 1] = 1.0;
+    n->mix_time = ticks * n->tick;
+    free(P);
+    free(Q);
+}
+
+rc_net *rc_net_new(rc_sim *sim, const rc_job *job, const rc_trace *trace, int split,
+                   const bool *forced_offline, rc_net_hooks hooks, rc_counters *counters)
+{
+    rc_net *n = rc_xcalloc(1, sizeof *n);
+    n->sim = sim;
+    n->hooks = hooks;
+    n->ctr = counters;
+    n->n_users = (uint32_t)job->users;
+    n->n_providers = (uint32_t)rc_job_providers(job);
+    n->layers = (uint32_t)job->mix_layers;
+    n->width = (uint32_t)job->mixes_per_layer;
+    n->p = split;
+    n->lattice = job->quirks.lattice == 1;
+    n->frozen_pull = job->quirks.frozen_pull == 1;
+    n->ingress_delay = job->quirks.ingress_delay == 1;
+    n->cover_full = job->cover == RC_COVER_FULL;
+    n->tick = n->lattice ? (rc_time)llround(job->tick_s * 1e6) : 1;
+    if (n->tick < 1) n->tick = 1;
+    n->pull_period = (rc_time)llround(job->pull_period_s * 1e6);
+    double div = job->lambda_div;
+    n->rate_pay = job->rate_payload * split / div;
+    n->rate_drop = job->rate_drop * split / div;
+    n->rate_loop = job->rate_loop * split / div;
+    n->mu = job->rate_delay / div;
+    n->mix_rate_loop = job->mix_rate_loop / div;
+    n->mix_mu = job->mix_rate_loop_delay / div;
+    double ts = (double)n->tick / 1e6;
+    n->f_pay = -expm1(-n->rate_pay * ts);
+    n->f_drop = -expm1(-n->rate_drop * ts);
+    n->f_loop = -expm1(-n->rate_loop * ts);
+    n->trace = trace;
+    n->trace_period_s = trace ? rc_trace_period_s(trace) : 0;
+    n->rng_cover = rc_rng_new(job->seed, STREAM_COVER);
+    n->rng_delay = rc_rng_new(job->seed, STREAM_DELAY);
+    n->rng_mixloop = rc_rng_new(job->seed, STREAM_MIXLOOP);
+    n->free_head = UINT32_MAX;
+    n->cpk_free = UINT32_MAX;
+    idle_law(n);
+
+    gsl_rng *phase = rc_rng_new(job->seed, STREAM_PHASE);
+    n->users = rc_xcalloc(n->n_users, sizeof *n->users);
+    uint32_t upp = (uint32_t)job->users_per_provider;
+    for (uint32_t i = 0; i < n->n_users; i++) {
+        user *u = &n->users[i];
+        u->provider = i / upp; /* providers filled greedily, spec §1.1 */
+        /* Spec §4: the reference hands line i to user U_i of every provider. */
+        u->line = job->quirks.trace16 ? i % upp : i;
+        u->forced_offline = forced_offline != NULL && forced_offline[i];
+        /* Paper: every always-online user pulls at 1000 j (spec §1.4); exact:
+         * each client polls on its own phase. */
+        u->pull_due = n->frozen_pull ? n->pull_period
+                                     : (rc_time)(rc_rng_uniform(phase) * (double)n->pull_period);
+        u->pull_remaining = n->pull_period;
+        u->backlog_at = NEVER;
+    }
+    rc_rng_free(phase);
+    rc_sim_on(sim, EV_ARRIVE, on_arrive, n);
+    rc_sim_on(sim, EV_PULL, on_pull, n);
+    rc_sim_on(sim, EV_STREAM, on_stream, n);
+    rc_sim_on(sim, EV_AVAIL, on_avail, n);
+    rc_sim_on(sim, EV_COVER_HOP, on_cover_hop, n);
+    rc_sim_on(sim, EV_MIX_LOOP, on_mix_loop, n);
+    return n;
+}
+
+void rc_net_start(rc_net *n)
+{
+    for (uint32_t i = 0; i < n->n_users; i++) {
+        user *u = &n->users[i];
+        bool on = !u->forced_offline;
+        if (on && n->trace != NULL) on = rc_trace_online_at(n->trace, u->line, 0);
+        u->online = on;
+        u->idle_since = 0;
+        streams_redraw(n, u, -step(n));
+        if (!u->forced_offline && n->trace != NULL) schedule_toggle(n, i);
+        if (on && n->cover_full) {
+            u->busy = true;
+            schedule_stream(n, i);
+        }
+    }
+    if (n->cover_full && n->mix_rate_loop > 0)
+        for (uint32_t m = 0; m < n->layers * n->width; m++)
+            rc_sim_at(n->sim, 0, RC_CLS_MIX, EV_MIX_LOOP, m, 0);
+}
+
+void rc_net_free(rc_net *n)
+{
+    if (n == NULL) return;
+    for (uint32_t i = 0; i < n->n_users; i++) {
+        free(n->users[i].out.a);
+        free(n->users[i].wait.a);
+        free(n->users[i].postbox.a);
+    }
+    free(n->users);
+    free(n->subs);
+    free(n->cpk);
+    free(n->stat_cdf);
+    rc_rng_free(n->rng_cover);
+    rc_rng_free(n->rng_delay);
+    rc_rng_free(n->rng_mixloop);
+    free(n);
+}
+
+bool rc_net_online(const rc_net *n, uint32_t ui) { return n->users[ui].online; }
+uint32_t rc_net_users(const rc_net *n) { return n->n_users; }
+rc_time rc_net_tick(const rc_net *n) { return n->lattice ? n->tick : 1; }
+
+uint64_t rc_net_backlog(const rc_net *n)
+{
+    uint64_t b = 0;
+    for (uint32_t i = 0; i < n->n_users; i++)
+        b += n->users[i].out.n + n->users[i].wait_real + n->users[i].postbox.n;
+    return b;
+}
+
+double rc_net_mean_hop_delay_s(const rc_net *n) { return 1.0 / n->mu; }
+double rc_net_payload_rate(const rc_net *n) { return n->rate_pay; }

@@ -1,0 +1,76 @@
+/* net: the Loopix mix-network model on the engine (spec §1).
+ *
+ * Clients with a payload stream, drop and loop cover streams (rates x p), an
+ * unbounded send queue (out_buffer) and a bundling queue (waiting) that emits
+ * one packet per p sub-messages; providers that store messages in postboxes
+ * until the client pulls (every pull period of online time); layered mixes
+ * with exponential per-hop delays; availability from traces.
+ *
+ * The net carries opaque real messages: a recipient and a 32-bit body handle
+ * owned by the layer above (the multicast layer).  It reports three things
+ * upwards through rc_net_hooks: a real message left its sender in a bundle
+ * (sent), a client pulled a message (deliver, with the ONLINE/OFFLINE label
+ * of spec §1.7), and a client went on- or offline.  It knows nothing of
+ * groups or strategies.
+ *
+ * Only what shapes latency is simulated by default: cover sub-messages are
+ * counted where they occupy bundle slots (spec §1.6), but not routed; idle
+ * clients' cover streams are skipped and their bundling state is sampled from
+ * its stationary law when they become busy (docs/architecture.md explains why
+ * this is exact in distribution).  cover=full routes every cover packet and
+ * every mix loop through the mixes instead.
+ */
+#ifndef RCSIM_LOOPIX_NET_H
+#define RCSIM_LOOPIX_NET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/err.h"
+#include "core/sim.h"
+#include "exp/job.h"
+#include "exp/result.h"
+#include "workload/avail.h"
+
+typedef struct rc_net rc_net;
+
+typedef struct rc_net_hooks {
+    void *ctx;
+    void (*sent)(void *ctx, uint32_t user, uint32_t body, rc_time now);
+    void (*deliver)(void *ctx, uint32_t user, uint32_t body, bool online_label, rc_time now);
+    void (*online)(void *ctx, uint32_t user, bool online, rc_time now);
+} rc_net_hooks;
+
+/* Same-time event classes (spec §1.2 order). */
+enum { RC_CLS_MIX = 0, RC_CLS_PROVIDER = 1, RC_CLS_AVAIL = 2, RC_CLS_PULL = 3, RC_CLS_STREAM = 4,
+       RC_CLS_TIMER = 5, RC_CLS_APP = 6 };
+
+/* Event kinds 0..7 belong to the net; the layers above use 8 and up. */
+enum { RC_EV_NET_FIRST = 0, RC_EV_NET_LAST = 7 };
+
+/* Builds the network for a resolved job.  `trace` may be NULL (all online).
+ * `forced_offline` (may be NULL) marks users that are offline all run.
+ * `split` is the p of the job's strategy (cover rates are multiplied by it). */
+rc_net *rc_net_new(rc_sim *sim, const rc_job *job, const rc_trace *trace, int split,
+                   const bool *forced_offline, rc_net_hooks hooks, rc_counters *counters);
+void rc_net_free(rc_net *n);
+
+/* Schedules the initial events (availability, streams).  Call once before running. */
+void rc_net_start(rc_net *n);
+
+/* Appends a real message for `recipient` to `user`'s send queue. */
+void rc_net_send(rc_net *n, uint32_t user, uint32_t recipient, uint32_t body);
+
+bool rc_net_online(const rc_net *n, uint32_t user);
+uint32_t rc_net_users(const rc_net *n);
+/* The lattice step in microseconds (1 when the lattice quirk is off). */
+rc_time rc_net_tick(const rc_net *n);
+/* Messages still queued at clients or waiting in postboxes (for accounting). */
+uint64_t rc_net_backlog(const rc_net *n);
+
+/* The network's expected per-hop delay (s) and the timeout estimate inputs
+ * (spec §2.4): mix layers + 1 hops. */
+double rc_net_mean_hop_delay_s(const rc_net *n);
+double rc_net_payload_rate(const rc_net *n); /* lambda_P x p (after lambda_div) */
+
+#endif

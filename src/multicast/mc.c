@@ -1,0 +1,332 @@
+#include "multicast/mc.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+#include "core/rng.h"
+#include "loopix/net.h"
+
+enum { EV_MC_TIMER = 8 };
+enum { STREAM_GROUPS = 10, STREAM_STRATEGY = 11 };
+
+typedef struct payload {
+    uint32_t group, source;
+    rc_time created;
+} payload;
+
+typedef struct dsamples {
+    double *v;
+    size_t n, cap;
+} dsamples;
+
+static void dpush(dsamples *d, double x)
+{
+    if (d->n == d->cap) {
+        d->cap = d->cap ? d->cap * 2 : 4096;
+        d->v = rc_xrealloc(d->v, d->cap * sizeof *d->v);
+    }
+    d->v[d->n++] = x;
+}
+
+struct rc_mc {
+    rc_sim *sim;
+    const rc_job *job;
+    rc_net *net;
+    rc_counters ctr;
+    uint32_t n_groups, gsize;
+    uint32_t *members;     /* n_groups x gsize, group order */
+    int32_t *pos;          /* n_groups x users: position or -1 */
+    payload *payloads;
+    uint8_t *delivered;    /* payload x bytes_per: bitset over group positions */
+    uint32_t n_payloads, cap_payloads, bytes_per;
+    rc_msg *bodies;
+    uint32_t *body_next;
+    uint32_t n_bodies, cap_bodies, body_free;
+    dsamples lat_all, lat_online;
+    const rc_strategy_ops *ops;
+    void *strategy;
+    gsl_rng *rng_strategy;
+    rc_strategy_spec spec;
+};
+
+/* ---------- bodies ---------- */
+
+static uint32_t body_new(rc_mc *mc, const rc_msg *m)
+{
+    uint32_t i;
+    if (mc->body_free != UINT32_MAX) {
+        i = mc->body_free;
+        mc->body_free = mc->body_next[i];
+    } else {
+        if (mc->n_bodies == mc->cap_bodies) {
+            mc->cap_bodies = mc->cap_bodies ? mc->cap_bodies * 2 : 4096;
+            mc->bodies = rc_xrealloc(mc->bodies, mc->cap_bodies * sizeof *mc->bodies);
+            mc->body_next = rc_xrealloc(mc->body_next, mc->cap_bodies * sizeof *mc->body_next);
+        }
+        i = mc->n_bodies++;
+    }
+    mc->bodies[i] = *m;
+    return i;
+}
+
+static void body_free(rc_mc *mc, uint32_t i)
+{
+    mc->body_next[i] = mc->body_free;
+    mc->body_free = i;
+}
+
+/* ---------- net hooks ---------- */
+
+static void hook_sent(void *ctx, uint32_t user, uint32_t body, rc_time now)
+{
+    (void)now;
+    rc_mc *mc = ctx;
+    const rc_msg *m = &mc->bodies[body];
+    switch (m->type) {
+    case RC_MSG_PAYLOAD: mc->ctr.payload_packets++; break;
+    case RC_MSG_ACK: mc->ctr.ack_packets++; break;
+    default: mc->ctr.repair_packets++; break;
+    }
+    if (mc->ops->sent) mc->ops->sent(mc->strategy, user, m);
+}
+
+static void hook_deliver(void *ctx, uint32_t user, uint32_t body, bool online_label, rc_time now)
+{
+    (void)now;
+    rc_mc *mc = ctx;
+    rc_msg m = mc->bodies[body];
+    body_free(mc, body);
+    RC_DCHECK(m.recipient == user, "message for %u pulled by %u", m.recipient, user);
+    mc->ops->receive(mc->strategy, user, &m, online_label);
+}
+
+static void hook_online(void *ctx, uint32_t user, bool online, rc_time now)
+{
+    (void)now;
+    rc_mc *mc = ctx;
+    if (mc->ops->online) mc->ops->online(mc->strategy, user, online);
+}
+
+static void on_timer(void *ctx, const rc_event *ev)
+{
+    rc_mc *mc = ctx;
+    mc->ops->timer(mc->strategy, ev->obj, ev->arg);
+}
+
+/* ---------- construction ---------- */
+
+static int parse_offline(const rc_job *job, const rc_mc *mc, bool *forced)
+{
+    const char *p = job->offline_members;
+    while (*p) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p || v < 0 || (uint32_t)v >= mc->gsize) return -1;
+        forced[mc->members[v]] = true;
+        p = (*end == ',') ? end + 1 : end;
+    }
+    return 0;
+}
+
+rc_mc *rc_mc_new(rc_sim *sim, const rc_job *job, const rc_trace *trace, rc_err *err)
+{
+    rc_mc *mc = rc_xcalloc(1, sizeof *mc);
+    mc->sim = sim;
+    mc->job = job;
+    mc->body_free = UINT32_MAX;
+    if (rc_strategy_parse(job->strategy, &mc->spec, err) != 0) {
+        free(mc);
+        return NULL;
+    }
+    mc->ops = mc->spec.kind == RC_STRAT_UNICAST ? &rc_unicast_ops : &rc_rollercoaster_ops;
+
+    /* Groups: each a random sample of the users in sampled order, drawn in
+     * turn from one stream (spec §3); the seed-0 quirk fixes that stream. */
+    uint32_t m = (uint32_t)job->users;
+    mc->n_groups = (uint32_t)job->groups;
+    mc->gsize = (uint32_t)rc_job_group_size(job);
+    mc->members = rc_xmalloc((size_t)mc->n_groups * mc->gsize * sizeof(uint32_t));
+    mc->pos = rc_xmalloc((size_t)mc->n_groups * m * sizeof(int32_t));
+    gsl_rng *gr = rc_rng_new(job->quirks.seed0_groups ? 0 : job->seed, STREAM_GROUPS);
+    uint32_t *perm = rc_xmalloc(m * sizeof(uint32_t));
+    for (uint32_t g = 0; g < mc->n_groups; g++) {
+        for (uint32_t i = 0; i < m; i++) perm[i] = i;
+        for (uint32_t i = 0; i < mc->gsize; i++) {
+            uint32_t j = i + rc_rng_below(gr, m - i);
+            uint32_t t = perm[i];
+            perm[i] = perm[j];
+            perm[j] = t;
+        }
+        for (uint32_t i = 0; i < m; i++) mc->pos[(size_t)g * m + i] = -1;
+        for (uint32_t i = 0; i < mc->gsize; i++) {
+            mc->members[(size_t)g * mc->gsize + i] = perm[i];
+            mc->pos[(size_t)g * m + perm[i]] = (int32_t)i;
+        }
+    }
+    free(perm);
+    rc_rng_free(gr);
+    mc->bytes_per = (mc->gsize + 7) / 8;
+    mc->rng_strategy = rc_rng_new(job->seed, STREAM_STRATEGY);
+
+    bool *forced = NULL;
+    if (job->offline_members[0] != '\0') {
+        forced = rc_xcalloc(m, sizeof(bool));
+        if (parse_offline(job, mc, forced) != 0) {
+            rc_err_set(err, RC_EXIT_USAGE, "offline_members: bad list '%s'", job->offline_members);
+            free(forced);
+            rc_mc_free(mc);
+            return NULL;
+        }
+    }
+    rc_net_hooks hooks = {mc, hook_sent, hook_deliver, hook_online};
+    mc->net = rc_net_new(sim, job, trace, mc->spec.p, forced, hooks, &mc->ctr);
+    free(forced);
+    rc_sim_on(sim, EV_MC_TIMER, on_timer, mc);
+    mc->strategy = mc->ops->create(mc, &mc->spec, job);
+    return mc;
+}
+
+void rc_mc_start(rc_mc *mc) { rc_net_start(mc->net); }
+
+void rc_mc_free(rc_mc *mc)
+{
+    if (mc == NULL) return;
+    if (mc->strategy) mc->ops->destroy(mc->strategy);
+    rc_net_free(mc->net);
+    free(mc->members);
+    free(mc->pos);
+    free(mc->payloads);
+    free(mc->delivered);
+    free(mc->bodies);
+    free(mc->body_next);
+    free(mc->lat_all.v);
+    free(mc->lat_online.v);
+    if (mc->rng_strategy) rc_rng_free(mc->rng_strategy);
+    free(mc);
+}
+
+/* ---------- API for strategies and the app ---------- */
+
+uint32_t rc_mc_groups(const rc_mc *mc) { return mc->n_groups; }
+uint32_t rc_mc_group_size(const rc_mc *mc, uint32_t g) { (void)g; return mc->gsize; }
+const uint32_t *rc_mc_group_members(const rc_mc *mc, uint32_t g)
+{
+    return &mc->members[(size_t)g * mc->gsize];
+}
+int32_t rc_mc_group_pos(const rc_mc *mc, uint32_t g, uint32_t user)
+{
+    return mc->pos[(size_t)g * (uint32_t)mc->job->users + user];
+}
+rc_time rc_mc_now(const rc_mc *mc) { return mc->sim->now; }
+rc_time rc_mc_tick(const rc_mc *mc) { return rc_net_tick(mc->net); }
+bool rc_mc_online(const rc_mc *mc, uint32_t user) { return rc_net_online(mc->net, user); }
+gsl_rng *rc_mc_rng(rc_mc *mc) { return mc->rng_strategy; }
+uint64_t rc_mc_seed(const rc_mc *mc) { return mc->job->seed; }
+const rc_job *rc_mc_job(const rc_mc *mc) { return mc->job; }
+rc_counters *rc_mc_counters(rc_mc *mc) { return &mc->ctr; }
+double rc_mc_mean_hop_delay_s(const rc_mc *mc) { return rc_net_mean_hop_delay_s(mc->net); }
+double rc_mc_payload_rate(const rc_mc *mc) { return rc_net_payload_rate(mc->net); }
+rc_net *rc_mc_net(rc_mc *mc) { return mc->net; }
+
+void rc_mc_send(rc_mc *mc, uint32_t from, const rc_msg *m)
+{
+    RC_DCHECK(m->recipient < (uint32_t)mc->job->users, "recipient %u out of range", m->recipient);
+    rc_net_send(mc->net, from, m->recipient, body_new(mc, m));
+}
+
+void rc_mc_timer(rc_mc *mc, rc_time t, uint32_t obj, uint64_t arg)
+{
+    rc_sim_at(mc->sim, t < mc->sim->now ? mc->sim->now : t, RC_CLS_TIMER, EV_MC_TIMER, obj, arg);
+}
+
+uint32_t rc_mc_payload_new(rc_mc *mc, uint32_t group, uint32_t source)
+{
+    if (mc->n_payloads == mc->cap_payloads) {
+        mc->cap_payloads = mc->cap_payloads ? mc->cap_payloads * 2 : 1024;
+        mc->payloads = rc_xrealloc(mc->payloads, mc->cap_payloads * sizeof *mc->payloads);
+        mc->delivered = rc_xrealloc(mc->delivered, (size_t)mc->cap_payloads * mc->bytes_per);
+    }
+    uint32_t id = mc->n_payloads++;
+    mc->payloads[id] = (payload){group, source, mc->sim->now};
+    memset(&mc->delivered[(size_t)id * mc->bytes_per], 0, mc->bytes_per);
+    mc->ctr.multicasts++;
+    mc->ctr.expected_deliveries += mc->gsize - 1;
+    return id;
+}
+
+uint32_t rc_mc_payload_group(const rc_mc *mc, uint32_t p) { return mc->payloads[p].group; }
+uint32_t rc_mc_payload_source(const rc_mc *mc, uint32_t p) { return mc->payloads[p].source; }
+rc_time rc_mc_payload_created(const rc_mc *mc, uint32_t p) { return mc->payloads[p].created; }
+uint32_t rc_mc_payloads(const rc_mc *mc) { return mc->n_payloads; }
+
+bool rc_mc_app_has(const rc_mc *mc, uint32_t user, uint32_t p)
+{
+    int32_t pos = rc_mc_group_pos(mc, mc->payloads[p].group, user);
+    if (pos < 0) return false;
+    return (mc->delivered[(size_t)p * mc->bytes_per + (uint32_t)pos / 8] >> (pos % 8)) & 1;
+}
+
+bool rc_mc_app_deliver(rc_mc *mc, uint32_t user, uint32_t p, bool online_label)
+{
+    int32_t pos = rc_mc_group_pos(mc, mc->payloads[p].group, user);
+    RC_ASSERT(pos >= 0);
+    uint8_t *byte = &mc->delivered[(size_t)p * mc->bytes_per + (uint32_t)pos / 8];
+    uint8_t bit = (uint8_t)(1u << (pos % 8));
+    if (*byte & bit) {
+        mc->ctr.duplicates++;
+        return false;
+    }
+    *byte |= bit;
+    /* Spec §5: first copy only; latency from creation to the pull. */
+    double lat = (double)(mc->sim->now - mc->payloads[p].created) / 1e6;
+    mc->ctr.deliveries++;
+    dpush(&mc->lat_all, lat);
+    if (online_label) {
+        mc->ctr.deliveries_online++;
+        dpush(&mc->lat_online, lat);
+    }
+    return true;
+}
+
+void rc_mc_multicast(rc_mc *mc, uint32_t group, uint32_t source, uint32_t p)
+{
+    mc->ops->multicast(mc->strategy, group, source, p);
+}
+
+void rc_mc_collect(rc_mc *mc, rc_result *out)
+{
+    if (mc->ops->finish) mc->ops->finish(mc->strategy, &mc->ctr);
+    /* Undelivered: every (recipient, payload) pair without a first copy.  The
+     * source's own (rare) self-delivery does not count as expected. */
+    uint64_t undelivered = 0;
+    for (uint32_t p = 0; p < mc->n_payloads; p++) {
+        const uint32_t *mem = rc_mc_group_members(mc, mc->payloads[p].group);
+        for (uint32_t i = 0; i < mc->gsize; i++) {
+            if (mem[i] == mc->payloads[p].source) continue;
+            if (rc_mc_app_has(mc, mem[i], p)) continue;
+            undelivered++;
+            if (out->n_undelivered < RC_UNDELIVERED_MAX) {
+                if (out->undelivered == NULL)
+                    out->undelivered =
+                        rc_xmalloc(RC_UNDELIVERED_MAX * sizeof *out->undelivered);
+                out->undelivered[out->n_undelivered++] =
+                    (rc_undelivered){mc->payloads[p].group, p, mem[i]};
+            }
+        }
+    }
+    mc->ctr.undelivered = undelivered;
+    out->c = mc->ctr;
+    if (mc->job->store_raw) {
+        out->n_raw = mc->lat_online.n;
+        out->raw_online = rc_xmalloc((out->n_raw ? out->n_raw : 1) * sizeof(float));
+        for (size_t i = 0; i < out->n_raw; i++) out->raw_online[i] = (float)mc->lat_online.v[i];
+    }
+    for (size_t i = 0; i < mc->lat_all.n; i++) out->hist_all[rc_hist_bin(mc->lat_all.v[i])]++;
+    for (size_t i = 0; i < mc->lat_online.n; i++)
+        out->hist_online[rc_hist_bin(mc->lat_online.v[i])]++;
+    rc_summary_compute(&out->all, mc->lat_all.v, mc->lat_all.n);
+    rc_summary_compute(&out->online, mc->lat_online.v, mc->lat_online.n);
+}

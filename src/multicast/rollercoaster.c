@@ -1,0 +1,415 @@
+/* rollercoaster: the Rollercoaster strategy and its variants (spec §2.3-2.4).
+ *
+ * Per message the source builds a schedule over U = [source, receivers
+ * (shuffled per message)], queues copies to its direct children, and every
+ * receiver forwards to the children of the role it stands in for and ACKs to
+ * the source.  With timeouts (RC-FT) the source arms, when each first copy
+ * actually leaves it, one timeout per member of that child's subtree; an
+ * expired non-leaf role is reassigned to the most recently seen member (else
+ * the next receiver) and the subtree's other timeouts are dropped.  With the
+ * arm-once quirk (paper) reassigned copies arm nothing; otherwise they re-arm
+ * the subtree.
+ *
+ * Sessions hold the per-message schedule (order and its inverse) so that a
+ * forwarder "rebuilding the schedule from (source, nonce)" is a lookup; the
+ * message carries the session index in rc_msg.aux.
+ */
+#include <gsl/gsl_randist.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+#include "core/rng.h"
+#include "multicast/mc.h"
+#include "multicast/schedule.h"
+
+typedef struct session {
+    uint32_t group, source, nonce, payload;
+    uint32_t *order;        /* schedule position -> user */
+    uint32_t *inv;          /* group position -> schedule position */
+    int32_t *entry_of_role; /* RC-FT: live timeout entry per role, or -1 */
+    uint8_t *handled;       /* role handled by the user standing in it (bitset) */
+    uint32_t *handled_other;/* (user, role) pairs handled by replacements */
+    uint32_t n_other, cap_other;
+} session;
+
+typedef struct entry {
+    uint32_t session, node, role;
+    rc_time fire;  /* deadline lifted to the lattice (checks happen per tick) */
+    bool alive;
+} entry;
+
+typedef struct idvec {
+    uint32_t *v;
+    uint32_t n, cap;
+} idvec;
+
+static void idpush(idvec *d, uint32_t x)
+{
+    if (d->n == d->cap) {
+        d->cap = d->cap ? d->cap * 2 : 16;
+        d->v = rc_xrealloc(d->v, d->cap * sizeof *d->v);
+    }
+    d->v[d->n++] = x;
+}
+
+typedef struct rc_state {
+    rc_mc *mc;
+    rc_strategy_spec spec;
+    uint32_t n, users, groups;
+    bool acks, arm_once, nonce0_plain;
+    double t_msg_ms, t_queue_ms;
+    session *sessions;
+    uint32_t n_sessions, cap_sessions;
+    entry *entries;
+    uint32_t n_entries, cap_entries;
+    uint32_t *nonce_next;   /* groups x users */
+    uint32_t **last_seen;   /* (groups x users) -> stamps over group positions, lazily */
+    uint32_t stamp;
+    idvec *pending;         /* per user: expired entries waiting for the source to be online */
+    gsl_rng *sched_rng;
+    uint32_t *scratch;
+    rc_time tick;
+} rc_state;
+
+enum { TIMER_ENTRY = 0, TIMER_PENDING = 1 };
+
+/* ---------- helpers ---------- */
+
+static bool is_leaf(const rc_state *s, uint32_t role)
+{
+    return rc_sched_child_count(s->n, (uint32_t)s->spec.k, role) == 0;
+}
+
+static uint32_t *seen_of(rc_state *s, uint32_t group, uint32_t user)
+{
+    uint32_t **slot = &s->last_seen[(size_t)group * s->users + user];
+    if (*slot == NULL) *slot = rc_xcalloc(s->n, sizeof(uint32_t));
+    return *slot;
+}
+
+static void seen_push(rc_state *s, uint32_t group, uint32_t user, uint32_t who)
+{
+    int32_t pos = rc_mc_group_pos(s->mc, group, who);
+    if (pos < 0) return;
+    seen_of(s, group, user)[pos] = ++s->stamp;
+}
+
+static void seen_remove(rc_state *s, uint32_t group, uint32_t user, uint32_t who)
+{
+    int32_t pos = rc_mc_group_pos(s->mc, group, who);
+    if (pos >= 0) seen_of(s, group, user)[pos] = 0;
+}
+
+/* Pops the most recently seen member; false when the stack is empty. */
+static bool seen_pop(rc_state *s, uint32_t group, uint32_t user, uint32_t *who)
+{
+    uint32_t *st = seen_of(s, group, user);
+    uint32_t best = 0, best_pos = 0;
+    for (uint32_t i = 0; i < s->n; i++)
+        if (st[i] > best) best = st[i], best_pos = i;
+    if (best == 0) return false;
+    st[best_pos] = 0;
+    *who = rc_mc_group_members(s->mc, group)[best_pos];
+    return true;
+}
+
+static bool handled_test_set(session *se, uint32_t user, uint32_t role)
+{
+    if (se->order[role] == user) {
+        uint8_t bit = (uint8_t)(1u << (role % 8));
+        bool was = se->handled[role / 8] & bit;
+        se->handled[role / 8] |= bit;
+        return was;
+    }
+    for (uint32_t i = 0; i < se->n_other; i++)
+        if (se->handled_other[2 * i] == user && se->handled_other[2 * i + 1] == role) return true;
+    if (se->n_other == se->cap_other) {
+        se->cap_other = se->cap_other ? se->cap_other * 2 : 4;
+        se->handled_other = rc_xrealloc(se->handled_other, 2 * se->cap_other * sizeof(uint32_t));
+    }
+    se->handled_other[2 * se->n_other] = user;
+    se->handled_other[2 * se->n_other + 1] = role;
+    se->n_other++;
+    return false;
+}
+
+static void send_copy(rc_state *s, uint32_t from, uint32_t sid, uint32_t recipient, uint32_t role,
+                      bool arm)
+{
+    session *se = &s->sessions[sid];
+    rc_msg m = {.type = RC_MSG_PAYLOAD, .arm = arm, .group = se->group, .source = se->source,
+                .nonce = se->nonce, .role = role, .sender = from, .recipient = recipient,
+                .payload = se->payload, .aux = sid};
+    rc_mc_send(s->mc, from, &m);
+}
+
+static void send_ack(rc_state *s, uint32_t from, uint32_t sid, uint32_t role)
+{
+    session *se = &s->sessions[sid];
+    rc_msg m = {.type = RC_MSG_ACK, .group = se->group, .source = se->source, .nonce = se->nonce,
+                .role = role, .sender = from, .recipient = se->source, .payload = se->payload,
+                .aux = sid};
+    rc_mc_send(s->mc, from, &m);
+}
+
+/* ---------- timeouts ---------- */
+
+static void arm(rc_state *s, uint32_t sid, uint32_t node, uint32_t role, double est_ms)
+{
+    session *se = &s->sessions[sid];
+    if (s->n_entries == s->cap_entries) {
+        s->cap_entries = s->cap_entries ? s->cap_entries * 2 : 4096;
+        s->entries = rc_xrealloc(s->entries, s->cap_entries * sizeof *s->entries);
+    }
+    uint32_t e = s->n_entries++;
+    /* Deadlines are real numbers; checks run once per tick and fire when
+     * deadline <= now (spec §9.2), i.e. at the first tick at or after it. */
+    double deadline_us = (double)rc_mc_now(s->mc) + s->spec.multiplier * est_ms * 1000.0;
+    rc_time fire = (rc_time)ceil(deadline_us);
+    if (s->tick > 1) fire = ((fire + s->tick - 1) / s->tick) * s->tick;
+    s->entries[e] = (entry){sid, node, role, fire, true};
+    int32_t prev = se->entry_of_role[role];
+    if (prev >= 0) s->entries[prev].alive = false;
+    se->entry_of_role[role] = (int32_t)e;
+    rc_mc_timer(s->mc, fire, e, TIMER_ENTRY);
+}
+
+/* The first copy to a role (or, unless arm-once, a reassigned one) left the
+ * source: watch the role and its whole subtree (spec §2.4 "Arming"). */
+static void arm_subtree(rc_state *s, uint32_t sid, uint32_t node, uint32_t role)
+{
+    uint32_t k = (uint32_t)s->spec.k;
+    arm(s, sid, node, role,
+        rc_sched_estimate_ms(s->n, k, role, role, s->t_msg_ms, s->t_queue_ms));
+    size_t nd = rc_sched_descendants(s->n, k, role, s->scratch, s->n);
+    session *se = &s->sessions[sid];
+    for (size_t i = 0; i < nd; i++) {
+        uint32_t c = s->scratch[i];
+        arm(s, sid, se->order[c], c,
+            rc_sched_estimate_ms(s->n, k, role, c, s->t_msg_ms, s->t_queue_ms));
+    }
+}
+
+static void expire(rc_state *s, uint32_t e)
+{
+    entry en = s->entries[e];
+    session *se = &s->sessions[en.session];
+    s->entries[e].alive = false;
+    if (se->entry_of_role[en.role] == (int32_t)e) se->entry_of_role[en.role] = -1;
+    rc_counters *c = rc_mc_counters(s->mc);
+    c->timeouts++;
+    seen_remove(s, se->group, se->source, en.node);
+    if (is_leaf(s, en.role)) return; /* failed leaves are not retried (spec §2.4 step 2) */
+    uint32_t fresh;
+    if (!seen_pop(s, se->group, se->source, &fresh)) {
+        int32_t gpos = rc_mc_group_pos(s->mc, se->group, en.node);
+        uint32_t at = gpos >= 0 ? se->inv[gpos] : en.role;
+        fresh = se->order[rc_sched_next(s->n, at)];
+    }
+    c->reassignments++;
+    send_copy(s, se->source, en.session, fresh, en.role, !s->arm_once);
+    /* Stop watching the subtree; entries expiring this very tick still run. */
+    size_t nd = rc_sched_descendants(s->n, (uint32_t)s->spec.k, en.role, s->scratch, s->n);
+    rc_time now = rc_mc_now(s->mc);
+    for (size_t i = 0; i < nd; i++) {
+        int32_t d = se->entry_of_role[s->scratch[i]];
+        if (d >= 0 && s->entries[d].alive && s->entries[d].fire > now) {
+            s->entries[d].alive = false;
+            se->entry_of_role[s->scratch[i]] = -1;
+        }
+    }
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static void rcs_timer(void *self, uint32_t obj, uint64_t arg)
+{
+    rc_state *s = self;
+    if (arg == TIMER_PENDING) {
+        idvec *pd = &s->pending[obj];
+        if (!rc_mc_online(s->mc, obj) || pd->n == 0) return;
+        /* Handled in the order they were armed (spec §2.4). */
+        qsort(pd->v, pd->n, sizeof *pd->v, cmp_u32);
+        uint32_t n = pd->n;
+        uint32_t *ids = rc_xmalloc(n * sizeof *ids);
+        memcpy(ids, pd->v, n * sizeof *ids);
+        pd->n = 0;
+        for (uint32_t i = 0; i < n; i++)
+            if (s->entries[ids[i]].alive) expire(s, ids[i]);
+        free(ids);
+        return;
+    }
+    entry *en = &s->entries[obj];
+    if (!en->alive) return;
+    uint32_t source = s->sessions[en->session].source;
+    /* Timeouts are checked only while the source is online (spec §1.8). */
+    if (!rc_mc_online(s->mc, source)) {
+        idpush(&s->pending[source], obj);
+        return;
+    }
+    expire(s, obj);
+}
+
+static void rcs_online(void *self, uint32_t user, bool online)
+{
+    rc_state *s = self;
+    if (online && s->pending && s->pending[user].n > 0)
+        rc_mc_timer(s->mc, rc_mc_now(s->mc), user, TIMER_PENDING);
+}
+
+/* ---------- strategy ops ---------- */
+
+static void *rcs_create(rc_mc *mc, const rc_strategy_spec *spec, const rc_job *job)
+{
+    rc_state *s = rc_xcalloc(1, sizeof *s);
+    s->mc = mc;
+    s->spec = *spec;
+    s->n = rc_mc_group_size(mc, 0);
+    s->users = (uint32_t)job->users;
+    s->groups = rc_mc_groups(mc);
+    s->acks = spec->timeouts || job->quirks.acks_always == 1;
+    s->arm_once = job->quirks.arm_once == 1;
+    s->nonce0_plain = job->quirks.nonce0_plain == 1;
+    /* Spec §2.4: t_msg = 1000 * factor * hops / mu with hops = layers + 1;
+     * t_queue = 1000 / (lambda_P x p), both after lambda scaling. */
+    uint32_t hops = (uint32_t)job->mix_layers + 1;
+    s->t_msg_ms = 1000.0 * job->rc_base_delay_factor * hops * rc_mc_mean_hop_delay_s(mc);
+    s->t_queue_ms = 1000.0 / rc_mc_payload_rate(mc);
+    s->nonce_next = rc_xcalloc((size_t)s->groups * s->users, sizeof(uint32_t));
+    s->last_seen = rc_xcalloc((size_t)s->groups * s->users, sizeof(uint32_t *));
+    s->pending = rc_xcalloc(s->users, sizeof(idvec));
+    s->sched_rng = gsl_rng_alloc(gsl_rng_mt19937);
+    s->scratch = rc_xmalloc((size_t)s->n * sizeof(uint32_t));
+    s->tick = rc_mc_tick(mc);
+    return s;
+}
+
+static void rcs_destroy(void *self)
+{
+    rc_state *s = self;
+    for (uint32_t i = 0; i < s->n_sessions; i++) {
+        session *se = &s->sessions[i];
+        free(se->order);
+        free(se->inv);
+        free(se->entry_of_role);
+        free(se->handled);
+        free(se->handled_other);
+    }
+    free(s->sessions);
+    free(s->entries);
+    free(s->nonce_next);
+    for (size_t i = 0; i < (size_t)s->groups * s->users; i++) free(s->last_seen[i]);
+    free(s->last_seen);
+    for (uint32_t i = 0; i < s->users; i++) free(s->pending[i].v);
+    free(s->pending);
+    gsl_rng_free(s->sched_rng);
+    free(s->scratch);
+    free(s);
+}
+
+static void rcs_multicast(void *self, uint32_t group, uint32_t source, uint32_t payload)
+{
+    rc_state *s = self;
+    if (s->n_sessions == s->cap_sessions) {
+        s->cap_sessions = s->cap_sessions ? s->cap_sessions * 2 : 1024;
+        s->sessions = rc_xrealloc(s->sessions, s->cap_sessions * sizeof *s->sessions);
+    }
+    uint32_t sid = s->n_sessions++;
+    session *se = &s->sessions[sid];
+    memset(se, 0, sizeof *se);
+    se->group = group;
+    se->source = source;
+    se->nonce = s->nonce_next[(size_t)group * s->users + source]++;
+    se->payload = payload;
+    se->order = rc_xmalloc(s->n * sizeof(uint32_t));
+    se->inv = rc_xmalloc(s->n * sizeof(uint32_t));
+    se->handled = rc_xcalloc((s->n + 7) / 8, 1);
+    /* U = [source, the other members in group order], receivers shuffled per
+     * message (spec §2.3.2); the paper's nonce 0 keeps group order. */
+    const uint32_t *mem = rc_mc_group_members(s->mc, group);
+    uint32_t j = 0;
+    se->order[j++] = source;
+    for (uint32_t i = 0; i < s->n; i++)
+        if (mem[i] != source) se->order[j++] = mem[i];
+    if (!(s->nonce0_plain && se->nonce == 0) && s->n > 2) {
+        uint64_t key = ((uint64_t)group << 40) ^ ((uint64_t)source << 20) ^ se->nonce;
+        rc_rng_reseed(s->sched_rng, rc_mc_seed(s->mc), 0x5c4ed00000000000ULL ^ key);
+        gsl_ran_shuffle(s->sched_rng, se->order + 1, s->n - 1, sizeof(uint32_t));
+    }
+    for (uint32_t i = 0; i < s->n; i++) {
+        int32_t gp = rc_mc_group_pos(s->mc, group, se->order[i]);
+        se->inv[gp] = i;
+    }
+    if (s->spec.timeouts) {
+        se->entry_of_role = rc_xmalloc(s->n * sizeof(int32_t));
+        for (uint32_t i = 0; i < s->n; i++) se->entry_of_role[i] = -1;
+    }
+    size_t nc = rc_sched_children(s->n, (uint32_t)s->spec.k, 0, s->scratch, s->n);
+    uint32_t *kids = rc_xmalloc((nc ? nc : 1) * sizeof(uint32_t));
+    memcpy(kids, s->scratch, nc * sizeof(uint32_t));
+    for (size_t i = 0; i < nc; i++)
+        send_copy(s, source, sid, s->sessions[sid].order[kids[i]], kids[i], s->spec.timeouts);
+    free(kids);
+}
+
+static void rcs_sent(void *self, uint32_t user, const rc_msg *m)
+{
+    rc_state *s = self;
+    if (!m->arm || !s->spec.timeouts || m->type != RC_MSG_PAYLOAD) return;
+    (void)user;
+    arm_subtree(s, m->aux, m->recipient, m->role);
+}
+
+static void rcs_receive(void *self, uint32_t user, const rc_msg *m, bool online_label)
+{
+    rc_state *s = self;
+    if (s->spec.timeouts) seen_push(s, m->group, user, m->sender);
+    session *se = &s->sessions[m->aux];
+    if (m->type == RC_MSG_ACK) {
+        if (se->entry_of_role != NULL) {
+            int32_t e = se->entry_of_role[m->role];
+            if (e >= 0 && s->entries[e].node == m->sender) {
+                s->entries[e].alive = false;
+                se->entry_of_role[m->role] = -1;
+            }
+        }
+        return;
+    }
+    if (s->spec.drop_offline && !online_label) {
+        rc_mc_app_deliver(s->mc, user, m->payload, false);
+        return;
+    }
+    if (handled_test_set(se, user, m->role)) {
+        if (s->acks) send_ack(s, user, m->aux, m->role);
+        rc_mc_app_deliver(s->mc, user, m->payload, online_label); /* counted as a duplicate */
+        return;
+    }
+    rc_mc_app_deliver(s->mc, user, m->payload, online_label);
+    size_t nc = rc_sched_children(s->n, (uint32_t)s->spec.k, m->role, s->scratch, s->n);
+    uint32_t sid = m->aux;
+    uint32_t *kids = rc_xmalloc((nc ? nc : 1) * sizeof(uint32_t));
+    memcpy(kids, s->scratch, nc * sizeof(uint32_t));
+    for (size_t i = 0; i < nc; i++) {
+        uint32_t r = s->sessions[sid].order[kids[i]];
+        if (r != user) send_copy(s, user, sid, r, kids[i], false);
+    }
+    free(kids);
+    if (s->acks) send_ack(s, user, sid, m->role);
+}
+
+const rc_strategy_ops rc_rollercoaster_ops = {
+    .name = "rollercoaster",
+    .create = rcs_create,
+    .destroy = rcs_destroy,
+    .multicast = rcs_multicast,
+    .receive = rcs_receive,
+    .sent = rcs_sent,
+    .timer = rcs_timer,
+    .online = rcs_online,
+};

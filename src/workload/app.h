@@ -1,0 +1,23 @@
+/* app: the interactive group application of the paper (spec §3).
+ *
+ * One app per group fires group events at a Poisson rate (per group, not per
+ * member); at each event it picks a sender among the members online at that
+ * moment (shuffled, then a weighted choice: heavy users — the first
+ * heavy_fraction of the group order — weigh heavy_weight, others 1), and the
+ * sender starts `burst` multicasts back to back, each a new payload created
+ * now.  On the lattice the event stream is a Bernoulli trial per tick.
+ */
+#ifndef RCSIM_WORKLOAD_APP_H
+#define RCSIM_WORKLOAD_APP_H
+
+#include "core/sim.h"
+#include "exp/job.h"
+#include "multicast/mc.h"
+
+typedef struct rc_app rc_app;
+
+rc_app *rc_app_new(rc_sim *sim, rc_mc *mc, const rc_job *job);
+void rc_app_start(rc_app *a);
+void rc_app_free(rc_app *a);
+
+#endif
