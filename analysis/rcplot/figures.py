@@ -257,6 +257,8 @@ def draw_fig15(res, model):
                         "%s, m = %d" % (names.strategy_label(s), m))
     for ax in axes[-1]:
         ax.set_xlabel("Latency [s]")
+    for ax in axes[:, 0]:
+        ax.set_ylabel("Deliveries per run")
     _hist_legend(fig)
     cov.check()
     return fig, cov
@@ -272,6 +274,8 @@ def draw_fig16(res, model):
                         "%s, %s" % (names.strategy_label(s), names.trace_label(t)))
     for ax in axes[-1]:
         ax.set_xlabel("Latency [s]")
+    for ax in axes[:, 0]:
+        ax.set_ylabel("Deliveries per run")
     _hist_legend(fig)
     cov.check()
     return fig, cov
