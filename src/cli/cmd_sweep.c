@@ -1,0 +1,184 @@
+/* cmd_sweep: `rcsim sweep FILE --out results.h5`, the MPI batch runner.
+ *
+ * The only subcommand that uses MPI: it calls MPI_Init/MPI_Finalize itself,
+ * so `rcsim sweep` works the same under mpirun/srun (rank 0 master, the
+ * others workers) and as a plain process (one rank runs everything).  Usage
+ * errors and a bad sweep file exit 2 before any output file is touched.
+ * The work itself is farm/farm.h; docs/running-sweeps.md is the manual.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "core/err.h"
+#include "core/log.h"
+#include "exp/sweep.h"
+#include "farm/farm.h"
+
+static void print_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: rcsim sweep FILE --out RESULTS.h5 [options]\n"
+            "       mpirun -np N rcsim sweep FILE --out RESULTS.h5 [options]\n"
+            "\n"
+            "Runs every job of the sweep file FILE and writes the results to RESULTS.h5\n"
+            "(layout: docs/results-layout.md).  Under MPI, rank 0 hands out jobs (most\n"
+            "expensive first) and writes the file; the other ranks run jobs.  With one rank\n"
+            "the jobs run one after the other in this process.  Every finished job is also\n"
+            "appended to RESULTS.h5.journal; rerunning the same command resumes: only jobs\n"
+            "not in the journal run (docs/running-sweeps.md).\n"
+            "\n"
+            "options:\n"
+            "  -o, --out FILE        results file (required); FILE.journal is created beside it\n"
+            "  -s, --set KEY=VALUE   override a parameter for every job (repeatable; changes\n"
+            "                        job ids, so it is a different sweep)\n"
+            "      --progress S      seconds between progress lines when stderr is not a\n"
+            "                        terminal (default 10; on a terminal a live line)\n"
+            "      --grace S         after SIGTERM/SIGINT, wait this long for running jobs\n"
+            "                        before saving and exiting with code 3 (default 60)\n"
+            "      --data-dir DIR    where availability traces are looked up\n"
+            "      --dry-run         list the jobs and which are already done; write nothing\n"
+            "      --retry-failed    give each job that fails one more try at the end of this\n"
+            "                        run (failed jobs are always retried by a rerun)\n"
+            "      --no-fork         run jobs in the worker process itself instead of a forked\n"
+            "                        child (a crashing job then takes the whole sweep down)\n"
+            "  -v, --verbose         one line per finished job\n"
+            "  -h, --help            this help\n"
+            "\n"
+            "exit codes: 0 all jobs done; 1 some jobs failed or a runtime error; 2 bad usage,\n"
+            "bad sweep file or a results file of another sweep (nothing written); 3 stopped\n"
+            "by SIGTERM/SIGINT with the finished results saved (rerun to resume).\n");
+}
+
+/* Under a launcher every rank parses the same argv; only one should talk. */
+static int launcher_rank(void)
+{
+    static const char *vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v != NULL) return atoi(v);
+    }
+    return 0;
+}
+
+static int parse_seconds(const char *opt, const char *text, double *out)
+{
+    char *end;
+    double v = strtod(text, &end);
+    if (end == text || *end != '\0' || !isfinite(v) || v < 0) {
+        if (launcher_rank() == 0)
+            fprintf(stderr, "rcsim sweep: %s: '%s' is not a number of seconds >= 0\n", opt, text);
+        return RC_EXIT_USAGE;
+    }
+    *out = v;
+    return 0;
+}
+
+static void abort_hook(void) { MPI_Abort(MPI_COMM_WORLD, RC_EXIT_RUNTIME); }
+
+int rc_cmd_sweep(int argc, char **argv)
+{
+    enum { OPT_PROGRESS = 256, OPT_GRACE, OPT_DATA_DIR, OPT_DRY_RUN, OPT_RETRY, OPT_NO_FORK };
+    static const struct option longopts[] = {
+        {"out", required_argument, NULL, 'o'},
+        {"set", required_argument, NULL, 's'},
+        {"progress", required_argument, NULL, OPT_PROGRESS},
+        {"grace", required_argument, NULL, OPT_GRACE},
+        {"data-dir", required_argument, NULL, OPT_DATA_DIR},
+        {"dry-run", no_argument, NULL, OPT_DRY_RUN},
+        {"retry-failed", no_argument, NULL, OPT_RETRY},
+        {"no-fork", no_argument, NULL, OPT_NO_FORK},
+        {"verbose", no_argument, NULL, 'v'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    rc_farm_opts o = {.progress_s = 10, .grace_s = 60, .isolate = true};
+    const char **sets = calloc((size_t)argc + 1, sizeof *sets);
+    size_t n_sets = 0;
+    int rc = 0, c;
+    bool quiet = launcher_rank() != 0;
+    opterr = 0;
+    optind = 1;
+    while (rc == 0 && (c = getopt_long(argc, argv, "o:s:vh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o': o.out = optarg; break;
+        case 's':
+            if (strchr(optarg, '=') == NULL) {
+                if (!quiet) fprintf(stderr, "rcsim sweep: --set wants KEY=VALUE, got '%s'\n", optarg);
+                rc = RC_EXIT_USAGE;
+            }
+            sets[n_sets++] = optarg;
+            break;
+        case OPT_PROGRESS: rc = parse_seconds("--progress", optarg, &o.progress_s); break;
+        case OPT_GRACE: rc = parse_seconds("--grace", optarg, &o.grace_s); break;
+        case OPT_DATA_DIR: o.data_dir = optarg; break;
+        case OPT_DRY_RUN: o.dry_run = true; break;
+        case OPT_RETRY: o.retry_failed = true; break;
+        case OPT_NO_FORK: o.isolate = false; break;
+        case 'v': o.verbose = 1; break;
+        case 'h':
+            if (!quiet) print_usage(stdout);
+            free(sets);
+            return 0;
+        default:
+            if (!quiet)
+                fprintf(stderr, "rcsim sweep: unknown or incomplete option '%s' (see --help)\n",
+                        argv[optind - 1]);
+            rc = RC_EXIT_USAGE;
+        }
+    }
+    const char *file = NULL;
+    if (rc == 0) {
+        if (optind + 1 == argc) file = argv[optind];
+        else if (!quiet) fprintf(stderr, "rcsim sweep: expected exactly one sweep FILE (see --help)\n");
+        if (file != NULL && o.out == NULL) {
+            if (!quiet) fprintf(stderr, "rcsim sweep: --out RESULTS.h5 is required\n");
+            file = NULL;
+        }
+        if (file == NULL) rc = RC_EXIT_USAGE;
+    }
+    if (rc != 0) {
+        free(sets);
+        return rc;
+    }
+
+    /* Jobs run in forked children; Open MPI's fork warning is about
+     * children that use MPI, which ours never do (farm/exec.h). */
+    setenv("OMPI_MCA_mpi_warn_on_fork", "0", 0);
+    if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
+        fprintf(stderr, "rcsim sweep: MPI_Init failed\n");
+        free(sets);
+        return RC_EXIT_RUNTIME;
+    }
+    rc_log_set_abort_hook(abort_hook);
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    rc_farm_signals(rank);
+
+    rc_err err = {0};
+    rc_sweep *sw = NULL;
+    int status = 0;
+    if (rank == 0) {
+        sw = rc_sweep_load(file, sets, n_sets, &err);
+        if (sw == NULL) {
+            fprintf(stderr, "rcsim sweep: %s\n", err.msg);
+            status = err.code ? err.code : RC_EXIT_USAGE;
+        }
+    }
+    MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (status == 0) {
+        rc_farm_stats st;
+        rc = rc_farm_run(MPI_COMM_WORLD, sw, &o, &st, &err);
+        if (rank == 0 && err.code != 0) fprintf(stderr, "rcsim sweep: %s\n", err.msg);
+    } else {
+        rc = rank == 0 ? status : 0;
+    }
+    rc_sweep_free(sw);
+    free(sets);
+    MPI_Finalize();
+    return rc;
+}

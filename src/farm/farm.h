@@ -1,0 +1,60 @@
+/* farm: runs a sweep's jobs across MPI ranks and stores the results.
+ *
+ * Rank 0 is the master: it resumes from the journal (farm/store.h), hands
+ * out the remaining jobs most-expensive-first (rc_job_cost_estimate) to
+ * workers that ask for them, appends each result to the journal and writes
+ * it to the HDF5 file in batches, prints progress, and handles SIGTERM and
+ * SIGINT (stop handing out jobs, wait up to `grace_s` for running ones, save,
+ * return RC_EXIT_TERMINATED).  Ranks > 0 are workers running jobs through
+ * farm/exec.h (forked child per job unless `isolate` is off) and ignoring
+ * SIGTERM/SIGINT so that a result in progress is still delivered.  With one
+ * rank the master runs the jobs itself, one after the other.
+ *
+ * rc_farm_run is collective over `comm` (dup'ed inside).  Exit codes: 0 all
+ * jobs done, 1 some jobs failed (or a runtime error), 2 bad input (foreign
+ * results file, ...; nothing touched), 3 stopped by a signal with results
+ * saved.  If the grace period runs out with jobs still running, rank 0 saves
+ * and closes everything and then calls MPI_Abort(comm, 3).
+ */
+#ifndef RCSIM_FARM_FARM_H
+#define RCSIM_FARM_FARM_H
+
+#include <mpi.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/err.h"
+#include "exp/sweep.h"
+
+typedef struct rc_farm_opts {
+    const char *out;      /* results file; the journal is <out>.journal */
+    const char *data_dir; /* if not NULL/empty: data_dir for every job */
+    double progress_s;    /* plain progress line period (default 10) */
+    double grace_s;       /* wait for running jobs after SIGTERM (default 60) */
+    bool isolate;         /* run each job in a forked child (default true) */
+    bool retry_failed;    /* give failed jobs one more try at the end of this run */
+    bool dry_run;         /* print what would run; touch nothing */
+    int verbose;          /* 1: one line per finished job */
+} rc_farm_opts;
+
+typedef struct rc_farm_stats {
+    size_t total;   /* jobs in the sweep */
+    size_t skipped; /* already done before this run (journal) */
+    size_t run;     /* finished successfully in this run */
+    size_t failed;  /* failed in this run (after retries) */
+    size_t left;    /* not run (stopped by a signal) */
+    double wall_s;
+    int workers;
+    bool terminated;
+} rc_farm_stats;
+
+/* Installs the rank's signal handling (master: flag; workers: ignore).
+ * Called by rc_farm_run; exposed so callers can install it early. */
+void rc_farm_signals(int rank);
+
+/* `sw` is only needed (and only read) on rank 0; other ranks may pass NULL.
+ * Returns the exit code of this rank; err is set on rank 0. */
+int rc_farm_run(MPI_Comm comm, const rc_sweep *sw, const rc_farm_opts *o, rc_farm_stats *st,
+                rc_err *err);
+
+#endif

@@ -1,0 +1,1 @@
+set(RCSIM_IO_SOURCES src/io/h5out.c src/io/journal.c)
