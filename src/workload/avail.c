@@ -284,6 +284,8 @@ bool rc_trace_online_at(const rc_trace *t, size_t line, uint64_t s)
 {
     RC_ASSERT(line < t->n_lines);
     const trace_line *l = &t->lines[line];
+    /* A line without toggles may have no toggle storage at all (NULL). */
+    if (l->n == 0) return l->online_at_0;
     uint32_t x = (uint32_t)(s % t->period);
     /* Number of toggles at or before x: each one flips the state. */
     const uint32_t *tg = t->toggles + l->off;

@@ -1,0 +1,3 @@
+# Workload tests: availability traces (avail) and the synthetic generator (synth).
+rcsim_add_unit(avail TIMEOUT 120)
+rcsim_add_unit(synth TIMEOUT 120)
