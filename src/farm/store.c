@@ -146,11 +146,6 @@ rc_store *rc_store_open(const char *out, const rc_sweep *sw, bool *done, rc_err 
     char *jpath = rc_journal_path(out);
     rc_store *s = NULL;
     bool *in_h5 = NULL;
-    if (rc_store_scan(out, sw, done, &scan, err) != 0) goto fail;
-    if (scan.dropped_bytes > 0)
-        fprintf(stderr,
-                "rcsim sweep: %s: dropped a torn last record (%zu bytes; the job will be rerun)\n",
-                jpath, scan.dropped_bytes);
     rc_h5out_sweep meta = {rc_sweep_name(sw), rc_sweep_path(sw), rc_sweep_text(sw),
                            rc_sweep_hash(sw)};
     rc_err cerr = {0};
@@ -159,6 +154,11 @@ rc_store *rc_store_open(const char *out, const rc_sweep *sw, bool *done, rc_err 
         rc_err_set(err, crc, "%s", cerr.msg);
         goto fail;
     }
+    if (rc_store_scan(out, sw, done, &scan, err) != 0) goto fail;
+    if (scan.dropped_bytes > 0)
+        fprintf(stderr,
+                "rcsim sweep: %s: dropped a torn last record (%zu bytes; the job will be rerun)\n",
+                jpath, scan.dropped_bytes);
     if (crc != 0) {
         /* Not HDF5-readable.  Only a file we can rebuild is ours to move. */
         if (!scan.exists) {
