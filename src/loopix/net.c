@@ -49,7 +49,7 @@ static uint32_t ring_pop(ring *r)
  * and the time it reached the recipient's postbox. */
 typedef struct sub {
     uint32_t recipient, body;
-    rc_time arrived;
+    rc_time emitted, arrived;
 } sub;
 
 typedef struct user {
@@ -116,7 +116,7 @@ static uint32_t sub_new(rc_net *n, uint32_t recipient, uint32_t body)
         }
         i = n->n_subs++;
     }
-    n->subs[i] = (sub){recipient, body, 0};
+    n->subs[i] = (sub){recipient, body, 0, 0};
     return i;
 }
 
@@ -240,6 +240,7 @@ static void emit_bundle(rc_net *n, uint32_t ui, rc_time t)
             continue;
         }
         u->wait_real--;
+        n->subs[s].emitted = t;
         n->hooks.sent(n->hooks.ctx, ui, n->subs[s].body, t);
         /* The last layer delays each sub-message separately, then the egress
          * provider files it in the next tick (delay 0). */
@@ -369,6 +370,7 @@ static void on_arrive(void *ctx, const rc_event *ev)
     rc_net *n = ctx;
     sub *s = &n->subs[ev->obj];
     s->arrived = ev->t;
+    if (n->hooks.arrived) n->hooks.arrived(n->hooks.ctx, s->recipient, s->body, s->emitted, ev->t);
     ring_push(&n->users[s->recipient].postbox, ev->obj);
     ensure_pull(n, s->recipient, ev->t);
 }

@@ -39,6 +39,9 @@ typedef struct rc_net_hooks {
     void (*sent)(void *ctx, uint32_t user, uint32_t body, rc_time now);
     void (*deliver)(void *ctx, uint32_t user, uint32_t body, bool online_label, rc_time now);
     void (*online)(void *ctx, uint32_t user, bool online, rc_time now);
+    /* Optional observer: a real message reached its recipient's postbox
+     * (emitted = when its bundle left the sender).  Tests use it. */
+    void (*arrived)(void *ctx, uint32_t user, uint32_t body, rc_time emitted, rc_time now);
 } rc_net_hooks;
 
 /* Same-time event classes (spec §1.2 order). */

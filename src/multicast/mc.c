@@ -181,7 +181,7 @@ rc_mc *rc_mc_new(rc_sim *sim, const rc_job *job, const rc_trace *trace, rc_err *
             return NULL;
         }
     }
-    rc_net_hooks hooks = {mc, hook_sent, hook_deliver, hook_online};
+    rc_net_hooks hooks = {mc, hook_sent, hook_deliver, hook_online, NULL};
     mc->net = rc_net_new(sim, job, trace, mc->spec.p, forced, hooks, &mc->ctr);
     free(forced);
     rc_sim_on(sim, EV_MC_TIMER, on_timer, mc);

@@ -1,0 +1,2 @@
+rcsim_add_unit(evq)
+rcsim_add_unit(param)

@@ -1,0 +1,1 @@
+rcsim_add_unit(net)

@@ -1,0 +1,3 @@
+rcsim_add_unit(schedule)
+rcsim_add_unit(strategies)
+rcsim_add_unit(paper_numbers TIMEOUT 900)

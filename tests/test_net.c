@@ -1,0 +1,305 @@
+/* The Loopix net: per-hop delays, payload slots, pulls, offline clients.
+ * Statistical tests use explicit tolerances (several sigma) with fixed seeds. */
+#include <criterion/criterion.h>
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/sim.h"
+#include "exp/job.h"
+#include "loopix/net.h"
+#include "workload/avail.h"
+
+typedef struct obs {
+    double *net_s;     /* emitted -> postbox */
+    size_t n_net;
+    rc_time *sent_t;
+    size_t n_sent;
+    rc_time *deliver_t;
+    rc_time *arrive_t;
+    bool *labels;
+    size_t n_deliver;
+    rc_net *net;
+    uint32_t offline_checks_failed;
+} obs;
+
+static obs O;
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void h_sent(void *c, uint32_t u, uint32_t b, rc_time now)
+{
+    (void)c, (void)u, (void)b;
+    O.sent_t[O.n_sent++] = now;
+}
+static void h_deliver(void *c, uint32_t u, uint32_t b, bool online, rc_time now)
+{
+    (void)c;
+    if (!rc_net_online(O.net, u)) O.offline_checks_failed++;
+    O.deliver_t[O.n_deliver] = now;
+    O.arrive_t[O.n_deliver] = (rc_time)b; /* tests put the send time in the body */
+    O.labels[O.n_deliver++] = online;
+}
+static void h_online(void *c, uint32_t u, bool on, rc_time now) { (void)c, (void)u, (void)on, (void)now; }
+static void h_arrived(void *c, uint32_t u, uint32_t b, rc_time emitted, rc_time now)
+{
+    (void)c, (void)u, (void)b;
+    O.net_s[O.n_net++] = (double)(now - emitted) / 1e6;
+}
+
+static void obs_reset(size_t cap)
+{
+    free(O.net_s), free(O.sent_t), free(O.deliver_t), free(O.arrive_t), free(O.labels);
+    memset(&O, 0, sizeof O);
+    O.net_s = calloc(cap, sizeof(double));
+    O.sent_t = calloc(cap, sizeof(rc_time));
+    O.deliver_t = calloc(cap, sizeof(rc_time));
+    O.arrive_t = calloc(cap, sizeof(rc_time));
+    O.labels = calloc(cap, sizeof(bool));
+}
+
+static rc_net *make(rc_sim *sim, rc_job *job, const rc_trace *tr, double seconds)
+{
+    rc_job_resolve(job);
+    rc_sim_init(sim, (rc_time)(seconds * 1e6));
+    rc_net_hooks h = {NULL, h_sent, h_deliver, h_online, h_arrived};
+    static rc_counters ctr;
+    rc_net *n = rc_net_new(sim, job, tr, 1, NULL, h, &ctr);
+    O.net = n;
+    return n;
+}
+
+/* A single exponential hop: exact model, one mix layer, no ingress delay; the
+ * network time of a message is then exactly one per-hop delay.  KS test. */
+Test(net, per_hop_delay_is_exponential_with_the_set_mean)
+{
+    rc_job job;
+    rc_job_defaults(&job);
+    job.users = 4;
+    job.mix_layers = 1;
+    job.rate_delay = 3;
+    job.seed = 11;
+    obs_reset(200000);
+    rc_sim sim;
+    rc_net *n = make(&sim, &job, NULL, 1e5);
+    rc_net_start(n);
+    for (int i = 0; i < 20000; i++) rc_net_send(n, 0, 1, 0);
+    rc_sim_run(&sim, NULL, NULL, 0);
+    cr_assert_gt(O.n_net, 19000, "only %zu messages arrived", O.n_net);
+    double *x = O.net_s;
+    size_t m = O.n_net;
+    qsort(x, m, sizeof *x, cmp);
+    double d = 0;
+    for (size_t i = 0; i < m; i++) {
+        double F = gsl_cdf_exponential_P(x[i], 1.0 / 3.0);
+        double a = fabs(F - (double)i / m), b = fabs(F - (double)(i + 1) / m);
+        if (a > d) d = a;
+        if (b > d) d = b;
+    }
+    /* KS critical value at alpha = 0.001: 1.95 / sqrt(m); allow for the
+     * microsecond rounding. */
+    cr_assert_lt(d, 1.95 / sqrt((double)m) + 1e-5, "KS distance %g over %zu samples", d, m);
+    double mean = gsl_stats_mean(x, 1, m);
+    cr_assert(fabs(mean - 1.0 / 3.0) < 5 * (1.0 / 3.0) / sqrt((double)m), "mean %g", mean);
+    rc_net_free(n);
+    rc_sim_free(&sim);
+}
+
+/* Paper model: 5 hand-off ticks plus four lifted delays, ~1.40 s (spec §1.6). */
+Test(net, paper_network_time_matches_the_lattice_formula)
+{
+    rc_job job;
+    rc_job_defaults(&job);
+    job.users = 4;
+    job.model = RC_MODEL_PAPER;
+    job.seed = 5;
+    obs_reset(100000);
+    rc_sim sim;
+    rc_net *n = make(&sim, &job, NULL, 2e4);
+    rc_net_start(n);
+    for (int i = 0; i < 20000; i++) rc_net_send(n, 0, 1, 0);
+    rc_sim_run(&sim, NULL, NULL, 0);
+    double mean = gsl_stats_mean(O.net_s, 1, O.n_net);
+    /* E[ceil(floor(1000 X)/10)*10] ms for X ~ Exp(3), per hop, by summation. */
+    double hop = 0;
+    for (int ms = 0; ms < 20000; ms++) {
+        double pms = exp(-3.0 * ms / 1000.0) - exp(-3.0 * (ms + 1) / 1000.0);
+        hop += pms * ceil(ms / 10.0) * 10.0;
+    }
+    double want = (5 * 10.0 + 4 * hop) / 1000.0;
+    double sd = sqrt(4.0) * (1.0 / 3.0) / sqrt((double)O.n_net);
+    cr_assert(fabs(mean - want) < 5 * sd, "mean network time %g s, want %g +- %g", mean, want,
+              5 * sd);
+    for (size_t i = 0; i < O.n_net; i++) {
+        double t_ms = O.net_s[i] * 1000;
+        cr_assert(fabs(t_ms / 10 - round(t_ms / 10)) < 1e-6, "not on the 10 ms lattice: %g", t_ms);
+        cr_assert(t_ms >= 50 - 1e-9, "faster than 5 hand-offs: %g ms", t_ms);
+    }
+    rc_net_free(n);
+    rc_sim_free(&sim);
+}
+
+/* A client with a full queue sends at its payload rate: lambda_P in the exact
+ * model, (1 - exp(-lambda dt))/dt on the lattice (spec §1.4). */
+static void check_rate(rc_model model, double want)
+{
+    rc_job job;
+    rc_job_defaults(&job);
+    job.users = 4;
+    job.model = model;
+    job.seed = 3;
+    double T = 5000;
+    obs_reset(40000);
+    rc_sim sim;
+    rc_net *n = make(&sim, &job, NULL, T);
+    rc_net_start(n);
+    for (int i = 0; i < 30000; i++) rc_net_send(n, 0, 1, 0);
+    rc_sim_run(&sim, NULL, NULL, 0);
+    double rate = (double)O.n_sent / T, sd = sqrt(want * T) / T;
+    cr_assert(fabs(rate - want) < 5 * sd, "payload rate %g/s, want %g +- %g", rate, want, 5 * sd);
+    rc_net_free(n);
+    rc_sim_free(&sim);
+}
+
+Test(net, payload_slots_have_the_configured_rate)
+{
+    check_rate(RC_MODEL_EXACT, 2.0);
+    check_rate(RC_MODEL_PAPER, (1 - exp(-2.0 * 0.01)) / 0.01);
+}
+
+static char *write_trace(const char *const *lines, size_t n)
+{
+    static char path[256];
+    snprintf(path, sizeof path, "/tmp/rcsim-test-trace-%d.txt.gz", (int)getpid());
+    rc_err err = {0};
+    cr_assert_eq(rc_trace_write(path, lines, n, &err), 0, "%s", err.msg);
+    return path;
+}
+
+static char *pattern(size_t len, size_t on_from, size_t on_to)
+{
+    char *s = malloc(len + 1);
+    for (size_t i = 0; i < len; i++) s[i] = (i >= on_from && i < on_to) ? '1' : '0';
+    s[len] = '\0';
+    return s;
+}
+
+/* Pulls happen every second of online time and never offline; a message to
+ * an offline user waits at its provider (spec §1.4, §1.7). */
+static void pulls_case(rc_model model)
+{
+    size_t L = 600;
+    /* user 1 online [0,100) s, offline [100,300) s, online [300,600) s */
+    char *l0 = pattern(L, 0, L);
+    char *l1 = malloc(L + 1);
+    for (size_t i = 0; i < L; i++) l1[i] = (i < 100 || i >= 300) ? '1' : '0';
+    l1[L] = '\0';
+    const char *lines[4] = {l0, l1, l0, l0};
+    char *path = write_trace(lines, 4);
+    rc_err err = {0};
+    rc_trace *tr = rc_trace_load(path, 4, &err);
+    cr_assert_not_null(tr, "%s", err.msg);
+    rc_job job;
+    rc_job_defaults(&job);
+    job.users = 4;
+    job.model = model;
+    job.quirks.trace16 = 1; /* lines by user index */
+    job.seed = 2;
+    obs_reset(100000);
+    rc_sim sim;
+    rc_net *n = make(&sim, &job, tr, 590);
+    rc_net_start(n);
+    /* user 0 sends to user 1 continuously from t=0; the body is unused here */
+    for (int i = 0; i < 1000; i++) rc_net_send(n, 0, 1, 0);
+    rc_sim_run(&sim, NULL, NULL, 0);
+    cr_assert_eq(O.offline_checks_failed, 0, "%u deliveries while offline",
+                 O.offline_checks_failed);
+    cr_assert_gt(O.n_deliver, 500);
+    bool saw_after_gap = false;
+    for (size_t i = 0; i < O.n_deliver; i++) {
+        double t = (double)O.deliver_t[i] / 1e6;
+        cr_assert(t < 100 || t >= 300, "delivery at %g s while user 1 was offline", t);
+        if (model == RC_MODEL_PAPER) {
+            /* Paper: pulls at whole seconds of online time; the 200 s gap
+             * shifts nothing because it is a whole number of seconds. */
+            cr_assert(fabs(t - round(t)) < 1e-9, "paper pull off the 1 s grid: %g", t);
+        }
+        if (t >= 300 && !saw_after_gap) {
+            saw_after_gap = true;
+            cr_assert(t <= 301.0 + 1e-9, "first pull after the gap at %g s", t);
+        }
+    }
+    cr_assert(saw_after_gap, "messages sent during the gap were never delivered");
+    /* consecutive pulls while online are one period apart or more */
+    size_t distinct = 0;
+    rc_time prev = -1;
+    for (size_t i = 0; i < O.n_deliver; i++) {
+        if (O.deliver_t[i] == prev) continue;
+        if (prev >= 0 && !(prev < 100000000 && O.deliver_t[i] >= 300000000))
+            cr_assert_geq(O.deliver_t[i] - prev, 1000000, "pulls %lld and %lld closer than 1 s",
+                          (long long)prev, (long long)O.deliver_t[i]);
+        prev = O.deliver_t[i];
+        distinct++;
+    }
+    cr_assert_gt(distinct, 200, "only %zu distinct pulls delivered something", distinct);
+    rc_net_free(n);
+    rc_sim_free(&sim);
+    rc_trace_free(tr);
+    unlink(path);
+    free(l0);
+    free(l1);
+}
+
+Test(net, pulls_every_second_only_while_online_paper) { pulls_case(RC_MODEL_PAPER); }
+Test(net, pulls_every_second_only_while_online_exact) { pulls_case(RC_MODEL_EXACT); }
+
+/* Bundles of p: a user with split 2 emits [m1 m2], [m3 m4], ... one bundle
+ * per tick at most (spec §9.4). */
+Test(net, split_two_emits_pairs)
+{
+    rc_job job;
+    rc_job_defaults(&job);
+    job.users = 4;
+    job.model = RC_MODEL_PAPER;
+    job.rate_drop = 0;
+    job.rate_loop = 0;
+    job.rate_payload = 1000; /* fires every tick */
+    job.seed = 1;
+    rc_job_resolve(&job);
+    obs_reset(1000);
+    rc_sim sim;
+    rc_sim_init(&sim, 100000);
+    rc_net_hooks h = {NULL, h_sent, h_deliver, h_online, h_arrived};
+    rc_counters ctr = {0};
+    rc_net *n = rc_net_new(&sim, &job, NULL, 2, NULL, h, &ctr);
+    O.net = n;
+    rc_net_start(n);
+    for (int i = 0; i < 6; i++) rc_net_send(n, 0, 1, (uint32_t)i);
+    rc_sim_run(&sim, NULL, NULL, 0);
+    /* Sent after the user's turn at t=0, the first bundle may be [cover, m1];
+     * after that the messages pair up in order, one bundle per tick. */
+    cr_assert_eq(O.n_sent, 6);
+    size_t bundles = 1, in_bundle = 1;
+    for (size_t i = 1; i < O.n_sent; i++) {
+        cr_assert_geq(O.sent_t[i], O.sent_t[i - 1], "out of order");
+        if (O.sent_t[i] == O.sent_t[i - 1]) {
+            in_bundle++;
+            cr_assert_leq(in_bundle, 2, "more than p sub-messages in a bundle");
+        } else {
+            cr_assert_geq(O.sent_t[i] - O.sent_t[i - 1], 10000, "two bundles in one tick");
+            bundles++;
+            in_bundle = 1;
+        }
+    }
+    cr_assert(bundles == 3 || bundles == 4, "%zu bundles for 6 messages at p=2", bundles);
+    rc_net_free(n);
+    rc_sim_free(&sim);
+}
