@@ -14,7 +14,7 @@
  *     offline periods per line is `gaps` (rc_synth_sigma_off);
  *   - online sessions ~ LogNormal with log-sd `sigma_on` and the mean that
  *     makes line i online a fraction f_i of the time in steady state.
- * Each line starts after a warm-up of at least ten mean cycles, so the state
+ * Each line starts after a warm-up of at least 100 mean cycles, so the state
  * at second 0 is (nearly) stationary.  A seed fixes the output: gsl_rng
  * mt19937 seeded with it, drawn in a fixed order.
  *
