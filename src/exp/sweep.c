@@ -1013,66 +1013,66 @@ size_t rc_sweep_axis_size(const rc_sweep *s, size_t i)
 /* ------------------------------------------------------------------------ */
 /* cost model                                                                */
 
-/* Events per second of one Poisson stream of rate `r`: on the 10 ms lattice a
- * stream fires at most once per tick (spec §1.4), so its event rate is
- * (1 - e^{-r tick}) / tick. */
-static double stream_rate(double r, bool lattice, double tick)
-{
-    if (r <= 0) return 0;
-    if (!lattice || tick <= 0) return r;
-    return -expm1(-r * tick) / tick;
-}
-
 double rc_job_cost_estimate(const rc_job *in)
 {
-    /* Calibration constants.  SEC_PER_EVENT is the engine's cost per event
-     * (a heap operation plus the model handler), SEC_PER_JOB the fixed cost
-     * of building the network, loading a trace and summarising the result.
-     * They are first guesses for a C event-driven engine on one core of this
-     * machine (spec §8: "seconds to a minute" for a 24 h m=128 job); replace
-     * them by fits to measured wall_s (the results files hold wall_s and
-     * events per job) once the engine runs. */
-    static const double SEC_PER_EVENT = 1.5e-7;
-    static const double SEC_PER_JOB = 0.02;
+    /* Calibration constants, fitted to `rcsim run --model paper --duration 6h`
+     * on this machine (commit 9706b57's engine, m = 32..256, all strategy
+     * families, traces, burst 32, 16 groups, lambda/16, --cover full):
+     *  - the engine skips idle cover traffic, so the work is the real
+     *    traffic: EVENTS_PER_COPY events per sub-message copy (measured
+     *    4.0-5.5; copies = gs-1 per multicast, twice that with
+     *    Rollercoaster's ACKs);
+     *  - SEC_PER_EVENT: 0.39-0.43 us per event (unloaded runs);
+     *  - RC-FT arms about TIMEOUT_EVENTS events per member and multicast;
+     *  - large p costs more per event (bundling work not counted as events):
+     *    x1.3 at p = 8, x3.4 at p = 16;
+     *  - a saturated network (utilisation rho near 1, spec §6 Fig. 8) keeps
+     *    long queues: x(1 + rho^1.5), measured x1.3-x1.9;
+     *  - traces: offline members receive less, x0.75; loading one costs
+     *    SEC_PER_TRACE (a 50 MB gunzip);
+     *  - --cover full routes every cover packet: about 100 M events per
+     *    6 h at m = 128.
+     * Re-fit them from a results file (per-job wall_s and events attributes)
+     * if the engine changes; the estimate only ranks jobs and sizes runs. */
+    static const double SEC_PER_EVENT = 0.4e-6;
+    static const double EVENTS_PER_COPY = 5.2;
+    static const double TIMEOUT_EVENTS = 1.6;
+    static const double SEC_PER_JOB = 0.005;
+    static const double SEC_PER_TRACE = 0.2;
+    static const double TRACE_FACTOR = 0.75;
 
     rc_job job = *in;
     rc_job_resolve(&job);
     rc_strategy_spec s;
     if (rc_strategy_parse(job.strategy, &s, NULL) != 0)
         s = (rc_strategy_spec){.kind = RC_STRAT_UNICAST, .k = 1, .p = 1};
+    bool rc = s.kind == RC_STRAT_ROLLERCOASTER;
     double m = job.users, gs = rc_job_group_size(&job), g = job.groups;
     double p = s.p > 0 ? s.p : 1;
     double div = job.lambda_div > 0 ? job.lambda_div : 1;
-    bool lattice = job.quirks.lattice == 1;
-    double T = job.duration_s;
+    bool traced = strcmp(job.trace, "online") != 0;
 
-    /* Client streams (spec §1.4-1.5): payload, drop and loop, each scaled by p
-     * and divided by lambda_div; they run in every scenario because they
-     * decide when real messages can leave.  Plus one pull per period. */
-    double per_user = stream_rate(job.rate_payload * p / div, lattice, job.tick_s) +
-                      stream_rate(job.rate_drop * p / div, lattice, job.tick_s) +
-                      stream_rate(job.rate_loop * p / div, lattice, job.tick_s);
-    per_user += job.pull_period_s > 0 ? 1.0 / job.pull_period_s : 1.0;
-    double client = m * per_user;
+    double multicasts = g * job.app_rate * job.burst * job.duration_s;
+    double copies = multicasts * (gs - 1) * (rc ? 2.0 : 1.0);
+    double events = copies * EVENTS_PER_COPY;
+    if (s.timeouts) events += multicasts * gs * TIMEOUT_EVENTS;
+    if (traced) events *= TRACE_FACTOR;
 
-    /* Real traffic: each multicast sends gs-1 copies (plus gs-1 ACKs for
-     * Rollercoaster, spec §2.3.4), each crossing provider, the mix layers and
-     * the recipient's provider; the first three hops are shared by p copies. */
-    double multicasts = g * job.app_rate * job.burst;
-    double copies = (gs - 1) * (s.kind == RC_STRAT_ROLLERCOASTER ? 2.0 : 1.0);
-    double hops = 3.0 / p + (job.mix_layers - 2) + 2.0;
-    double real = multicasts * copies * hops;
-    if (s.timeouts) real += multicasts * gs; /* one armed timeout per member */
+    /* Utilisation: real sub-messages per second against the payload slots of
+     * all clients (lambda_P * p / div each), spec §6 "Load check". */
+    double slots = m * job.rate_payload * p / div;
+    double rho = job.duration_s > 0 && slots > 0 ? copies / job.duration_s / slots : 0;
+    if (rho > 2) rho = 2;
+    double load = 1 + pow(rho, 1.5);
+    double wide = 1 + pow(p / 12.0, 3);
 
-    /* --cover full routes every cover packet and the mix loops as well. */
     double cover = 0;
     if (job.cover == RC_COVER_FULL) {
         double packets = m * (job.rate_payload + job.rate_drop + job.rate_loop) / div;
         double mixes = (double)job.mix_layers * job.mixes_per_layer;
-        cover = (packets + mixes * job.mix_rate_loop / div) * (job.mix_layers + 2);
+        cover = (packets + mixes * job.mix_rate_loop / div) * (job.mix_layers + 2) *
+                job.duration_s;
     }
-
-    /* A saturated sender (burst workloads, spec §6 Fig. 8) keeps long queues,
-     * which cost memory but few extra events: no term for it. */
-    return SEC_PER_JOB + SEC_PER_EVENT * T * (client + real + cover);
+    return SEC_PER_JOB + (traced ? SEC_PER_TRACE : 0) +
+           SEC_PER_EVENT * (events * wide * load + cover);
 }
