@@ -1,0 +1,35 @@
+#!/bin/bash
+# Installs the Debian 12 packages rcsim needs, skipping those already present.
+# Usage: scripts/deps.sh [--slurm] [--fuzz]    (run as root; uses apt-get)
+set -euo pipefail
+
+pkgs=(build-essential cmake pkg-config git openmpi-bin libopenmpi-dev libgsl-dev libhdf5-dev
+      hdf5-tools libcriterion-dev libyaml-dev zlib1g-dev python3-h5py python3-numpy
+      python3-matplotlib valgrind)
+for arg in "$@"; do
+  case "$arg" in
+    --slurm) pkgs+=(slurm-wlm munge) ;;
+    --fuzz) pkgs+=(clang libclang-rt-14-dev) ;;
+    *) echo "deps.sh: unknown option $arg" >&2; exit 2 ;;
+  esac
+done
+
+missing=()
+for p in "${pkgs[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "deps: all ${#pkgs[@]} packages present"
+  exit 0
+fi
+if [ "$(id -u)" -ne 0 ]; then
+  echo "deps: missing packages: ${missing[*]}" >&2
+  echo "deps: run as root (or: sudo apt-get install ${missing[*]})" >&2
+  exit 1
+fi
+echo "deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+apt-get install -y -q --no-install-recommends "${missing[@]}"
