@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/commands.h"
@@ -13,9 +14,32 @@
 #include "exp/run.h"
 #include "multicast/strategy_name.h"
 
-#ifdef RCSIM_HAVE_H5OUT
 #include "io/h5out.h"
-#endif
+
+/* Writes the job as a one-job results file: to PATH.tmp first, renamed into
+ * place only when complete, so a failure leaves no partial file. */
+static int write_out(const char *path, const rc_job *job, const rc_result *r, rc_err *err)
+{
+    char tmp[4096], canon[8192];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    rc_job_canonical(job, canon, sizeof canon);
+    unlink(tmp);
+    rc_h5out_sweep sw = {"run", "", canon, r->job_id};
+    rc_h5out *h = rc_h5out_open(tmp, &sw, err);
+    if (h == NULL) return err->code ? err->code : RC_EXIT_RUNTIME;
+    char host[256] = "unknown";
+    gethostname(host, sizeof host);
+    rc_h5out_prov prov = {host, 0, (double)time(NULL)};
+    int rc = rc_h5out_begin(h, err);
+    if (rc == 0) rc = rc_h5out_write_job(h, job, r, &prov, err);
+    int rc2 = rc_h5out_end(h, err);
+    rc_h5out_close(h, rc ? NULL : err);
+    if (rc == 0) rc = rc2;
+    if (rc == 0 && rename(tmp, path) != 0)
+        rc = rc_err_set(err, RC_EXIT_RUNTIME, "cannot rename %s to %s", tmp, path);
+    if (rc != 0) unlink(tmp);
+    return rc;
+}
 
 static void usage(FILE *out)
 {
@@ -181,12 +205,6 @@ int rc_cmd_run(int argc, char **argv)
         fprintf(stderr, "rcsim run: %s\n", err.msg);
         return RC_EXIT_USAGE;
     }
-#ifndef RCSIM_HAVE_H5OUT
-    if (out_path) {
-        fprintf(stderr, "rcsim run: --out is not available in this build\n");
-        return RC_EXIT_USAGE;
-    }
-#endif
     rc_result res;
     int rc = rc_run_job(&job, &res, NULL, NULL, &err);
     if (rc != 0) {
@@ -195,12 +213,10 @@ int rc_cmd_run(int argc, char **argv)
     }
     if (!quiet && !json) print_human(&job, &res);
     if (json) print_json(&job, &res);
-#ifdef RCSIM_HAVE_H5OUT
     if (out_path) {
-        rc = rc_h5out_write_single(out_path, &job, &res, &err);
+        rc = write_out(out_path, &job, &res, &err);
         if (rc != 0) fprintf(stderr, "rcsim run: %s\n", err.msg);
     }
-#endif
     rc_result_free(&res);
     return rc;
 }
