@@ -30,34 +30,65 @@ PAPER_STAT = {
 }
 
 
-def hist_quantile(counts, edges, q):
-    """Quantile q in [0, 1] of the samples behind a histogram.
-
-    Follows numpy.percentile's linear rule on ranks: the target rank is q*(n-1)
-    (0-based); inside the bin holding that rank the samples are taken as evenly
-    spread, so the answer is within one bin width of numpy's on the raw samples.
-    The overflow bin (upper edge +inf) answers with its lower edge.
-    """
+def _hist_setup(counts, edges, q):
     counts = np.asarray(counts, dtype=np.float64)
     edges = np.asarray(edges, dtype=np.float64)
     if edges.shape[0] != counts.shape[0] + 1:
         raise ValueError("edges must have len(counts)+1 entries")
     if not 0.0 <= q <= 1.0:
         raise ValueError("quantile %r outside [0, 1]" % q)
-    n = counts.sum()
-    if n <= 0:
-        return math.nan
-    rank = q * (n - 1)
-    cum = np.cumsum(counts)
-    i = int(np.searchsorted(cum, rank, side="right"))  # first bin with cum > rank
-    i = min(i, counts.shape[0] - 1)
+    return counts, edges, np.cumsum(counts)
+
+
+def _bin_of_rank(cum, k):
+    """Bin holding the sample of 0-based rank k."""
+    return min(int(np.searchsorted(cum, k, side="right")), cum.shape[0] - 1)
+
+
+def _sample_estimate(counts, edges, cum, k):
+    """Value of the sample of rank k, taking a bin's samples as evenly spread in it."""
+    i = _bin_of_rank(cum, k)
     lo, hi = edges[i], edges[i + 1]
     if not math.isfinite(hi):
         return float(lo)
-    before = cum[i] - counts[i]
-    # Samples of bin i sit at the centres of c equal slices of [lo, hi).
-    frac = (rank - before + 0.5) / counts[i]
+    frac = (k - (cum[i] - counts[i]) + 0.5) / counts[i]
     return float(lo + min(max(frac, 0.0), 1.0) * (hi - lo))
+
+
+def hist_quantile(counts, edges, q):
+    """Quantile q in [0, 1] of the samples behind a histogram.
+
+    Follows numpy.percentile's linear rule on ranks: the target rank is r = q*(n-1)
+    (0-based) and the answer interpolates between the samples of ranks floor(r) and
+    floor(r)+1, each estimated as evenly spread inside its bin.  So the answer is
+    within one bin width of numpy's on the raw samples when both sit in one bin, and
+    always inside hist_quantile_bounds().  The overflow bin (upper edge +inf) answers
+    with its lower edge.
+    """
+    counts, edges, cum = _hist_setup(counts, edges, q)
+    n = cum[-1] if cum.shape[0] else 0
+    if n <= 0:
+        return math.nan
+    r = q * (n - 1)
+    f = math.floor(r)
+    v0 = _sample_estimate(counts, edges, cum, f)
+    if r == f:
+        return v0
+    v1 = _sample_estimate(counts, edges, cum, f + 1)
+    return v0 + (r - f) * (v1 - v0)
+
+
+def hist_quantile_bounds(counts, edges, q):
+    """(lo, hi) that surely contain numpy.percentile's answer on the raw samples: from
+    the lower edge of the bin of rank floor(r) to the upper edge of the bin of rank
+    ceil(r).  Used to check a summary against its histogram exactly."""
+    counts, edges, cum = _hist_setup(counts, edges, q)
+    n = cum[-1] if cum.shape[0] else 0
+    if n <= 0:
+        return (math.nan, math.nan)
+    r = q * (n - 1)
+    return (float(edges[_bin_of_rank(cum, math.floor(r))]),
+            float(edges[_bin_of_rank(cum, math.ceil(r)) + 1]))
 
 
 def hist_mean(counts, edges):

@@ -57,6 +57,18 @@ class HistQuantile(unittest.TestCase):
         x = np.round(self.rng.uniform(1, 60, 10001), 2)
         self.check(x, lambda v: 0.0101)
 
+    def test_bounds_contain_numpy_for_small_samples(self):
+        # few samples: numpy interpolates across bins, so only the bracket is exact
+        for n in (2, 3, 7, 31):
+            x = np.round(self.rng.uniform(1, 30, n), 2)
+            h = histogram(x, self.edges)
+            for q in (0.01, 0.25, 0.5, 0.9, 0.99):
+                want = float(np.percentile(x, 100 * q))
+                lo, hi = stats.hist_quantile_bounds(h, self.edges, q)
+                got = stats.hist_quantile(h, self.edges, q)
+                self.assertTrue(lo - 1e-9 <= want <= hi + 1e-9, (n, q, lo, want, hi))
+                self.assertTrue(lo - 1e-9 <= got <= hi + 1e-9, (n, q, lo, got, hi))
+
     def test_small_samples_and_degenerate(self):
         e = np.array([0.0, 1.0, 2.0, 3.0])
         self.assertEqual(stats.hist_quantile([0, 1, 0], e, 0.5), 1.5)
