@@ -445,8 +445,7 @@ static int write_params(hid_t g, const rc_job *resolved)
     return 0;
 }
 
-static int write_common(hid_t g, const rc_job *job, const char *status,
-                        const rc_h5out_prov *prov)
+static int write_common(hid_t g, const rc_job *job, const rc_h5out_prov *prov)
 {
     rc_job r = *job;
     rc_job_resolve(&r);
@@ -457,8 +456,7 @@ static int write_common(hid_t g, const rc_job *job, const char *status,
     return write_params(g, &r) || attr_str(g, "job_id", hex) || attr_str(g, "canonical", canon) ||
            attr_str(g, "rcsim_version", RCSIM_VERSION) ||
            attr_str(g, "git_revision", RCSIM_GIT_REVISION) || attr_str(g, "host", prov->host) ||
-           attr_i64(g, "rank", prov->rank) || attr_str(g, "finished_utc", fin) ||
-           attr_str(g, "status", status);
+           attr_i64(g, "rank", prov->rank) || attr_str(g, "finished_utc", fin);
 }
 
 /* Field table for the counters so the attribute list follows rc_counters. */
@@ -495,7 +493,7 @@ int rc_h5out_write_job(rc_h5out *h, const rc_job *job, const rc_result *r,
     int bad = delete_if_exists(jobs, tmp);
     hid_t g = bad ? -1 : H5Gcreate2(jobs, tmp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (g < 0) bad = 1;
-    if (!bad) bad = write_common(g, job, "ok", prov);
+    if (!bad) bad = write_common(g, job, prov);
     if (!bad) {
         const rc_counters *c = &r->c;
         for (size_t i = 0; i < sizeof counter_fields / sizeof counter_fields[0] && !bad; i++)
@@ -530,6 +528,8 @@ int rc_h5out_write_job(rc_h5out *h, const rc_job *job, const rc_result *r,
         bad = write_dataset(g, "undelivered", H5T_NATIVE_UINT32, H5T_STD_U32LE, 2, dims, u);
         free(u);
     }
+    /* status last: a group cut short by a crash has no status = "ok". */
+    if (!bad) bad = attr_str(g, "status", "ok");
     if (g >= 0) H5Gclose(g);
     /* Publish under the real name only now that the group is complete. */
     if (!bad) bad = delete_if_exists(jobs, hex) ||
@@ -558,7 +558,8 @@ int rc_h5out_write_failed(rc_h5out *h, const rc_job *job, const char *message,
     int bad = delete_if_exists(fg, hex);
     hid_t g = bad ? -1 : H5Gcreate2(fg, hex, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (g < 0) bad = 1;
-    if (!bad) bad = write_common(g, job, "failed", prov) || attr_str(g, "error", message);
+    if (!bad) bad = write_common(g, job, prov) || attr_str(g, "error", message) ||
+                    attr_str(g, "status", "failed");
     if (g >= 0) H5Gclose(g);
     H5Gclose(fg);
     if (bad)
