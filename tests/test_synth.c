@@ -127,20 +127,28 @@ Test(synth, statistics_match_targets)
 
 Test(synth, homogeneous_lines_when_concentration_is_zero)
 {
+    /* ~20 cycles a day with sigma_off ~0.86: only the within-line sampling
+     * spread remains without the Beta, and the Beta adds a lot to it. */
     rc_synth_model m;
     rc_synth_default(&m);
     m.online = 0.8;
     m.gaps = 20;
-    m.gap_median_s = 300;
+    m.gap_median_s = 600;
     m.sigma_on = 0.5;
     m.concentration = 0;
     rc_trace *t = generate(&m, 100, 9, "homog.txt.gz");
-    rc_trace_stats s;
-    rc_synth_stats(t, &s);
-    cr_assert_float_eq(s.mean_online, 0.8, 0.02, "online %.4f", s.mean_online);
-    /* Only the within-line sampling spread remains (~20 cycles a day). */
-    cr_assert_lt(s.online_sd, 0.12, "per-line sd %.3f", s.online_sd);
+    rc_trace_stats s0;
+    rc_synth_stats(t, &s0);
     rc_trace_free(t);
+    m.concentration = 3;
+    t = generate(&m, 100, 9, "hetero.txt.gz");
+    rc_trace_stats s3;
+    rc_synth_stats(t, &s3);
+    rc_trace_free(t);
+    cr_assert_float_eq(s0.mean_online, 0.8, 0.02, "online %.4f", s0.mean_online);
+    cr_assert_lt(s0.online_sd, 0.1, "per-line sd %.3f", s0.online_sd);
+    cr_assert_gt(s3.online_sd, s0.online_sd + 0.08, "sd %.3f (K=3) vs %.3f (K=0)", s3.online_sd,
+                 s0.online_sd);
 }
 
 Test(synth, fit_reproduces_the_statistics)
