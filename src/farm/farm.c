@@ -1,6 +1,7 @@
 #include "farm/farm.h"
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -246,10 +247,16 @@ static bool master_loop(master *m, MPI_Comm comm, int size)
 static void print_summary(const master *m, const rc_farm_stats *st)
 {
     rc_progress_break((rc_progress *)&m->prog);
+    /* The master's own CPU time (jobs in forked children are not in it): shows
+     * what dispatching, the journal and HDF5 writing cost. */
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    double cpu = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
+                 (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
     printf("rcsim sweep %s: %zu jobs: %zu run, %zu skipped (already done), %zu failed, %zu not "
-           "run; %d worker(s), wall %.1f s, %.2f jobs/s%s\n",
+           "run; %d worker(s), wall %.1f s, %.2f jobs/s, master cpu %.2f s%s\n",
            rc_sweep_name(m->sw), st->total, st->run, st->skipped, st->failed, st->left,
-           st->workers, st->wall_s, st->wall_s > 0 ? (double)st->run / st->wall_s : 0,
+           st->workers, st->wall_s, st->wall_s > 0 ? (double)st->run / st->wall_s : 0, cpu,
            st->terminated ? " (stopped by a signal; rerun the same command to resume)" : "");
     fflush(stdout);
 }
