@@ -235,8 +235,13 @@ rc_trace *rc_trace_load(const char *path, size_t min_lines, rc_err *err)
         if (got < 0) {
             int zerr = 0;
             const char *msg = gzerror(g, &zerr);
-            rc_err_set(err, RC_EXIT_USAGE, "%s:%zu: %s gzip stream: %s", path, p.lineno,
-                       zerr == Z_BUF_ERROR ? "truncated" : "corrupt", msg);
+            /* gzerror prefixes the path; the message names it once already. */
+            size_t plen = strlen(path);
+            if (!strncmp(msg, path, plen) && !strncmp(msg + plen, ": ", 2)) msg += plen + 2;
+            /* zlib hands out data in chunks, so the exact line is unknown;
+             * the lines parsed before the bad chunk are. */
+            rc_err_set(err, RC_EXIT_USAGE, "%s: %s gzip stream after %zu complete lines: %s",
+                       path, zerr == Z_BUF_ERROR ? "truncated" : "corrupt", p.t->n_lines, msg);
             p.failed = true;
             break;
         }
@@ -249,8 +254,8 @@ rc_trace *rc_trace_load(const char *path, size_t min_lines, rc_err *err)
      * every gzread succeeded. */
     int rc = gzclose_r(g);
     if (!p.failed && rc != Z_OK) {
-        rc_err_set(err, RC_EXIT_USAGE, "%s:%zu: %s gzip stream (zlib error %d)", path, p.lineno,
-                   rc == Z_BUF_ERROR ? "truncated" : "corrupt", rc);
+        rc_err_set(err, RC_EXIT_USAGE, "%s: %s gzip stream after %zu complete lines (zlib error %d)",
+                   path, rc == Z_BUF_ERROR ? "truncated" : "corrupt", p.t->n_lines, rc);
         p.failed = true;
     }
     return parser_finish(&p);
