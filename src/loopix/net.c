@@ -315,17 +315,42 @@ static void schedule_stream(rc_net *n, uint32_t ui)
     rc_sim_at(n->sim, next_stream_time(u), RC_CLS_STREAM, EV_STREAM, ui, u->stream_ver);
 }
 
+/* The time of user ui's next availability toggle (NEVER without a trace). */
+static rc_time next_toggle(const rc_net *n, const user *u)
+{
+    if (n->trace == NULL || u->forced_offline) return NEVER;
+    bool at0;
+    size_t cnt;
+    const uint32_t *tg = rc_trace_toggles(n->trace, u->line, &at0, &cnt);
+    if (cnt == 0) return NEVER;
+    return ((rc_time)u->toggle_period_k * n->trace_period_s + tg[u->toggle_idx]) * 1000000;
+}
+
 static void on_stream(void *ctx, const rc_event *ev)
 {
     rc_net *n = ctx;
     user *u = &n->users[ev->obj];
     if (ev->arg != u->stream_ver || !u->online) return;
     stream_step(n, ev->obj, ev->t);
+    rc_time last = ev->t;
+    /* Look ahead: while real messages wait in the send queue, nothing another
+     * event can do changes this client's next firings or what they carry
+     * (later sends join the queue behind them), so process the firings up to
+     * the moment the queue drains without going through the event queue.
+     * Bounded by the client's next availability change and the end. */
+    if (u->out.n > 0 && !n->cover_full) {
+        rc_time bound = next_toggle(n, u);
+        if (bound > n->sim->stop) bound = n->sim->stop;
+        for (rc_time t = next_stream_time(u); u->out.n > 0 && t < bound; t = next_stream_time(u)) {
+            stream_step(n, ev->obj, t);
+            last = t;
+        }
+    }
     if (has_real(u) || n->cover_full) {
         schedule_stream(n, ev->obj);
     } else {
         u->busy = false;
-        u->idle_since = ev->t + step(n);
+        u->idle_since = last + step(n);
     }
 }
 

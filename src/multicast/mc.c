@@ -82,7 +82,6 @@ static void body_free(rc_mc *mc, uint32_t i)
 
 static void hook_sent(void *ctx, uint32_t user, uint32_t body, rc_time now)
 {
-    (void)now;
     rc_mc *mc = ctx;
     const rc_msg *m = &mc->bodies[body];
     switch (m->type) {
@@ -90,7 +89,7 @@ static void hook_sent(void *ctx, uint32_t user, uint32_t body, rc_time now)
     case RC_MSG_ACK: mc->ctr.ack_packets++; break;
     default: mc->ctr.repair_packets++; break;
     }
-    if (mc->ops->sent) mc->ops->sent(mc->strategy, user, m);
+    if (mc->ops->sent) mc->ops->sent(mc->strategy, user, m, now);
 }
 
 static void hook_deliver(void *ctx, uint32_t user, uint32_t body, bool online_label, rc_time now)

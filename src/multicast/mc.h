@@ -41,8 +41,9 @@ typedef struct rc_strategy_ops {
     void (*multicast)(void *self, uint32_t group, uint32_t source, uint32_t payload);
     /* `user` pulled `m`; online_label as spec §1.7. */
     void (*receive)(void *self, uint32_t user, const rc_msg *m, bool online_label);
-    /* `m` left `user` in a bundle (optional). */
-    void (*sent)(void *self, uint32_t user, const rc_msg *m);
+    /* `m` left `user` in a bundle at time t (optional).  t may be later than
+     * rc_mc_now: the net processes a busy client's queue ahead of the clock. */
+    void (*sent)(void *self, uint32_t user, const rc_msg *m, rc_time t);
     /* A timer set with rc_mc_timer fired (optional). */
     void (*timer)(void *self, uint32_t obj, uint64_t arg);
     /* `user` went on- or offline (optional). */

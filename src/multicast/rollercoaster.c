@@ -156,7 +156,8 @@ static void send_ack(rc_state *s, uint32_t from, uint32_t sid, uint32_t role)
 
 /* ---------- timeouts ---------- */
 
-static void arm(rc_state *s, uint32_t sid, uint32_t node, uint32_t role, double est_ms)
+static void arm(rc_state *s, uint32_t sid, uint32_t node, uint32_t role, double est_ms,
+                rc_time sent_at)
 {
     session *se = &s->sessions[sid];
     if (s->n_entries == s->cap_entries) {
@@ -166,7 +167,7 @@ static void arm(rc_state *s, uint32_t sid, uint32_t node, uint32_t role, double 
     uint32_t e = s->n_entries++;
     /* Deadlines are real numbers; checks run once per tick and fire when
      * deadline <= now (spec §9.2), i.e. at the first tick at or after it. */
-    double deadline_us = (double)rc_mc_now(s->mc) + s->spec.multiplier * est_ms * 1000.0;
+    double deadline_us = (double)sent_at + s->spec.multiplier * est_ms * 1000.0;
     rc_time fire = (rc_time)ceil(deadline_us);
     if (s->tick > 1) fire = ((fire + s->tick - 1) / s->tick) * s->tick;
     s->entries[e] = (entry){sid, node, role, fire, true};
@@ -178,17 +179,17 @@ static void arm(rc_state *s, uint32_t sid, uint32_t node, uint32_t role, double 
 
 /* The first copy to a role (or, unless arm-once, a reassigned one) left the
  * source: watch the role and its whole subtree (spec §2.4 "Arming"). */
-static void arm_subtree(rc_state *s, uint32_t sid, uint32_t node, uint32_t role)
+static void arm_subtree(rc_state *s, uint32_t sid, uint32_t node, uint32_t role, rc_time t)
 {
     uint32_t k = (uint32_t)s->spec.k;
     arm(s, sid, node, role,
-        rc_sched_estimate_ms(s->n, k, role, role, s->t_msg_ms, s->t_queue_ms));
+        rc_sched_estimate_ms(s->n, k, role, role, s->t_msg_ms, s->t_queue_ms), t);
     size_t nd = rc_sched_descendants(s->n, k, role, s->scratch, s->n);
     session *se = &s->sessions[sid];
     for (size_t i = 0; i < nd; i++) {
         uint32_t c = s->scratch[i];
         arm(s, sid, se->order[c], c,
-            rc_sched_estimate_ms(s->n, k, role, c, s->t_msg_ms, s->t_queue_ms));
+            rc_sched_estimate_ms(s->n, k, role, c, s->t_msg_ms, s->t_queue_ms), t);
     }
 }
 
@@ -358,12 +359,12 @@ static void rcs_multicast(void *self, uint32_t group, uint32_t source, uint32_t 
     free(kids);
 }
 
-static void rcs_sent(void *self, uint32_t user, const rc_msg *m)
+static void rcs_sent(void *self, uint32_t user, const rc_msg *m, rc_time t)
 {
     rc_state *s = self;
     if (!m->arm || !s->spec.timeouts || m->type != RC_MSG_PAYLOAD) return;
     (void)user;
-    arm_subtree(s, m->aux, m->recipient, m->role);
+    arm_subtree(s, m->aux, m->recipient, m->role, t);
 }
 
 static void rcs_receive(void *self, uint32_t user, const rc_msg *m, bool online_label)
