@@ -197,6 +197,7 @@ def section(tag, figdir, rel, lines):
             exok = sum(r["flag"] == "ok" for r in ex)
             lines.append("*Comparison:* %d of %d paper values within tolerance (%s)."
                          % (ok, len(frows),
+                            "all of them exact" if len(ex) == len(frows) else
                             "%d of the %d exact ones; the rest are read off the figure"
                             % (exok, len(ex)) if ex else "all read off the figure"))
             w = worst(frows)

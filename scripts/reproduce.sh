@@ -126,6 +126,7 @@ record() {
     printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$RANKS" "$3" "$4" \
         "$(date -u +%Y-%m-%dT%H:%M:%SZ)" >> "$tmp"
     mv "$tmp" "$TIMINGS"
+    chmod 644 "$TIMINGS"
 }
 old_sweep_s() { awk -F'\t' -v f="$1" '$1 == f { print $4 }' "$TIMINGS"; }
 
