@@ -1,0 +1,275 @@
+#!/bin/bash
+# e2e: `rcsim slurm` scripts on a real single-node SLURM cluster (scripts/slurm-local.sh).
+#
+#  1. a sweep (experiments/ci-small.yaml) through `sbatch --wait` with srun --mpi=pmix, and again
+#     with the mpirun launcher: every job present with status ok, and per-job results (counters,
+#     summaries, histograms) identical to a plain `mpirun -np 1 rcsim sweep`;
+#  2. the time-limit path: SIGTERM to the batch shell mid-run (`scancel --batch --signal=TERM`, what
+#     `#SBATCH --signal=B:TERM@lead` does at the time limit): rcsim saves and exits 3, the script
+#     requeues itself, the second run resumes, and the file ends complete with every job exactly
+#     once (HDF5 and journal) and results equal to a plain run;
+#  3. --no-requeue: the same stop ends the job with code 3, and submitting the script again resumes;
+#  4. only with RCSIM_SLURM_TIMELIMIT_TEST=1 (slow, ~2.5 min): a real --time limit with requeues.
+#
+# Skips (exit 77) when slurm-wlm/munge are not installed, when not root, or when /etc/slurm has a
+# configuration that scripts/slurm-local.sh did not write.  Starts the cluster if it is not running
+# and stops it at the end if it started it.  SLURM holds a requeued job for ~2 minutes
+# (BeginTime); the test releases that hold with `scontrol update StartTime=now`.
+set -uo pipefail
+: "${RCSIM:?RCSIM must point at the rcsim binary}"
+: "${RCSIM_SOURCE_DIR:?RCSIM_SOURCE_DIR must point at the source tree}"
+MPIEXEC=${MPIEXEC:-mpirun}
+PY=/usr/bin/python3
+SL="$RCSIM_SOURCE_DIR/scripts/slurm-local.sh"
+SWEEP="$RCSIM_SOURCE_DIR/experiments/ci-small.yaml"
+# Long enough per job (~0.5-2 s) that a SIGTERM lands mid-sweep, short enough for CI.
+LONG_SET="duration=6d"
+
+skip() { echo "SKIP: $*"; exit 77; }
+for exe in sbatch scontrol squeue scancel; do
+    command -v "$exe" >/dev/null 2>&1 || skip "$exe not found: slurm-wlm is not installed (scripts/slurm-local.sh install)"
+done
+[ -x /usr/sbin/slurmctld ] && [ -x /usr/sbin/slurmd ] && [ -x /usr/sbin/munged ] ||
+    skip "slurmctld/slurmd/munged not installed (scripts/slurm-local.sh install)"
+[ "$(id -u)" = 0 ] || skip "the local SLURM cluster needs root"
+if [ -f /etc/slurm/slurm.conf ] && ! grep -q "written by rcsim scripts/slurm-local.sh" /etc/slurm/slurm.conf; then
+    skip "/etc/slurm/slurm.conf belongs to another SLURM setup; not touching it"
+fi
+[ -f "$SWEEP" ] || { echo "FAIL: $SWEEP missing" >&2; exit 1; }
+
+WORK=$(mktemp -d /tmp/rcsim-slurm-e2e.XXXXXX)
+JOBS=()          # SLURM job ids this test submitted (cancelled on exit if still queued)
+BG=()            # background sbatch --wait processes this test started
+STARTED=0
+FAILED=1
+
+cleanup() {
+    for j in "${JOBS[@]}"; do scancel "$j" >/dev/null 2>&1 || true; done
+    for p in "${BG[@]}"; do kill "$p" 2>/dev/null || true; done
+    if [ "$FAILED" = 1 ]; then
+        echo "----- test work dir $WORK (kept) -----" >&2
+        for f in "$WORK"/*.log "$WORK"/*.sbout; do
+            [ -f "$f" ] || continue
+            echo "----- $f -----" >&2
+            tail -n 60 "$f" >&2
+        done
+        for f in /var/log/slurm/slurmctld.log /var/log/slurm/slurmd.log; do
+            [ -f "$f" ] || continue
+            echo "----- last lines of $f -----" >&2
+            tail -n 25 "$f" >&2
+        done
+    else
+        rm -rf "$WORK"
+    fi
+    if [ "$STARTED" = 1 ]; then "$SL" stop || true; fi
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+step() { echo "== $* ($(date +%T))"; }
+
+# Results check: file A is complete (every job of the sweep exactly once, status ok, journal with
+# one record per job) and, with B, per-job results equal B's.  Wall-clock fields are excluded.
+check_h5() {
+    "$PY" - "$@" <<'PY'
+import struct, sys
+import h5py, numpy as np
+path, expect = sys.argv[1], int(sys.argv[2])
+ref = sys.argv[3] if len(sys.argv) > 3 else None
+NONDET = {"counter_wall_s", "counter_peak_rss_kb"}
+
+def load(p):
+    out = {}
+    with h5py.File(p, "r") as f:
+        assert f.attrs["layout"] == "rcsim-results/1", f"{p}: layout {f.attrs['layout']}"
+        for k, g in f["jobs"].items():
+            st = g.attrs["status"]
+            st = st.decode() if isinstance(st, bytes) else st
+            assert st == "ok", f"{p}: job {k} status {st!r}"
+            out[k] = ({a: g.attrs[a] for a in g.attrs if a.startswith("counter_") and a not in NONDET},
+                      {d: np.array(g[d]) for d in ("summary_online", "summary_all", "hist_online", "hist_all")},
+                      g.attrs["canonical"])
+    return out
+
+a = load(path)
+assert len(a) == expect, f"{path}: {len(a)} jobs, expected {expect}"
+# The journal (docs: src/io/journal.h): 16-byte header, then records u32 magic, u32 length,
+# u64 job id, u32 crc, padding to 24 bytes, body.
+b = open(path + ".journal", "rb").read()
+pos, ids = 16, []
+while pos + 24 <= len(b):
+    magic, ln = struct.unpack_from("<II", b, pos)
+    if magic != 0x52434A52 or pos + 24 + ln > len(b):
+        break
+    ids.append("%016x" % struct.unpack_from("<Q", b, pos + 8)[0])
+    pos += 24 + ln
+assert len(ids) == len(set(ids)) == expect, \
+    f"journal: {len(ids)} records, {len(set(ids))} distinct, expected {expect} (each job exactly once)"
+assert set(ids) == set(a), "journal ids differ from the HDF5 job groups"
+if ref:
+    r = load(ref)
+    assert set(a) == set(r), f"job ids differ: only in {path}: {sorted(set(a) - set(r))}, only in {ref}: {sorted(set(r) - set(a))}"
+    for k in sorted(r):
+        ca, da, na = a[k]
+        cr, dr, nr = r[k]
+        assert na == nr, f"job {k}: canonical parameters differ"
+        for c in cr:
+            assert c in ca and ca[c] == cr[c], f"job {k}: {c} = {ca.get(c)} vs {cr[c]} in {ref}"
+        for d in dr:
+            assert np.array_equal(da[d], dr[d], equal_nan=True), f"job {k}: {d} differs from {ref}"
+print(f"ok: {path}: {len(a)} jobs, journal {len(ids)} records" + (f", equal to {ref}" if ref else ""))
+PY
+}
+
+n_jobs() { "$RCSIM" plan "$SWEEP" --json "$@" | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["jobs"])'; }
+
+# Submits $1 with `sbatch --wait` in the background; sets SUB_PID and SUB_JOB.
+submit_bg() {
+    local script=$1 out=$2
+    timeout 280 sbatch --wait "$script" >"$out" 2>&1 &
+    SUB_PID=$!
+    BG+=("$SUB_PID")
+    SUB_JOB=""
+    for _ in $(seq 1 100); do
+        SUB_JOB=$(sed -n 's/^Submitted batch job \([0-9]*\).*/\1/p' "$out")
+        [ -n "$SUB_JOB" ] && break
+        kill -0 "$SUB_PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    [ -n "$SUB_JOB" ] || fail "sbatch did not submit $script: $(cat "$out")"
+    JOBS+=("$SUB_JOB")
+}
+
+# Waits for the background sbatch --wait; releases SLURM's ~2 min hold on a requeued job
+# (Reason=BeginTime) meanwhile.  Prints sbatch's exit code (the job's).  Bounded: 240 s.
+finish_bg() {
+    local deadline=$((SECONDS + 240)) st
+    while kill -0 "$SUB_PID" 2>/dev/null; do
+        [ "$SECONDS" -lt "$deadline" ] || fail "job $SUB_JOB still not finished after 240 s"
+        st=$(squeue -h -j "$SUB_JOB" -o "%T %r" 2>/dev/null || true)
+        if [ "$st" = "PENDING BeginTime" ]; then
+            scontrol update JobId="$SUB_JOB" StartTime=now >/dev/null 2>&1 || true
+        fi
+        sleep 0.5
+    done
+    wait "$SUB_PID"
+}
+
+# Waits until the journal $1 holds at least one finished job beyond its header.
+wait_first_result() {
+    local deadline=$((SECONDS + 120))
+    while [ "$(stat -c %s "$1" 2>/dev/null || echo 0)" -le 16 ]; do
+        [ "$SECONDS" -lt "$deadline" ] || fail "no job finished within 120 s ($1)"
+        kill -0 "$SUB_PID" 2>/dev/null || fail "the job ended before any result was journaled"
+        sleep 0.2
+    done
+}
+
+# Sum of "N run" over all `rcsim sweep` summary lines in a log: each job must have run once.
+runs_in_log() { sed -n 's/^rcsim sweep [^:]*: [0-9]* jobs: \([0-9]*\) run,.*/\1/p' "$1" | awk '{s += $1} END {print s + 0}'; }
+
+# ---------------------------------------------------------------------------------------------
+step "local SLURM cluster"
+if ! "$SL" status >/dev/null 2>&1; then STARTED=1; fi
+"$SL" start || fail "scripts/slurm-local.sh start failed"
+NCPU=$(sinfo -h -n localhost -o %c | head -n1)
+[ "${NCPU:-0}" -ge 2 ] || fail "the local node has ${NCPU:-?} CPUs; need 2 for 1 master + 1 worker"
+
+N=$(n_jobs) || fail "rcsim plan failed on $SWEEP"
+NL=$(n_jobs --set "$LONG_SET") || fail "rcsim plan failed with --set $LONG_SET"
+[ "$N" -ge 4 ] && [ "$NL" -ge 4 ] || fail "ci-small has $N jobs; the test needs at least 4"
+
+step "generator: a bad sweep file exits 2 and writes nothing"
+printf 'name: bad\naxes:\n  no_such_key: [1, 2]\n' >"$WORK/bad.yaml"
+"$RCSIM" slurm "$WORK/bad.yaml" -o "$WORK/bad.sbatch" 2>"$WORK/bad.err"
+rc=$?
+[ "$rc" = 2 ] || fail "rcsim slurm on a bad file: exit $rc, expected 2"
+[ ! -e "$WORK/bad.sbatch" ] || fail "rcsim slurm wrote a script for a bad sweep file"
+"$RCSIM" slurm "$SWEEP" --time 5 --signal-lead 600 -o "$WORK/x.sbatch" 2>/dev/null
+[ $? = 2 ] || fail "--signal-lead longer than --time was accepted"
+
+step "plain reference runs (mpirun -np 1)"
+"$MPIEXEC" -np 1 "$RCSIM" sweep "$SWEEP" --out "$WORK/plain.h5" >"$WORK/plain.log" 2>&1 ||
+    fail "plain rcsim sweep failed: $(tail -n 5 "$WORK/plain.log")"
+"$MPIEXEC" -np 1 "$RCSIM" sweep "$SWEEP" --set "$LONG_SET" --out "$WORK/plain-long.h5" \
+    >"$WORK/plain-long.log" 2>&1 || fail "plain rcsim sweep --set $LONG_SET failed"
+
+# ---------------------------------------------------------------------------------------------
+step "1a. sbatch --wait, srun launcher"
+(cd "$WORK" && "$RCSIM" slurm "$SWEEP" --out srun.h5 --ntasks 2 --job-name rcsim-e2e-srun \
+    -o srun.sbatch) || fail "rcsim slurm failed"
+S="$WORK/srun.sbatch"
+bash -n "$S" || fail "generated script has a syntax error"
+grep -q "^OUT=$WORK/srun.h5\$" "$S" || fail "results path is not absolute in the script"
+grep -q "^RCSIM=$(realpath "$RCSIM")\$" "$S" || fail "binary path is not absolute in the script"
+grep -q "^SWEEP=$(realpath "$SWEEP")\$" "$S" || fail "sweep path is not absolute in the script"
+grep -q '^#SBATCH --signal=B:TERM@300$' "$S" || fail "no #SBATCH --signal=B:TERM@300"
+grep -q '^#SBATCH --requeue$' "$S" || fail "no #SBATCH --requeue"
+grep -q '^#SBATCH --ntasks=2$' "$S" || fail "no #SBATCH --ntasks=2"
+grep -q "^# jobs: *$N\$" "$S" || fail "the header does not give the job count $N"
+grep -q 'srun --mpi=pmix' "$S" || fail "no srun --mpi=pmix"
+submit_bg "$S" "$WORK/srun.sbout"
+rc=0; finish_bg || rc=$?
+[ "$rc" = 0 ] || fail "srun job $SUB_JOB exited $rc"
+check_h5 "$WORK/srun.h5" "$N" "$WORK/plain.h5" || fail "srun results differ from the plain run"
+
+step "1b. sbatch --wait, mpirun launcher"
+"$RCSIM" slurm "$SWEEP" --out "$WORK/mpirun.h5" --ntasks 2 --launcher mpirun \
+    --job-name rcsim-e2e-mpirun -o "$WORK/mpirun.sbatch" 2>/dev/null || fail "rcsim slurm failed"
+submit_bg "$WORK/mpirun.sbatch" "$WORK/mpirun.sbout"
+rc=0; finish_bg || rc=$?
+[ "$rc" = 0 ] || fail "mpirun job $SUB_JOB exited $rc"
+check_h5 "$WORK/mpirun.h5" "$N" "$WORK/plain.h5" || fail "mpirun results differ from the plain run"
+
+# ---------------------------------------------------------------------------------------------
+step "2. SIGTERM mid-run (as at the time limit): save, exit 3, requeue, resume"
+"$RCSIM" slurm "$SWEEP" --set "$LONG_SET" --out "$WORK/term.h5" --ntasks 2 --progress 2 \
+    --job-name rcsim-e2e-term -o "$WORK/term.sbatch" 2>/dev/null || fail "rcsim slurm failed"
+submit_bg "$WORK/term.sbatch" "$WORK/term.sbout"
+wait_first_result "$WORK/term.h5.journal"
+scancel --batch --signal=TERM "$SUB_JOB" || fail "scancel --batch --signal=TERM $SUB_JOB failed"
+rc=0; finish_bg || rc=$?
+LOG=$(ls "$WORK"/rcsim-e2e-term-*.log)
+[ "$rc" = 0 ] || fail "requeued job $SUB_JOB ended with $rc"
+grep -q "rcsim sweep stopped by SIGTERM" "$LOG" ||
+    fail "rcsim did not stop on SIGTERM (did the sweep finish before the signal?)"
+grep -q "requeueing job $SUB_JOB" "$LOG" || fail "the job did not requeue itself"
+grep -q "job $SUB_JOB (run 2)" "$LOG" || fail "no second run after the requeue"
+grep -q "sweep complete" "$LOG" || fail "the resumed run did not complete the sweep"
+runs=$(runs_in_log "$LOG")
+[ "$runs" = "$NL" ] || fail "jobs run over all runs: $runs, expected $NL (each exactly once)"
+check_h5 "$WORK/term.h5" "$NL" "$WORK/plain-long.h5" || fail "resumed results differ from the plain run"
+
+# ---------------------------------------------------------------------------------------------
+step "3. --no-requeue: exit 3, then resubmitting the same script resumes"
+"$RCSIM" slurm "$SWEEP" --set "$LONG_SET" --out "$WORK/noreq.h5" --ntasks 2 --no-requeue \
+    --job-name rcsim-e2e-noreq -o "$WORK/noreq.sbatch" 2>/dev/null || fail "rcsim slurm failed"
+grep -q '^#SBATCH --no-requeue$' "$WORK/noreq.sbatch" || fail "no #SBATCH --no-requeue"
+submit_bg "$WORK/noreq.sbatch" "$WORK/noreq.sbout"
+wait_first_result "$WORK/noreq.h5.journal"
+scancel --batch --signal=TERM "$SUB_JOB" || fail "scancel --batch --signal=TERM $SUB_JOB failed"
+rc=0; finish_bg || rc=$?
+[ "$rc" = 3 ] || fail "--no-requeue job stopped by SIGTERM ended with $rc, expected 3"
+submit_bg "$WORK/noreq.sbatch" "$WORK/noreq2.sbout"
+rc=0; finish_bg || rc=$?
+[ "$rc" = 0 ] || fail "resubmitted job $SUB_JOB ended with $rc"
+LOG=$(ls "$WORK"/rcsim-e2e-noreq-*.log | tail -n1)
+grep -q "already done" "$LOG" || fail "the resubmitted job did not resume"
+check_h5 "$WORK/noreq.h5" "$NL" "$WORK/plain-long.h5" || fail "resubmitted results differ from the plain run"
+
+# ---------------------------------------------------------------------------------------------
+if [ "${RCSIM_SLURM_TIMELIMIT_TEST:-0}" = 1 ]; then
+    step "4. a real --time limit: signal, requeues, completion (slow)"
+    SET4="duration=60d"
+    "$RCSIM" slurm "$SWEEP" --set "$SET4" --out "$WORK/tl.h5" --ntasks 2 --time 2 \
+        --signal-lead 70 --grace 20 --job-name rcsim-e2e-tl -o "$WORK/tl.sbatch" 2>/dev/null ||
+        fail "rcsim slurm failed"
+    submit_bg "$WORK/tl.sbatch" "$WORK/tl.sbout"
+    rc=0; finish_bg || rc=$?
+    [ "$rc" = 0 ] || fail "time-limited job $SUB_JOB ended with $rc"
+    LOG=$(ls "$WORK"/rcsim-e2e-tl-*.log)
+    grep -q "requeueing job $SUB_JOB" "$LOG" || fail "the time-limited job never requeued"
+    check_h5 "$WORK/tl.h5" "$(n_jobs --set "$SET4")" || fail "time-limited results incomplete"
+fi
+
+FAILED=0
+echo "PASS: slurm e2e"
