@@ -35,9 +35,7 @@ for h in "${HARNESSES[@]}"; do
         grep -E 'ERROR|SUMMARY|Test unit written' "$BUILD/fuzz_$h.log" | head -5 >&2 || true
         status=1
     else
-        grep -E '^stat::number_of_executed_units|^stat::peak_rss_mb' "$BUILD/fuzz_$h.log" \
-            | sed "s/^/  /" || true
-        tail -n 1 "$BUILD/fuzz_$h.log" | sed "s/^/  /"
+        grep -E '^Done [0-9]+ runs|^stat::peak_rss_mb' "$BUILD/fuzz_$h.log" | sed "s/^/  /" || true
     fi
 done
 exit $status
