@@ -69,6 +69,9 @@ typedef struct rc_job {
     /* anti-entropy reconciliation (issue 8); 0 disables */
     double gossip_interval_s;
     int gossip_push_max;
+    double gossip_window_s;       /* digests cover the payloads created this recently */
+    /* changing membership (issue 8): join/leave events per second per group */
+    double membership_rate;
     /* output-only options (not part of the job id) */
     bool store_raw;               /* keep raw per-delivery latencies in the result */
     bool check;                   /* run-time invariant checks for this job */

@@ -55,6 +55,8 @@ typedef struct rc_counters {
     uint64_t timeouts;            /* RC-FT timeouts that fired */
     uint64_t pulls;               /* pulls that found something */
     uint64_t mix_packets;         /* packets through mixes, --cover full only */
+    uint64_t joins, leaves;       /* membership changes (membership_rate > 0) */
+    uint64_t repairs;             /* payloads first delivered by anti-entropy */
     double wall_s;                /* wall time of the simulation */
     double sim_s;                 /* simulated span */
     uint64_t peak_rss_kb;         /* peak resident set of the process after the job */

@@ -8,7 +8,8 @@
 #include "core/rng.h"
 
 /* Net event kinds. */
-enum { EV_ARRIVE = 0, EV_PULL = 1, EV_STREAM = 2, EV_AVAIL = 3, EV_COVER_HOP = 4, EV_MIX_LOOP = 5 };
+enum { EV_ARRIVE = 0, EV_PULL = 1, EV_STREAM = 2, EV_AVAIL = 3, EV_COVER_HOP = 4, EV_MIX_LOOP = 5,
+       EV_FORCE = 6 };
 /* Random streams of the net (core/rng.h stream ids). */
 enum { STREAM_COVER = 1, STREAM_DELAY = 2, STREAM_PHASE = 3, STREAM_MIXLOOP = 4 };
 
@@ -66,7 +67,9 @@ typedef struct user {
     bool pull_scheduled;
     uint64_t pull_ver;
     ring postbox;
-    /* availability */
+    /* availability: the trace's state, and a forced-offline window */
+    bool trace_on;
+    rc_time force_from, force_until;
     uint32_t toggle_idx;
     uint64_t toggle_period_k;
 } user;
@@ -318,6 +321,7 @@ static void schedule_stream(rc_net *n, uint32_t ui)
 /* The time of user ui's next availability toggle (NEVER without a trace). */
 static rc_time next_toggle(const rc_net *n, const user *u)
 {
+    if (u->force_from > n->sim->now) return u->force_from;
     if (n->trace == NULL || u->forced_offline) return NEVER;
     bool at0;
     size_t cnt;
@@ -472,6 +476,22 @@ static void go_online(rc_net *n, uint32_t ui, rc_time t)
     n->hooks.online(n->hooks.ctx, ui, true, t);
 }
 
+/* The online state the client should have now: its trace says online and it
+ * is not inside a forced-offline window. */
+static bool wanted_online(const rc_net *n, const user *u, rc_time t)
+{
+    (void)n;
+    return !u->forced_offline && u->trace_on && !(t >= u->force_from && t < u->force_until);
+}
+
+static void apply_state(rc_net *n, uint32_t ui, rc_time t)
+{
+    user *u = &n->users[ui];
+    bool want = wanted_online(n, u, t);
+    if (want && !u->online) go_online(n, ui, t);
+    else if (!want && u->online) go_offline(n, ui, t);
+}
+
 static void on_avail(void *ctx, const rc_event *ev)
 {
     rc_net *n = ctx;
@@ -479,20 +499,35 @@ static void on_avail(void *ctx, const rc_event *ev)
     bool at0;
     size_t cnt;
     rc_trace_toggles(n->trace, u->line, &at0, &cnt);
-    if (u->online) go_offline(n, ev->obj, ev->t);
-    else go_online(n, ev->obj, ev->t);
+    u->trace_on = !u->trace_on;
+    apply_state(n, ev->obj, ev->t);
     if (++u->toggle_idx == cnt) {
         u->toggle_idx = 0;
         u->toggle_period_k++;
         /* A line whose state at the end of the day differs from its state at
          * second 0 flips again at the wrap (spec §4: line[(now div 1000) mod 86400]). */
-        if (u->online != at0) {
+        if (u->trace_on != at0) {
             rc_sim_at(n->sim, (rc_time)u->toggle_period_k * n->trace_period_s * 1000000,
                       RC_CLS_AVAIL, EV_AVAIL, ev->obj, 1);
             u->toggle_idx = 0;
         }
     }
     if (ev->arg == 0 || u->toggle_idx == 0) schedule_toggle(n, ev->obj);
+}
+
+static void on_force(void *ctx, const rc_event *ev)
+{
+    rc_net *n = ctx;
+    apply_state(n, ev->obj, ev->t);
+}
+
+void rc_net_force_offline(rc_net *n, uint32_t ui, rc_time from, rc_time until)
+{
+    user *u = &n->users[ui];
+    u->force_from = from;
+    u->force_until = until;
+    rc_sim_at(n->sim, from, RC_CLS_AVAIL, EV_FORCE, ui, 0);
+    rc_sim_at(n->sim, until, RC_CLS_AVAIL, EV_FORCE, ui, 0);
 }
 
 /* ---------- construction ---------- */
@@ -627,6 +662,7 @@ rc_net *rc_net_new(rc_sim *sim, const rc_job *job, const rc_trace *trace, int sp
                                      : (rc_time)(rc_rng_uniform(phase) * (double)n->pull_period);
         u->pull_remaining = n->pull_period;
         u->backlog_at = NEVER;
+        u->force_from = u->force_until = NEVER;
     }
     rc_rng_free(phase);
     rc_sim_on(sim, EV_ARRIVE, on_arrive, n);
@@ -635,6 +671,7 @@ rc_net *rc_net_new(rc_sim *sim, const rc_job *job, const rc_trace *trace, int sp
     rc_sim_on(sim, EV_AVAIL, on_avail, n);
     rc_sim_on(sim, EV_COVER_HOP, on_cover_hop, n);
     rc_sim_on(sim, EV_MIX_LOOP, on_mix_loop, n);
+    rc_sim_on(sim, EV_FORCE, on_force, n);
     return n;
 }
 
@@ -642,8 +679,8 @@ void rc_net_start(rc_net *n)
 {
     for (uint32_t i = 0; i < n->n_users; i++) {
         user *u = &n->users[i];
-        bool on = !u->forced_offline;
-        if (on && n->trace != NULL) on = rc_trace_online_at(n->trace, u->line, 0);
+        u->trace_on = n->trace == NULL || rc_trace_online_at(n->trace, u->line, 0);
+        bool on = wanted_online(n, u, 0);
         u->online = on;
         u->idle_since = 0;
         streams_redraw(n, u, -step(n));

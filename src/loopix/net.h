@@ -65,6 +65,8 @@ void rc_net_start(rc_net *n);
 void rc_net_send(rc_net *n, uint32_t user, uint32_t recipient, uint32_t body);
 
 bool rc_net_online(const rc_net *n, uint32_t user);
+/* Forces `user` offline during [from, until), whatever its trace says. */
+void rc_net_force_offline(rc_net *n, uint32_t user, rc_time from, rc_time until);
 uint32_t rc_net_users(const rc_net *n);
 /* The lattice step in microseconds (1 when the lattice quirk is off). */
 rc_time rc_net_tick(const rc_net *n);

@@ -8,9 +8,10 @@
 #include "core/log.h"
 #include "core/rng.h"
 #include "loopix/net.h"
+#include "multicast/antientropy.h"
 
-enum { EV_MC_TIMER = 8 };
-enum { STREAM_GROUPS = 10, STREAM_STRATEGY = 11 };
+enum { EV_MC_TIMER = 8, EV_MC_MEMBERSHIP = 11 };
+enum { STREAM_GROUPS = 10, STREAM_STRATEGY = 11, STREAM_MEMBERS = 12 };
 
 typedef struct payload {
     uint32_t group, source;
@@ -31,25 +32,49 @@ static void dpush(dsamples *d, double x)
     d->v[d->n++] = x;
 }
 
+typedef struct u32vec {
+    uint32_t *v;
+    uint32_t n, cap;
+} u32vec;
+
+static void u32push(u32vec *d, uint32_t x)
+{
+    if (d->n == d->cap) {
+        d->cap = d->cap ? d->cap * 2 : 256;
+        d->v = rc_xrealloc(d->v, d->cap * sizeof *d->v);
+    }
+    d->v[d->n++] = x;
+}
+
 struct rc_mc {
     rc_sim *sim;
     const rc_job *job;
     rc_net *net;
     rc_counters ctr;
-    uint32_t n_groups, gsize;
-    uint32_t *members;     /* n_groups x gsize, group order */
+    uint32_t n_users, n_groups;
+    uint32_t *members;     /* n_groups x n_users (capacity), group order */
+    uint32_t *size;        /* current size of each group */
     int32_t *pos;          /* n_groups x users: position or -1 */
     payload *payloads;
-    uint8_t *delivered;    /* payload x bytes_per: bitset over group positions */
+    /* Per payload, bitsets over users: who was a member when it was created
+     * (the expected recipients) and who has it. */
+    uint8_t *expected, *delivered;
+    float *dtime;          /* anti-entropy only: payload x users delivery time (s), or -1 */
     uint32_t n_payloads, cap_payloads, bytes_per;
+    u32vec *group_payloads;/* payload ids per group, creation order */
     rc_msg *bodies;
     uint32_t *body_next;
     uint32_t n_bodies, cap_bodies, body_free;
     dsamples lat_all, lat_online;
     const rc_strategy_ops *ops;
     void *strategy;
-    gsl_rng *rng_strategy;
+    gsl_rng *rng_strategy, *rng_members;
     rc_strategy_spec spec;
+    rc_ae *ae;
+    /* scenario: the sender of the first multicast after `so_at` goes offline */
+    double so_at, so_for;
+    int so_state;          /* 0 waiting, 1 armed (payload so_payload), 2 done */
+    uint32_t so_payload;
 };
 
 /* ---------- bodies ---------- */
@@ -78,6 +103,9 @@ static void body_free(rc_mc *mc, uint32_t i)
     mc->body_free = i;
 }
 
+static bool bit_get(const uint8_t *set, uint32_t i) { return (set[i / 8] >> (i % 8)) & 1; }
+static void bit_set(uint8_t *set, uint32_t i) { set[i / 8] |= (uint8_t)(1u << (i % 8)); }
+
 /* ---------- net hooks ---------- */
 
 static void hook_sent(void *ctx, uint32_t user, uint32_t body, rc_time now)
@@ -89,7 +117,16 @@ static void hook_sent(void *ctx, uint32_t user, uint32_t body, rc_time now)
     case RC_MSG_ACK: mc->ctr.ack_packets++; break;
     default: mc->ctr.repair_packets++; break;
     }
-    if (mc->ops->sent) mc->ops->sent(mc->strategy, user, m, now);
+    /* Scenario (issue 8): the source goes offline right after its first copy
+     * of the chosen multicast has left. */
+    if (mc->so_state == 1 && m->type == RC_MSG_PAYLOAD && m->payload == mc->so_payload &&
+        user == m->source) {
+        mc->so_state = 2;
+        rc_time from = now + rc_net_tick(mc->net);
+        rc_net_force_offline(mc->net, user, from, from + (rc_time)llround(mc->so_for * 1e6));
+    }
+    if (mc->ops->sent && m->type != RC_MSG_DIGEST && m->type != RC_MSG_REPAIR)
+        mc->ops->sent(mc->strategy, user, m, now);
 }
 
 static void hook_deliver(void *ctx, uint32_t user, uint32_t body, bool online_label, rc_time now)
@@ -99,6 +136,10 @@ static void hook_deliver(void *ctx, uint32_t user, uint32_t body, bool online_la
     rc_msg m = mc->bodies[body];
     body_free(mc, body);
     RC_DCHECK(m.recipient == user, "message for %u pulled by %u", m.recipient, user);
+    if (m.type == RC_MSG_DIGEST || m.type == RC_MSG_REPAIR) {
+        rc_ae_receive(mc->ae, user, &m, online_label);
+        return;
+    }
     mc->ops->receive(mc->strategy, user, &m, online_label);
 }
 
@@ -115,6 +156,54 @@ static void on_timer(void *ctx, const rc_event *ev)
     mc->ops->timer(mc->strategy, ev->obj, ev->arg);
 }
 
+/* ---------- membership ---------- */
+
+static rc_time member_gap(rc_mc *mc)
+{
+    rc_time tick = rc_net_tick(mc->net);
+    double rate = mc->job->membership_rate;
+    if (tick > 1) {
+        double f = -expm1(-rate * (double)tick / 1e6);
+        return (rc_time)rc_rng_geom(mc->rng_members, f) * tick;
+    }
+    rc_time g = (rc_time)llround(rc_rng_exp(mc->rng_members, 1e6 / rate));
+    return g < 1 ? 1 : g;
+}
+
+/* A join or a leave, with equal odds (a group keeps at least 2 members and
+ * joins need a non-member).  The joiner goes to the end of the group order;
+ * a leaver's later members move up. */
+static void on_membership(void *ctx, const rc_event *ev)
+{
+    rc_mc *mc = ctx;
+    uint32_t g = ev->obj;
+    rc_sim_at(mc->sim, ev->t + member_gap(mc), RC_CLS_APP, EV_MC_MEMBERSHIP, g, 0);
+    uint32_t *mem = &mc->members[(size_t)g * mc->n_users];
+    int32_t *pos = &mc->pos[(size_t)g * mc->n_users];
+    uint32_t n = mc->size[g];
+    bool join = rc_rng_uniform(mc->rng_members) < 0.5;
+    if (n >= mc->n_users) join = false;
+    if (n <= 2) join = true;
+    if (join) {
+        uint32_t pick = rc_rng_below(mc->rng_members, mc->n_users - n), u = 0;
+        for (u = 0; u < mc->n_users; u++)
+            if (pos[u] < 0 && pick-- == 0) break;
+        mem[n] = u;
+        pos[u] = (int32_t)n;
+        mc->size[g] = n + 1;
+        mc->ctr.joins++;
+    } else {
+        uint32_t i = rc_rng_below(mc->rng_members, n);
+        pos[mem[i]] = -1;
+        for (uint32_t j = i; j + 1 < n; j++) {
+            mem[j] = mem[j + 1];
+            pos[mem[j]] = (int32_t)j;
+        }
+        mc->size[g] = n - 1;
+        mc->ctr.leaves++;
+    }
+}
+
 /* ---------- construction ---------- */
 
 static int parse_offline(const rc_job *job, const rc_mc *mc, bool *forced)
@@ -123,7 +212,7 @@ static int parse_offline(const rc_job *job, const rc_mc *mc, bool *forced)
     while (*p) {
         char *end;
         long v = strtol(p, &end, 10);
-        if (end == p || v < 0 || (uint32_t)v >= mc->gsize) return -1;
+        if (end == p || v < 0 || (uint32_t)v >= mc->size[0]) return -1;
         forced[mc->members[v]] = true;
         p = (*end == ',') ? end + 1 : end;
     }
@@ -145,30 +234,35 @@ rc_mc *rc_mc_new(rc_sim *sim, const rc_job *job, const rc_trace *trace, rc_err *
     /* Groups: each a random sample of the users in sampled order, drawn in
      * turn from one stream (spec §3); the seed-0 quirk fixes that stream. */
     uint32_t m = (uint32_t)job->users;
+    mc->n_users = m;
     mc->n_groups = (uint32_t)job->groups;
-    mc->gsize = (uint32_t)rc_job_group_size(job);
-    mc->members = rc_xmalloc((size_t)mc->n_groups * mc->gsize * sizeof(uint32_t));
+    uint32_t gs = (uint32_t)rc_job_group_size(job);
+    mc->members = rc_xmalloc((size_t)mc->n_groups * m * sizeof(uint32_t));
     mc->pos = rc_xmalloc((size_t)mc->n_groups * m * sizeof(int32_t));
+    mc->size = rc_xmalloc(mc->n_groups * sizeof(uint32_t));
+    mc->group_payloads = rc_xcalloc(mc->n_groups, sizeof(u32vec));
     gsl_rng *gr = rc_rng_new(job->quirks.seed0_groups ? 0 : job->seed, STREAM_GROUPS);
     uint32_t *perm = rc_xmalloc(m * sizeof(uint32_t));
     for (uint32_t g = 0; g < mc->n_groups; g++) {
         for (uint32_t i = 0; i < m; i++) perm[i] = i;
-        for (uint32_t i = 0; i < mc->gsize; i++) {
+        for (uint32_t i = 0; i < gs; i++) {
             uint32_t j = i + rc_rng_below(gr, m - i);
             uint32_t t = perm[i];
             perm[i] = perm[j];
             perm[j] = t;
         }
         for (uint32_t i = 0; i < m; i++) mc->pos[(size_t)g * m + i] = -1;
-        for (uint32_t i = 0; i < mc->gsize; i++) {
-            mc->members[(size_t)g * mc->gsize + i] = perm[i];
+        for (uint32_t i = 0; i < gs; i++) {
+            mc->members[(size_t)g * m + i] = perm[i];
             mc->pos[(size_t)g * m + perm[i]] = (int32_t)i;
         }
+        mc->size[g] = gs;
     }
     free(perm);
     rc_rng_free(gr);
-    mc->bytes_per = (mc->gsize + 7) / 8;
+    mc->bytes_per = (m + 7) / 8;
     mc->rng_strategy = rc_rng_new(job->seed, STREAM_STRATEGY);
+    mc->rng_members = rc_rng_new(job->seed, STREAM_MEMBERS);
 
     bool *forced = NULL;
     if (job->offline_members[0] != '\0') {
@@ -180,44 +274,67 @@ rc_mc *rc_mc_new(rc_sim *sim, const rc_job *job, const rc_trace *trace, rc_err *
             return NULL;
         }
     }
+    if (job->source_offline[0] != '\0' &&
+        sscanf(job->source_offline, "%lf:%lf", &mc->so_at, &mc->so_for) == 2)
+        mc->so_state = 0;
+    else
+        mc->so_state = 2;
     rc_net_hooks hooks = {mc, hook_sent, hook_deliver, hook_online, NULL};
     mc->net = rc_net_new(sim, job, trace, mc->spec.p, forced, hooks, &mc->ctr);
     free(forced);
     rc_sim_on(sim, EV_MC_TIMER, on_timer, mc);
+    rc_sim_on(sim, EV_MC_MEMBERSHIP, on_membership, mc);
     mc->strategy = mc->ops->create(mc, &mc->spec, job);
+    mc->ae = rc_ae_new(mc, sim, job);
     return mc;
 }
 
-void rc_mc_start(rc_mc *mc) { rc_net_start(mc->net); }
+void rc_mc_start(rc_mc *mc)
+{
+    rc_net_start(mc->net);
+    rc_ae_start(mc->ae);
+    if (mc->job->membership_rate > 0)
+        for (uint32_t g = 0; g < mc->n_groups; g++)
+            rc_sim_at(mc->sim, member_gap(mc), RC_CLS_APP, EV_MC_MEMBERSHIP, g, 0);
+}
 
 void rc_mc_free(rc_mc *mc)
 {
     if (mc == NULL) return;
     if (mc->strategy) mc->ops->destroy(mc->strategy);
+    rc_ae_free(mc->ae);
     rc_net_free(mc->net);
     free(mc->members);
     free(mc->pos);
+    free(mc->size);
+    if (mc->group_payloads)
+        for (uint32_t g = 0; g < mc->n_groups; g++) free(mc->group_payloads[g].v);
+    free(mc->group_payloads);
     free(mc->payloads);
+    free(mc->expected);
     free(mc->delivered);
+    free(mc->dtime);
     free(mc->bodies);
     free(mc->body_next);
     free(mc->lat_all.v);
     free(mc->lat_online.v);
     if (mc->rng_strategy) rc_rng_free(mc->rng_strategy);
+    if (mc->rng_members) rc_rng_free(mc->rng_members);
     free(mc);
 }
 
 /* ---------- API for strategies and the app ---------- */
 
 uint32_t rc_mc_groups(const rc_mc *mc) { return mc->n_groups; }
-uint32_t rc_mc_group_size(const rc_mc *mc, uint32_t g) { (void)g; return mc->gsize; }
+uint32_t rc_mc_users(const rc_mc *mc) { return mc->n_users; }
+uint32_t rc_mc_group_size(const rc_mc *mc, uint32_t g) { return mc->size[g]; }
 const uint32_t *rc_mc_group_members(const rc_mc *mc, uint32_t g)
 {
-    return &mc->members[(size_t)g * mc->gsize];
+    return &mc->members[(size_t)g * mc->n_users];
 }
 int32_t rc_mc_group_pos(const rc_mc *mc, uint32_t g, uint32_t user)
 {
-    return mc->pos[(size_t)g * (uint32_t)mc->job->users + user];
+    return mc->pos[(size_t)g * mc->n_users + user];
 }
 rc_time rc_mc_now(const rc_mc *mc) { return mc->sim->now; }
 rc_time rc_mc_tick(const rc_mc *mc) { return rc_net_tick(mc->net); }
@@ -232,7 +349,7 @@ rc_net *rc_mc_net(rc_mc *mc) { return mc->net; }
 
 void rc_mc_send(rc_mc *mc, uint32_t from, const rc_msg *m)
 {
-    RC_DCHECK(m->recipient < (uint32_t)mc->job->users, "recipient %u out of range", m->recipient);
+    RC_DCHECK(m->recipient < mc->n_users, "recipient %u out of range", m->recipient);
     rc_net_send(mc->net, from, m->recipient, body_new(mc, m));
 }
 
@@ -246,13 +363,32 @@ uint32_t rc_mc_payload_new(rc_mc *mc, uint32_t group, uint32_t source)
     if (mc->n_payloads == mc->cap_payloads) {
         mc->cap_payloads = mc->cap_payloads ? mc->cap_payloads * 2 : 1024;
         mc->payloads = rc_xrealloc(mc->payloads, mc->cap_payloads * sizeof *mc->payloads);
+        mc->expected = rc_xrealloc(mc->expected, (size_t)mc->cap_payloads * mc->bytes_per);
         mc->delivered = rc_xrealloc(mc->delivered, (size_t)mc->cap_payloads * mc->bytes_per);
+        if (rc_ae_enabled(mc->ae))
+            mc->dtime = rc_xrealloc(mc->dtime,
+                                    (size_t)mc->cap_payloads * mc->n_users * sizeof(float));
     }
     uint32_t id = mc->n_payloads++;
     mc->payloads[id] = (payload){group, source, mc->sim->now};
+    uint8_t *exp = &mc->expected[(size_t)id * mc->bytes_per];
+    memset(exp, 0, mc->bytes_per);
     memset(&mc->delivered[(size_t)id * mc->bytes_per], 0, mc->bytes_per);
+    const uint32_t *mem = rc_mc_group_members(mc, group);
+    for (uint32_t i = 0; i < mc->size[group]; i++)
+        if (mem[i] != source) bit_set(exp, mem[i]);
+    if (mc->dtime) {
+        float *d = &mc->dtime[(size_t)id * mc->n_users];
+        for (uint32_t u = 0; u < mc->n_users; u++) d[u] = -1.0f;
+        d[source] = (float)((double)mc->sim->now / 1e6);
+    }
+    u32push(&mc->group_payloads[group], id);
     mc->ctr.multicasts++;
-    mc->ctr.expected_deliveries += mc->gsize - 1;
+    mc->ctr.expected_deliveries += mc->size[group] - 1;
+    if (mc->so_state == 0 && (double)mc->sim->now >= mc->so_at * 1e6) {
+        mc->so_state = 1;
+        mc->so_payload = id;
+    }
     return id;
 }
 
@@ -261,24 +397,32 @@ uint32_t rc_mc_payload_source(const rc_mc *mc, uint32_t p) { return mc->payloads
 rc_time rc_mc_payload_created(const rc_mc *mc, uint32_t p) { return mc->payloads[p].created; }
 uint32_t rc_mc_payloads(const rc_mc *mc) { return mc->n_payloads; }
 
+const uint32_t *rc_mc_group_payloads(const rc_mc *mc, uint32_t g, uint32_t *n)
+{
+    *n = mc->group_payloads[g].n;
+    return mc->group_payloads[g].v;
+}
+
+double rc_mc_delivered_at(const rc_mc *mc, uint32_t user, uint32_t p)
+{
+    RC_ASSERT(mc->dtime != NULL);
+    return mc->dtime[(size_t)p * mc->n_users + user];
+}
+
 bool rc_mc_app_has(const rc_mc *mc, uint32_t user, uint32_t p)
 {
-    int32_t pos = rc_mc_group_pos(mc, mc->payloads[p].group, user);
-    if (pos < 0) return false;
-    return (mc->delivered[(size_t)p * mc->bytes_per + (uint32_t)pos / 8] >> (pos % 8)) & 1;
+    return bit_get(&mc->delivered[(size_t)p * mc->bytes_per], user);
 }
 
 bool rc_mc_app_deliver(rc_mc *mc, uint32_t user, uint32_t p, bool online_label)
 {
-    int32_t pos = rc_mc_group_pos(mc, mc->payloads[p].group, user);
-    RC_ASSERT(pos >= 0);
-    uint8_t *byte = &mc->delivered[(size_t)p * mc->bytes_per + (uint32_t)pos / 8];
-    uint8_t bit = (uint8_t)(1u << (pos % 8));
-    if (*byte & bit) {
+    uint8_t *set = &mc->delivered[(size_t)p * mc->bytes_per];
+    if (bit_get(set, user)) {
         mc->ctr.duplicates++;
         return false;
     }
-    *byte |= bit;
+    bit_set(set, user);
+    if (mc->dtime) mc->dtime[(size_t)p * mc->n_users + user] = (float)((double)mc->sim->now / 1e6);
     /* Spec §5: first copy only; latency from creation to the pull. */
     double lat = (double)(mc->sim->now - mc->payloads[p].created) / 1e6;
     mc->ctr.deliveries++;
@@ -298,21 +442,25 @@ void rc_mc_multicast(rc_mc *mc, uint32_t group, uint32_t source, uint32_t p)
 void rc_mc_collect(rc_mc *mc, rc_result *out)
 {
     if (mc->ops->finish) mc->ops->finish(mc->strategy, &mc->ctr);
-    /* Undelivered: every (recipient, payload) pair without a first copy.  The
-     * source's own (rare) self-delivery does not count as expected. */
+    /* Undelivered: every expected (recipient, payload) pair without a first
+     * copy by the end (the data are right-censored there). */
     uint64_t undelivered = 0;
     for (uint32_t p = 0; p < mc->n_payloads; p++) {
-        const uint32_t *mem = rc_mc_group_members(mc, mc->payloads[p].group);
-        for (uint32_t i = 0; i < mc->gsize; i++) {
-            if (mem[i] == mc->payloads[p].source) continue;
-            if (rc_mc_app_has(mc, mem[i], p)) continue;
-            undelivered++;
-            if (out->n_undelivered < RC_UNDELIVERED_MAX) {
-                if (out->undelivered == NULL)
-                    out->undelivered =
-                        rc_xmalloc(RC_UNDELIVERED_MAX * sizeof *out->undelivered);
-                out->undelivered[out->n_undelivered++] =
-                    (rc_undelivered){mc->payloads[p].group, p, mem[i]};
+        const uint8_t *exp = &mc->expected[(size_t)p * mc->bytes_per];
+        const uint8_t *got = &mc->delivered[(size_t)p * mc->bytes_per];
+        for (uint32_t b = 0; b < mc->bytes_per; b++) {
+            uint8_t miss = (uint8_t)(exp[b] & ~got[b]);
+            while (miss) {
+                uint32_t u = b * 8 + (uint32_t)__builtin_ctz(miss);
+                miss &= (uint8_t)(miss - 1);
+                undelivered++;
+                if (out->n_undelivered < RC_UNDELIVERED_MAX) {
+                    if (out->undelivered == NULL)
+                        out->undelivered =
+                            rc_xmalloc(RC_UNDELIVERED_MAX * sizeof *out->undelivered);
+                    out->undelivered[out->n_undelivered++] =
+                        (rc_undelivered){mc->payloads[p].group, p, u};
+                }
             }
         }
     }

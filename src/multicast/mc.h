@@ -31,6 +31,7 @@ typedef struct rc_msg {
     uint32_t group, source, nonce, role, sender, recipient;
     uint32_t payload;  /* payload id (rc_mc payload table) */
     uint32_t aux;      /* strategy-defined */
+    rc_time t;         /* when the message was made (anti-entropy digests) */
 } rc_msg;
 
 typedef struct rc_strategy_ops {
@@ -87,6 +88,11 @@ rc_time rc_mc_payload_created(const rc_mc *mc, uint32_t payload);
 bool rc_mc_app_deliver(rc_mc *mc, uint32_t user, uint32_t payload, bool online_label);
 bool rc_mc_app_has(const rc_mc *mc, uint32_t user, uint32_t payload);
 uint32_t rc_mc_payloads(const rc_mc *mc);
+uint32_t rc_mc_users(const rc_mc *mc);
+/* Payload ids of a group in creation order. */
+const uint32_t *rc_mc_group_payloads(const rc_mc *mc, uint32_t g, uint32_t *n);
+/* Anti-entropy only: when `user` got payload p (seconds), or -1. */
+double rc_mc_delivered_at(const rc_mc *mc, uint32_t user, uint32_t p);
 
 /* Lifecycle (used by exp/run.c).  mc builds the net below it. */
 #include "workload/avail.h"

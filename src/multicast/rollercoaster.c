@@ -10,7 +10,7 @@
  * arm-once quirk (paper) reassigned copies arm nothing; otherwise they re-arm
  * the subtree.
  *
- * Sessions hold the per-message schedule (order and its inverse) so that a
+ * Sessions hold the per-message schedule (the order of U) so that a
  * forwarder "rebuilding the schedule from (source, nonce)" is a lookup; the
  * message carries the session index in rc_msg.aux.
  */
@@ -26,8 +26,8 @@
 
 typedef struct session {
     uint32_t group, source, nonce, payload;
+    uint32_t n;             /* group size when the message was sent */
     uint32_t *order;        /* schedule position -> user */
-    uint32_t *inv;          /* group position -> schedule position */
     int32_t *entry_of_role; /* RC-FT: live timeout entry per role, or -1 */
     uint8_t *handled;       /* role handled by the user standing in it (bitset) */
     uint32_t *handled_other;/* (user, role) pairs handled by replacements */
@@ -57,7 +57,7 @@ static void idpush(idvec *d, uint32_t x)
 typedef struct rc_state {
     rc_mc *mc;
     rc_strategy_spec spec;
-    uint32_t n, users, groups;
+    uint32_t users, groups;
     bool acks, arm_once, nonce0_plain;
     double t_msg_ms, t_queue_ms;
     session *sessions;
@@ -65,7 +65,7 @@ typedef struct rc_state {
     entry *entries;
     uint32_t n_entries, cap_entries;
     uint32_t *nonce_next;   /* groups x users */
-    uint32_t **last_seen;   /* (groups x users) -> stamps over group positions, lazily */
+    uint32_t **last_seen;   /* (groups x users) -> stamps over users, lazily */
     uint32_t stamp;
     idvec *pending;         /* per user: expired entries waiting for the source to be online */
     gsl_rng *sched_rng;
@@ -77,41 +77,40 @@ enum { TIMER_ENTRY = 0, TIMER_PENDING = 1 };
 
 /* ---------- helpers ---------- */
 
-static bool is_leaf(const rc_state *s, uint32_t role)
+static bool is_leaf(const rc_state *s, const session *se, uint32_t role)
 {
-    return rc_sched_child_count(s->n, (uint32_t)s->spec.k, role) == 0;
+    return rc_sched_child_count(se->n, (uint32_t)s->spec.k, role) == 0;
 }
 
+/* The last-seen stack of (user, group) as recency stamps per user: a push
+ * stamps, a pop takes the largest stamp (pops only happen on timeouts). */
 static uint32_t *seen_of(rc_state *s, uint32_t group, uint32_t user)
 {
     uint32_t **slot = &s->last_seen[(size_t)group * s->users + user];
-    if (*slot == NULL) *slot = rc_xcalloc(s->n, sizeof(uint32_t));
+    if (*slot == NULL) *slot = rc_xcalloc(s->users, sizeof(uint32_t));
     return *slot;
 }
 
 static void seen_push(rc_state *s, uint32_t group, uint32_t user, uint32_t who)
 {
-    int32_t pos = rc_mc_group_pos(s->mc, group, who);
-    if (pos < 0) return;
-    seen_of(s, group, user)[pos] = ++s->stamp;
+    seen_of(s, group, user)[who] = ++s->stamp;
 }
 
 static void seen_remove(rc_state *s, uint32_t group, uint32_t user, uint32_t who)
 {
-    int32_t pos = rc_mc_group_pos(s->mc, group, who);
-    if (pos >= 0) seen_of(s, group, user)[pos] = 0;
+    seen_of(s, group, user)[who] = 0;
 }
 
 /* Pops the most recently seen member; false when the stack is empty. */
 static bool seen_pop(rc_state *s, uint32_t group, uint32_t user, uint32_t *who)
 {
     uint32_t *st = seen_of(s, group, user);
-    uint32_t best = 0, best_pos = 0;
-    for (uint32_t i = 0; i < s->n; i++)
-        if (st[i] > best) best = st[i], best_pos = i;
+    uint32_t best = 0, best_u = 0;
+    for (uint32_t i = 0; i < s->users; i++)
+        if (st[i] > best) best = st[i], best_u = i;
     if (best == 0) return false;
-    st[best_pos] = 0;
-    *who = rc_mc_group_members(s->mc, group)[best_pos];
+    st[best_u] = 0;
+    *who = best_u;
     return true;
 }
 
@@ -182,14 +181,15 @@ static void arm(rc_state *s, uint32_t sid, uint32_t node, uint32_t role, double 
 static void arm_subtree(rc_state *s, uint32_t sid, uint32_t node, uint32_t role, rc_time t)
 {
     uint32_t k = (uint32_t)s->spec.k;
-    arm(s, sid, node, role,
-        rc_sched_estimate_ms(s->n, k, role, role, s->t_msg_ms, s->t_queue_ms), t);
-    size_t nd = rc_sched_descendants(s->n, k, role, s->scratch, s->n);
     session *se = &s->sessions[sid];
+    uint32_t n = se->n;
+    arm(s, sid, node, role, rc_sched_estimate_ms(n, k, role, role, s->t_msg_ms, s->t_queue_ms), t);
+    size_t nd = rc_sched_descendants(n, k, role, s->scratch, s->users);
+    se = &s->sessions[sid];
     for (size_t i = 0; i < nd; i++) {
         uint32_t c = s->scratch[i];
         arm(s, sid, se->order[c], c,
-            rc_sched_estimate_ms(s->n, k, role, c, s->t_msg_ms, s->t_queue_ms), t);
+            rc_sched_estimate_ms(n, k, role, c, s->t_msg_ms, s->t_queue_ms), t);
     }
 }
 
@@ -202,17 +202,19 @@ static void expire(rc_state *s, uint32_t e)
     rc_counters *c = rc_mc_counters(s->mc);
     c->timeouts++;
     seen_remove(s, se->group, se->source, en.node);
-    if (is_leaf(s, en.role)) return; /* failed leaves are not retried (spec §2.4 step 2) */
+    if (is_leaf(s, se, en.role)) return; /* failed leaves are not retried (spec §2.4 step 2) */
     uint32_t fresh;
     if (!seen_pop(s, se->group, se->source, &fresh)) {
-        int32_t gpos = rc_mc_group_pos(s->mc, se->group, en.node);
-        uint32_t at = gpos >= 0 ? se->inv[gpos] : en.role;
-        fresh = se->order[rc_sched_next(s->n, at)];
+        /* the successor of the failed node in receiver order, wrapping */
+        uint32_t at = en.role;
+        for (uint32_t i = 0; i < se->n; i++)
+            if (se->order[i] == en.node) at = i;
+        fresh = se->order[rc_sched_next(se->n, at)];
     }
     c->reassignments++;
     send_copy(s, se->source, en.session, fresh, en.role, !s->arm_once);
     /* Stop watching the subtree; entries expiring this very tick still run. */
-    size_t nd = rc_sched_descendants(s->n, (uint32_t)s->spec.k, en.role, s->scratch, s->n);
+    size_t nd = rc_sched_descendants(se->n, (uint32_t)s->spec.k, en.role, s->scratch, s->users);
     rc_time now = rc_mc_now(s->mc);
     for (size_t i = 0; i < nd; i++) {
         int32_t d = se->entry_of_role[s->scratch[i]];
@@ -271,7 +273,6 @@ static void *rcs_create(rc_mc *mc, const rc_strategy_spec *spec, const rc_job *j
     rc_state *s = rc_xcalloc(1, sizeof *s);
     s->mc = mc;
     s->spec = *spec;
-    s->n = rc_mc_group_size(mc, 0);
     s->users = (uint32_t)job->users;
     s->groups = rc_mc_groups(mc);
     s->acks = spec->timeouts || job->quirks.acks_always == 1;
@@ -286,7 +287,7 @@ static void *rcs_create(rc_mc *mc, const rc_strategy_spec *spec, const rc_job *j
     s->last_seen = rc_xcalloc((size_t)s->groups * s->users, sizeof(uint32_t *));
     s->pending = rc_xcalloc(s->users, sizeof(idvec));
     s->sched_rng = gsl_rng_alloc(gsl_rng_mt19937);
-    s->scratch = rc_xmalloc((size_t)s->n * sizeof(uint32_t));
+    s->scratch = rc_xmalloc((size_t)s->users * sizeof(uint32_t));
     s->tick = rc_mc_tick(mc);
     return s;
 }
@@ -297,7 +298,6 @@ static void rcs_destroy(void *self)
     for (uint32_t i = 0; i < s->n_sessions; i++) {
         session *se = &s->sessions[i];
         free(se->order);
-        free(se->inv);
         free(se->entry_of_role);
         free(se->handled);
         free(se->handled_other);
@@ -328,30 +328,27 @@ static void rcs_multicast(void *self, uint32_t group, uint32_t source, uint32_t 
     se->source = source;
     se->nonce = s->nonce_next[(size_t)group * s->users + source]++;
     se->payload = payload;
-    se->order = rc_xmalloc(s->n * sizeof(uint32_t));
-    se->inv = rc_xmalloc(s->n * sizeof(uint32_t));
-    se->handled = rc_xcalloc((s->n + 7) / 8, 1);
+    uint32_t n = se->n = rc_mc_group_size(s->mc, group);
+    se->order = rc_xmalloc(n * sizeof(uint32_t));
+    se->handled = rc_xcalloc((n + 7) / 8, 1);
     /* U = [source, the other members in group order], receivers shuffled per
      * message (spec §2.3.2); the paper's nonce 0 keeps group order. */
     const uint32_t *mem = rc_mc_group_members(s->mc, group);
     uint32_t j = 0;
     se->order[j++] = source;
-    for (uint32_t i = 0; i < s->n; i++)
+    for (uint32_t i = 0; i < n; i++)
         if (mem[i] != source) se->order[j++] = mem[i];
-    if (!(s->nonce0_plain && se->nonce == 0) && s->n > 2) {
+    RC_ASSERT(j == n);
+    if (!(s->nonce0_plain && se->nonce == 0) && n > 2) {
         uint64_t key = ((uint64_t)group << 40) ^ ((uint64_t)source << 20) ^ se->nonce;
         rc_rng_reseed(s->sched_rng, rc_mc_seed(s->mc), 0x5c4ed00000000000ULL ^ key);
-        gsl_ran_shuffle(s->sched_rng, se->order + 1, s->n - 1, sizeof(uint32_t));
-    }
-    for (uint32_t i = 0; i < s->n; i++) {
-        int32_t gp = rc_mc_group_pos(s->mc, group, se->order[i]);
-        se->inv[gp] = i;
+        gsl_ran_shuffle(s->sched_rng, se->order + 1, n - 1, sizeof(uint32_t));
     }
     if (s->spec.timeouts) {
-        se->entry_of_role = rc_xmalloc(s->n * sizeof(int32_t));
-        for (uint32_t i = 0; i < s->n; i++) se->entry_of_role[i] = -1;
+        se->entry_of_role = rc_xmalloc(n * sizeof(int32_t));
+        for (uint32_t i = 0; i < n; i++) se->entry_of_role[i] = -1;
     }
-    size_t nc = rc_sched_children(s->n, (uint32_t)s->spec.k, 0, s->scratch, s->n);
+    size_t nc = rc_sched_children(n, (uint32_t)s->spec.k, 0, s->scratch, s->users);
     uint32_t *kids = rc_xmalloc((nc ? nc : 1) * sizeof(uint32_t));
     memcpy(kids, s->scratch, nc * sizeof(uint32_t));
     for (size_t i = 0; i < nc; i++)
@@ -392,7 +389,7 @@ static void rcs_receive(void *self, uint32_t user, const rc_msg *m, bool online_
         return;
     }
     rc_mc_app_deliver(s->mc, user, m->payload, online_label);
-    size_t nc = rc_sched_children(s->n, (uint32_t)s->spec.k, m->role, s->scratch, s->n);
+    size_t nc = rc_sched_children(se->n, (uint32_t)s->spec.k, m->role, s->scratch, s->users);
     uint32_t sid = m->aux;
     uint32_t *kids = rc_xmalloc((nc ? nc : 1) * sizeof(uint32_t));
     memcpy(kids, s->scratch, nc * sizeof(uint32_t));

@@ -18,7 +18,7 @@ struct rc_app {
     gsl_rng *rng;
     rc_time tick;
     double f;          /* per-tick event probability (lattice) */
-    uint32_t heavy;    /* number of heavy members per group */
+    double heavy_fraction;
     uint32_t *cand;
     double *weights;
 };
@@ -37,6 +37,8 @@ static void on_app(void *ctx, const rc_event *ev)
     rc_sim_at(a->sim, ev->t + app_gap(a), RC_CLS_APP, EV_APP, g, 0);
     uint32_t n = rc_mc_group_size(a->mc, g);
     const uint32_t *mem = rc_mc_group_members(a->mc, g);
+    /* heavy users: the first floor(f |G|) members in (current) group order */
+    uint32_t heavy = (uint32_t)floor(a->job->heavy_fraction * n + 1e-9);
     uint32_t c = 0;
     for (uint32_t i = 0; i < n; i++)
         if (rc_mc_online(a->mc, mem[i])) a->cand[c++] = i; /* group positions, group order */
@@ -44,7 +46,7 @@ static void on_app(void *ctx, const rc_event *ev)
     gsl_ran_shuffle(a->rng, a->cand, c, sizeof(uint32_t));
     double total = 0;
     for (uint32_t i = 0; i < c; i++) {
-        a->weights[i] = a->cand[i] < a->heavy ? a->job->heavy_weight : 1.0;
+        a->weights[i] = a->cand[i] < heavy ? a->job->heavy_weight : 1.0;
         total += a->weights[i];
     }
     /* Cumulative-sum choice: the first member where the remainder drops to <= 0. */
@@ -71,8 +73,7 @@ rc_app *rc_app_new(rc_sim *sim, rc_mc *mc, const rc_job *job)
     a->rng = rc_rng_new(job->seed, STREAM_APP);
     a->tick = rc_mc_tick(mc);
     a->f = -expm1(-job->app_rate * (double)a->tick / 1e6);
-    uint32_t n = rc_mc_group_size(mc, 0);
-    a->heavy = (uint32_t)floor(job->heavy_fraction * n + 1e-9);
+    uint32_t n = rc_mc_users(mc);
     a->cand = rc_xmalloc(n * sizeof(uint32_t));
     a->weights = rc_xmalloc(n * sizeof(double));
     rc_sim_on(sim, EV_APP, on_app, a);

@@ -1,0 +1,122 @@
+#include "multicast/antientropy.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "core/log.h"
+#include "core/rng.h"
+#include "loopix/net.h"
+#include "multicast/mc.h"
+
+enum { EV_AE_GOSSIP = 12 };
+enum { STREAM_GOSSIP = 30 };
+enum { DIGEST_FIRST = 0, DIGEST_REPLY = 1 };
+
+struct rc_ae {
+    rc_mc *mc;
+    rc_sim *sim;
+    const rc_job *job;
+    gsl_rng *rng;
+    uint32_t users, groups;
+};
+
+rc_ae *rc_ae_new(rc_mc *mc, rc_sim *sim, const rc_job *job)
+{
+    if (job->gossip_interval_s <= 0) return NULL;
+    rc_ae *ae = rc_xcalloc(1, sizeof *ae);
+    ae->mc = mc;
+    ae->sim = sim;
+    ae->job = job;
+    ae->rng = rc_rng_new(job->seed, STREAM_GOSSIP);
+    ae->users = rc_mc_users(mc);
+    ae->groups = rc_mc_groups(mc);
+    return ae;
+}
+
+bool rc_ae_enabled(const rc_ae *ae) { return ae != NULL; }
+
+void rc_ae_free(rc_ae *ae)
+{
+    if (ae == NULL) return;
+    rc_rng_free(ae->rng);
+    free(ae);
+}
+
+static rc_time gap(rc_ae *ae)
+{
+    rc_time g = (rc_time)llround(rc_rng_exp(ae->rng, ae->job->gossip_interval_s * 1e6));
+    rc_time tick = rc_mc_tick(ae->mc);
+    if (tick > 1) g = ((g + tick - 1) / tick) * tick;
+    return g < 1 ? 1 : g;
+}
+
+/* One timer per (user, group): obj = group * users + user. */
+static void on_gossip(void *ctx, const rc_event *ev)
+{
+    rc_ae *ae = ctx;
+    uint32_t g = ev->obj / ae->users, u = ev->obj % ae->users;
+    rc_sim_at(ae->sim, ev->t + gap(ae), RC_CLS_TIMER, EV_AE_GOSSIP, ev->obj, 0);
+    if (!rc_mc_online(ae->mc, u)) return;
+    uint32_t n = rc_mc_group_size(ae->mc, g);
+    if (rc_mc_group_pos(ae->mc, g, u) < 0 || n < 2) return;
+    const uint32_t *mem = rc_mc_group_members(ae->mc, g);
+    uint32_t peer;
+    do peer = mem[rc_rng_below(ae->rng, n)];
+    while (peer == u);
+    rc_msg m = {.type = RC_MSG_DIGEST, .extra = DIGEST_FIRST, .group = g, .source = u,
+                .sender = u, .recipient = peer, .t = ev->t};
+    rc_mc_send(ae->mc, u, &m);
+}
+
+void rc_ae_start(rc_ae *ae)
+{
+    if (ae == NULL) return;
+    rc_sim_on(ae->sim, EV_AE_GOSSIP, on_gossip, ae);
+    for (uint32_t g = 0; g < ae->groups; g++)
+        for (uint32_t u = 0; u < ae->users; u++)
+            if (rc_mc_group_pos(ae->mc, g, u) >= 0 || ae->job->membership_rate > 0)
+                rc_sim_at(ae->sim, gap(ae), RC_CLS_TIMER, EV_AE_GOSSIP, g * ae->users + u, 0);
+}
+
+static bool had(const rc_ae *ae, uint32_t user, uint32_t p, double at_s)
+{
+    double d = rc_mc_delivered_at(ae->mc, user, p);
+    return d >= 0 && d <= at_s;
+}
+
+void rc_ae_receive(rc_ae *ae, uint32_t user, const rc_msg *m, bool online_label)
+{
+    RC_ASSERT(ae != NULL);
+    if (m->type == RC_MSG_REPAIR) {
+        if (rc_mc_app_deliver(ae->mc, user, m->payload, online_label))
+            rc_mc_counters(ae->mc)->repairs++;
+        return;
+    }
+    /* A digest from m->sender describing its set at m->t. */
+    double now_s = (double)rc_mc_now(ae->mc) / 1e6, digest_s = (double)m->t / 1e6;
+    double from_s = now_s - ae->job->gossip_window_s;
+    uint32_t np;
+    const uint32_t *ids = rc_mc_group_payloads(ae->mc, m->group, &np);
+    int pushed = 0;
+    bool they_have_more = false;
+    for (uint32_t i = np; i-- > 0;) {
+        uint32_t p = ids[i];
+        if ((double)rc_mc_payload_created(ae->mc, p) / 1e6 < from_s) break;
+        bool mine = had(ae, user, p, now_s), theirs = had(ae, m->sender, p, digest_s);
+        if (mine && !theirs && pushed < ae->job->gossip_push_max) {
+            rc_msg r = {.type = RC_MSG_REPAIR, .group = m->group,
+                        .source = rc_mc_payload_source(ae->mc, p), .sender = user,
+                        .recipient = m->sender, .payload = p, .t = rc_mc_now(ae->mc)};
+            rc_mc_send(ae->mc, user, &r);
+            pushed++;
+        } else if (theirs && !mine) {
+            they_have_more = true;
+        }
+    }
+    if (they_have_more && m->extra == DIGEST_FIRST) {
+        rc_msg d = {.type = RC_MSG_DIGEST, .extra = DIGEST_REPLY, .group = m->group,
+                    .source = user, .sender = user, .recipient = m->sender,
+                    .t = rc_mc_now(ae->mc)};
+        rc_mc_send(ae->mc, user, &d);
+    }
+}
