@@ -119,12 +119,15 @@ static void print_json(const rc_job *job, const rc_result *r)
            job->duration_s);
     printf("\"deliveries\":%llu,\"deliveries_all\":%llu,\"multicasts\":%llu,\"undelivered\":%llu,"
            "\"duplicates\":%llu,\"payload_packets\":%llu,\"ack_packets\":%llu,"
-           "\"reassignments\":%llu,\"timeouts\":%llu,",
+           "\"reassignments\":%llu,\"timeouts\":%llu,\"repair_packets\":%llu,\"repairs\":%llu,"
+           "\"joins\":%llu,\"leaves\":%llu,\"expected_deliveries\":%llu,",
            (unsigned long long)s->count, (unsigned long long)r->c.deliveries,
            (unsigned long long)r->c.multicasts, (unsigned long long)r->c.undelivered,
            (unsigned long long)r->c.duplicates, (unsigned long long)r->c.payload_packets,
            (unsigned long long)r->c.ack_packets, (unsigned long long)r->c.reassignments,
-           (unsigned long long)r->c.timeouts);
+           (unsigned long long)r->c.timeouts, (unsigned long long)r->c.repair_packets,
+           (unsigned long long)r->c.repairs, (unsigned long long)r->c.joins,
+           (unsigned long long)r->c.leaves, (unsigned long long)r->c.expected_deliveries);
     json_num(stdout, "mean_s", s->mean_s, true);
     json_num(stdout, "p1_s", s->q[0], true);
     json_num(stdout, "p25_s", s->q[3], true);
@@ -133,6 +136,13 @@ static void print_json(const rc_job *job, const rc_result *r)
     json_num(stdout, "p90_s", s->q[6], true);
     json_num(stdout, "p99_s", s->q[8], true);
     json_num(stdout, "max_s", s->max_s, true);
+    if (job->source_offline[0])
+        printf("\"so_expected\":%llu,\"so_delivered\":%llu,\"so_latency_mean_s\":%.3f,"
+               "\"so_latency_max_s\":%.3f,",
+               (unsigned long long)r->c.so_expected, (unsigned long long)r->c.so_delivered,
+               r->c.so_delivered ? (double)r->c.so_latency_sum_ms / 1e3 / (double)r->c.so_delivered
+                                 : 0.0,
+               (double)r->c.so_latency_max_ms / 1e3);
     printf("\"events\":%llu,", (unsigned long long)r->c.events);
     json_num(stdout, "wall_s", r->c.wall_s, true);
     printf("\"peak_rss_kb\":%llu}\n", (unsigned long long)r->c.peak_rss_kb);

@@ -57,6 +57,9 @@ typedef struct rc_counters {
     uint64_t mix_packets;         /* packets through mixes, --cover full only */
     uint64_t joins, leaves;       /* membership changes (membership_rate > 0) */
     uint64_t repairs;             /* payloads first delivered by anti-entropy */
+    /* source_offline scenario: the multicast whose source went offline */
+    uint64_t so_expected, so_delivered, so_delivered_online;
+    uint64_t so_latency_sum_ms, so_latency_max_ms;
     double wall_s;                /* wall time of the simulation */
     double sim_s;                 /* simulated span */
     uint64_t peak_rss_kb;         /* peak resident set of the process after the job */

@@ -470,7 +470,10 @@ static const struct {
     COUNTER(undelivered),     COUNTER(payload_packets), COUNTER(ack_packets),
     COUNTER(repair_packets),  COUNTER(cover_packets),  COUNTER(bundles),
     COUNTER(reassignments),   COUNTER(timeouts),       COUNTER(pulls),
-    COUNTER(mix_packets),     COUNTER(peak_rss_kb),
+    COUNTER(mix_packets),     COUNTER(peak_rss_kb),    COUNTER(joins),
+    COUNTER(leaves),          COUNTER(repairs),        COUNTER(so_expected),
+    COUNTER(so_delivered),    COUNTER(so_delivered_online), COUNTER(so_latency_sum_ms),
+    COUNTER(so_latency_max_ms),
 };
 
 static int delete_if_exists(hid_t loc, const char *name)

@@ -342,10 +342,10 @@ static void on_stream(void *ctx, const rc_event *ev)
      * (later sends join the queue behind them), so process the firings up to
      * the moment the queue drains without going through the event queue.
      * Bounded by the client's next availability change and the end. */
-    if (u->out.n > 0 && !n->cover_full) {
-        rc_time bound = next_toggle(n, u);
-        if (bound > n->sim->stop) bound = n->sim->stop;
-        for (rc_time t = next_stream_time(u); u->out.n > 0 && t < bound; t = next_stream_time(u)) {
+    /* (The bound is re-read each step: a hook may force the client offline.) */
+    if (!n->cover_full) {
+        for (rc_time t = next_stream_time(u);
+             u->out.n > 0 && t < n->sim->stop && t < next_toggle(n, u); t = next_stream_time(u)) {
             stream_step(n, ev->obj, t);
             last = t;
         }

@@ -385,7 +385,8 @@ uint32_t rc_mc_payload_new(rc_mc *mc, uint32_t group, uint32_t source)
     u32push(&mc->group_payloads[group], id);
     mc->ctr.multicasts++;
     mc->ctr.expected_deliveries += mc->size[group] - 1;
-    if (mc->so_state == 0 && (double)mc->sim->now >= mc->so_at * 1e6) {
+    if (mc->so_state == 0 && mc->job->source_offline[0] != '\0' &&
+        (double)mc->sim->now >= mc->so_at * 1e6) {
         mc->so_state = 1;
         mc->so_payload = id;
     }
@@ -425,6 +426,13 @@ bool rc_mc_app_deliver(rc_mc *mc, uint32_t user, uint32_t p, bool online_label)
     if (mc->dtime) mc->dtime[(size_t)p * mc->n_users + user] = (float)((double)mc->sim->now / 1e6);
     /* Spec §5: first copy only; latency from creation to the pull. */
     double lat = (double)(mc->sim->now - mc->payloads[p].created) / 1e6;
+    if (mc->so_state != 0 && mc->job->source_offline[0] != '\0' && p == mc->so_payload) {
+        uint64_t ms = (uint64_t)llround(lat * 1000);
+        mc->ctr.so_delivered++;
+        mc->ctr.so_delivered_online += online_label;
+        mc->ctr.so_latency_sum_ms += ms;
+        if (ms > mc->ctr.so_latency_max_ms) mc->ctr.so_latency_max_ms = ms;
+    }
     mc->ctr.deliveries++;
     dpush(&mc->lat_all, lat);
     if (online_label) {
@@ -465,6 +473,12 @@ void rc_mc_collect(rc_mc *mc, rc_result *out)
         }
     }
     mc->ctr.undelivered = undelivered;
+    if (mc->so_state != 0 && mc->job->source_offline[0] != '\0' && mc->so_payload < mc->n_payloads) {
+        const uint8_t *exp = &mc->expected[(size_t)mc->so_payload * mc->bytes_per];
+        uint64_t e = 0;
+        for (uint32_t b = 0; b < mc->bytes_per; b++) e += (uint64_t)__builtin_popcount(exp[b]);
+        mc->ctr.so_expected = e;
+    }
     out->c = mc->ctr;
     if (mc->job->store_raw) {
         out->n_raw = mc->lat_online.n;
