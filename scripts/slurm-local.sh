@@ -39,12 +39,18 @@ installed() {
 #   KillWait=5: a cancelled job's processes get 5 s between SIGTERM and SIGKILL.
 #   ReturnToService=2: the node comes back by itself after a restart instead of staying DOWN.
 #   SlurmdParameters=config_overrides: a CPUs= larger than the hardware does not drain the node (gotcha 7).
+#   AuthInfo=cred_expire=10: a requeued job may start again after 10 s instead of 120 s (SLURM holds it
+#     with Reason=BeginTime until its old credential has expired; starting it earlier by hand fails
+#     with "Job credential revoked"), which keeps the requeue test short.
+#   SchedulerParameters: look at the queue every 2 s (defaults: 60 s, backfill 30 s), so a job whose
+#     begin time has passed starts at once instead of on the next periodic pass.
 conf_text() {
     cat <<CONF
 $MARKER; delete this file to let the script regenerate it.
 ClusterName=rcsim
 SlurmctldHost=localhost
 AuthType=auth/munge
+AuthInfo=cred_expire=10
 CredType=cred/munge
 SlurmUser=slurm
 SlurmdUser=root
@@ -58,6 +64,7 @@ ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 MpiDefault=pmix
 SchedulerType=sched/backfill
+SchedulerParameters=sched_interval=2,bf_interval=2
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 SlurmdParameters=config_overrides
