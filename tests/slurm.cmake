@@ -3,3 +3,5 @@
 # `ctest -LE slurm` leaves it out.  RCSIM_SLURM_TIMELIMIT_TEST=1 adds a slow real --time case.
 rcsim_add_script(slurm_sweep e2e/slurm_sweep.sh TIMEOUT 300 LABELS slurm)
 set_tests_properties(e2e_slurm_sweep PROPERTIES SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)
+# The generator alone (no cluster needed): directives, paths, quoting, usage errors.
+rcsim_add_script(slurm_generate e2e/slurm_generate.sh TIMEOUT 60)
