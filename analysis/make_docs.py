@@ -38,7 +38,8 @@ TITLE = {
 # facts of the reference model (spec §9.1) and of the statistics; the numbers printed
 # next to them are generated from the comparison.
 NOTES = {
-    5: "Online runs have 10^5+ samples, so gaps beyond the §9.3 tolerance are systematic. "
+    5: "Online 24 h runs have about 10^5 samples or more, so gaps beyond the §9.3 tolerance "
+       "are systematic rather than noise. "
        "In `paper` mode the 10 ms lattice lowers every Poisson rate (λ_P = 2/s fires at "
        "1.98/s, spec §1.4) and lifts each hop delay to a tick; `exact` mode has neither, so "
        "small systematic shifts between the two modes are expected, largest for unicast, "

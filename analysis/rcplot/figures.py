@@ -118,6 +118,14 @@ def _box_panel(ax, res, model, cov, xvals, strategies, crit_of, xlabel, xticklab
     ax.grid(axis="y", which="major", alpha=0.3)
 
 
+def _top_legend(fig, ax):
+    """One legend above both panels, where it cannot hide a tall box."""
+    handles, labels = ax.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", ncol=len(labels), fontsize=9,
+               bbox_to_anchor=(0.5, 1.0), frameon=False)
+    fig.tight_layout(rect=(0, 0, 1, 0.93))
+
+
 def draw_fig5(res, model):
     cov = Coverage(5)
     fig, ax = plt.subplots(figsize=(8, 4))
@@ -139,7 +147,7 @@ def draw_fig6(res, model):
                    [names.trace_label(t) for t in OFFLINE], True, (1, 50000))
         ax.set_title("m = %d" % m)
     axes[0].set_ylabel("Latency [s]")
-    axes[0].legend(loc="upper left", fontsize=8)
+    _top_legend(fig, axes[0])
     cov.check()
     return fig, cov
 
@@ -153,7 +161,7 @@ def _two_schedules(res, model, fignum, xvals, key, xlabel, ylim):
                    [str(x) for x in xvals], True, ylim)
         ax.set_title(names.trace_label(t))
     axes[0].set_ylabel("Latency [s]")
-    axes[0].legend(loc="upper left", fontsize=8)
+    _top_legend(fig, axes[0])
     cov.check()
     return fig, cov
 
