@@ -51,6 +51,14 @@ uint64_t rc_rng_geom(gsl_rng *r, double p)
     return (uint64_t)g;
 }
 
+uint64_t rc_rng_geom_inv(gsl_rng *r, double inv_log1m_p)
+{
+    double g = ceil(log(gsl_rng_uniform_pos(r)) * inv_log1m_p);
+    if (!(g >= 1)) g = 1;
+    if (g > 9e18) g = 9e18;
+    return (uint64_t)g;
+}
+
 uint32_t rc_rng_below(gsl_rng *r, uint32_t n)
 {
     RC_ASSERT(n > 0);

@@ -25,6 +25,8 @@ double rc_rng_uniform(gsl_rng *r);          /* [0,1) */
 double rc_rng_uniform_pos(gsl_rng *r);      /* (0,1) */
 double rc_rng_exp(gsl_rng *r, double mean);
 uint64_t rc_rng_geom(gsl_rng *r, double p);
+/* The same law with 1/log(1-p) precomputed by the caller (hot paths). */
+uint64_t rc_rng_geom_inv(gsl_rng *r, double inv_log1m_p);
 uint32_t rc_rng_below(gsl_rng *r, uint32_t n);
 
 #endif

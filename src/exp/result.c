@@ -56,6 +56,46 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Latencies are non-negative, and non-negative IEEE doubles order like their
+ * bit patterns as unsigned integers: an LSD radix sort (4 passes of 16 bits,
+ * skipping passes where every key has the same digit) sorts millions of
+ * samples several times faster than qsort.  Falls back to qsort otherwise. */
+static void sort_latencies(double *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!(v[i] >= 0)) {
+            qsort(v, n, sizeof *v, cmp_double);
+            return;
+        }
+    if (n < 4096) {
+        qsort(v, n, sizeof *v, cmp_double);
+        return;
+    }
+    uint64_t *a = (uint64_t *)(void *)v;
+    uint64_t *tmp = rc_xmalloc(n * sizeof *tmp);
+    size_t *count = rc_xmalloc(65536 * sizeof *count);
+    uint64_t *src = a, *dst = tmp;
+    for (int pass = 0; pass < 4; pass++) {
+        int shift = 16 * pass;
+        memset(count, 0, 65536 * sizeof *count);
+        for (size_t i = 0; i < n; i++) count[(src[i] >> shift) & 0xffff]++;
+        if (count[(src[0] >> shift) & 0xffff] == n) continue;
+        size_t sum = 0;
+        for (size_t d = 0; d < 65536; d++) {
+            size_t c = count[d];
+            count[d] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; i++) dst[count[(src[i] >> shift) & 0xffff]++] = src[i];
+        uint64_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != a) memcpy(a, src, n * sizeof *a);
+    free(tmp);
+    free(count);
+}
+
 void rc_summary_compute(rc_summary *s, double *v, size_t n)
 {
     memset(s, 0, sizeof *s);
@@ -65,7 +105,7 @@ void rc_summary_compute(rc_summary *s, double *v, size_t n)
         for (int i = 0; i < RC_SUMMARY_QUANTILES; i++) s->q[i] = NAN;
         return;
     }
-    qsort(v, n, sizeof *v, cmp_double);
+    sort_latencies(v, n);
     /* Welford for a stable variance over millions of samples. */
     double mean = 0, m2 = 0;
     for (size_t i = 0; i < n; i++) {

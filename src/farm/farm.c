@@ -102,6 +102,9 @@ static void job_done(master *m, size_t index, int rank, const char *host, const 
     rc_journal_meta meta = {.rank = rank, .finished = now_unix()};
     snprintf(meta.host, sizeof meta.host, "%s", host);
     if (m->rc == 0) m->rc = rc_store_add(m->store, index, image, len, &meta, m->err);
+    /* Not journalled (e.g. the disk is full): the job is not done, it counts
+     * as "not run" and the next run reruns it. */
+    if (m->rc != 0) return;
     m->prog.done++;
     m->prog.events += events;
     m->prog.cost_done += rc_job_cost_estimate(rc_sweep_job(m->sw, index));
@@ -373,10 +376,17 @@ int rc_farm_run(MPI_Comm world, const rc_sweep *sw, const rc_farm_opts *o, rc_fa
     free(m.attempts);
     int rc = m.rc != 0 ? m.rc : st->terminated ? RC_EXIT_TERMINATED : st->failed ? RC_EXIT_RUNTIME : 0;
     if (!clean) {
-        /* Grace period over with workers still busy: everything received is
-         * saved and the file is closed; MPI_Finalize would wait for them. */
-        fprintf(stderr, "rcsim sweep: grace period over with %d job(s) running; aborting them\n",
-                m.inflight);
+        /* Grace period over, or a runtime error (full disk), with workers
+         * still busy: everything received is saved and the file is closed;
+         * MPI_Finalize would wait for them.  MPI_Abort does not return, so
+         * the error is printed here or never. */
+        if (m.rc != 0)
+            fprintf(stderr, "rcsim sweep: %s\nrcsim sweep: stopping with %d job(s) running; "
+                    "aborting them\n", err->msg, m.inflight);
+        else
+            fprintf(stderr,
+                    "rcsim sweep: grace period over with %d job(s) running; aborting them\n",
+                    m.inflight);
         fflush(NULL);
         MPI_Abort(comm, rc);
     }

@@ -202,6 +202,13 @@ static int write_summary(hid_t g, const char *name, const rc_summary *s)
 
 static void silence_hdf5(void)
 {
+    /* No library teardown at exit (must precede the first HDF5 call, so it
+     * comes first here).  HDF5 1.10.8 leaves a half-destroyed file object in
+     * its ID table when H5Fclose fails to flush (e.g. "No space left on
+     * device"), and H5_term_library then segfaults on it in H5F__close_cb
+     * (HDFFV-11052, fixed upstream after 1.10.8).  We close every file
+     * ourselves, so the atexit teardown only frees memory. */
+    H5dont_atexit();
     /* Our messages name the file and what failed; HDF5's stack dumps would
      * bury them.  Set once per process (the setting is global). */
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);

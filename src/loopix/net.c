@@ -8,7 +8,7 @@
 #include "core/rng.h"
 
 /* Net event kinds. */
-enum { EV_ARRIVE = 0, EV_PULL = 1, EV_STREAM = 2, EV_AVAIL = 3, EV_COVER_HOP = 4, EV_MIX_LOOP = 5,
+enum { EV_PULL = 1, EV_STREAM = 2, EV_AVAIL = 3, EV_COVER_HOP = 4, EV_MIX_LOOP = 5,
        EV_FORCE = 6 };
 /* Random streams of the net (core/rng.h stream ids). */
 enum { STREAM_COVER = 1, STREAM_DELAY = 2, STREAM_PHASE = 3, STREAM_MIXLOOP = 4 };
@@ -16,7 +16,7 @@ enum { STREAM_COVER = 1, STREAM_DELAY = 2, STREAM_PHASE = 3, STREAM_MIXLOOP = 4 
 #define COVER UINT32_MAX
 #define NEVER INT64_MAX
 
-/* A ring buffer of u32 (send queue, bundling queue, postbox). */
+/* A ring buffer of u32 (send queue, bundling queue). */
 typedef struct ring {
     uint32_t *a;
     uint32_t head, n, cap;
@@ -46,6 +46,59 @@ static uint32_t ring_pop(ring *r)
     return v;
 }
 
+/* A postbox: the messages addressed to one client that have left their
+ * sender, as a min-heap by (arrival time, sequence).  Nothing in the network
+ * has a capacity, so a message's arrival time is known when its bundle leaves
+ * (spec §1.6); keeping future arrivals here instead of as events in the global
+ * queue keeps that queue small.  A pull takes the entries that have arrived. */
+typedef struct pentry {
+    rc_time t;
+    uint64_t seq;
+    uint32_t sub;
+} pentry;
+
+typedef struct pbox {
+    pentry *a;
+    uint32_t n, cap;
+} pbox;
+
+static inline bool pe_before(const pentry *x, const pentry *y)
+{
+    return x->t < y->t || (x->t == y->t && x->seq < y->seq);
+}
+
+static void pbox_push(pbox *b, pentry e)
+{
+    if (b->n == b->cap) {
+        b->cap = b->cap ? b->cap * 2 : 8;
+        b->a = rc_xrealloc(b->a, b->cap * sizeof *b->a);
+    }
+    uint32_t i = b->n++;
+    while (i > 0) {
+        uint32_t parent = (i - 1) / 2;
+        if (!pe_before(&e, &b->a[parent])) break;
+        b->a[i] = b->a[parent];
+        i = parent;
+    }
+    b->a[i] = e;
+}
+
+static pentry pbox_pop(pbox *b)
+{
+    pentry top = b->a[0], last = b->a[--b->n];
+    uint32_t i = 0, n = b->n;
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= n) break;
+        if (c + 1 < n && pe_before(&b->a[c + 1], &b->a[c])) c++;
+        if (!pe_before(&b->a[c], &last)) break;
+        b->a[i] = b->a[c];
+        i = c;
+    }
+    if (n > 0) b->a[i] = last;
+    return top;
+}
+
 /* A real sub-message in flight: recipient, the upper layer's body handle,
  * and the time it reached the recipient's postbox. */
 typedef struct sub {
@@ -63,10 +116,10 @@ typedef struct user {
     rc_time idle_since;
     uint64_t stream_ver;
     /* pulls */
-    rc_time pull_due, pull_remaining, last_online_at;
+    rc_time pull_due, pull_remaining, last_online_at, pull_at;
     bool pull_scheduled;
     uint64_t pull_ver;
-    ring postbox;
+    pbox postbox;
     /* availability: the trace's state, and a forced-offline window */
     bool trace_on;
     rc_time force_from, force_until;
@@ -86,12 +139,14 @@ struct rc_net {
     user *users;
     sub *subs;
     uint32_t n_subs, cap_subs, free_head; /* free list threaded through recipient */
+    uint64_t postbox_seq;
     int p;
     bool lattice, frozen_pull, ingress_delay, cover_full, in_pull;
     rc_time tick;        /* lattice step (us); 1 when off */
     rc_time pull_period; /* us */
     double rate_pay, rate_drop, rate_loop, mu; /* per second, after x p and / lambda_div */
     double f_pay, f_drop, f_loop;              /* per-tick firing probabilities (lattice) */
+    double g_pay, g_drop, g_loop;              /* 1/log(1-f), for geometric draws */
     double mix_rate_loop, mix_mu;
     /* idle-chain stationary law (see the header) */
     rc_time mix_time;
@@ -131,10 +186,11 @@ static void sub_free(rc_net *n, uint32_t i)
 
 /* Gap to a stream's next firing (us).  Lattice: a whole number of ticks,
  * Geometric(F) — exactly the law of per-tick Bernoulli trials (spec §1.11). */
-static rc_time stream_gap(rc_net *n, double rate, double f)
+static rc_time stream_gap(rc_net *n, double rate, double f, double inv_log1m_f)
 {
     if (rate <= 0) return NEVER / 4;
-    if (n->lattice) return (rc_time)rc_rng_geom(n->rng_cover, f) * n->tick;
+    if (n->lattice)
+        return f >= 1 ? n->tick : (rc_time)rc_rng_geom_inv(n->rng_cover, inv_log1m_f) * n->tick;
     rc_time g = (rc_time)llround(rc_rng_exp(n->rng_cover, 1e6 / rate));
     return g < 1 ? 1 : g;
 }
@@ -143,9 +199,9 @@ static rc_time stream_gap(rc_net *n, double rate, double f)
  * firing is at from + one step). */
 static void streams_redraw(rc_net *n, user *u, rc_time from)
 {
-    u->next_pay = from + stream_gap(n, n->rate_pay, n->f_pay);
-    u->next_drop = from + stream_gap(n, n->rate_drop, n->f_drop);
-    u->next_loop = from + stream_gap(n, n->rate_loop, n->f_loop);
+    u->next_pay = from + stream_gap(n, n->rate_pay, n->f_pay, n->g_pay);
+    u->next_drop = from + stream_gap(n, n->rate_drop, n->f_drop, n->g_drop);
+    u->next_loop = from + stream_gap(n, n->rate_loop, n->f_loop, n->g_loop);
     u->backlog_at = NEVER;
 }
 
@@ -222,6 +278,8 @@ static void on_mix_loop(void *ctx, const rc_event *ev)
     rc_sim_at(n->sim, n->sim->now + gap, RC_CLS_MIX, EV_MIX_LOOP, ev->obj, 0);
 }
 
+static void deliver_to_postbox(rc_net *n, uint32_t s, rc_time arrive);
+
 /* ---------- bundles ---------- */
 
 static void emit_bundle(rc_net *n, uint32_t ui, rc_time t)
@@ -249,7 +307,7 @@ static void emit_bundle(rc_net *n, uint32_t ui, rc_time t)
          * provider files it in the next tick (delay 0). */
         rc_time arrive = shared + hand + hop_delay(n, n->rng_delay, n->mu) + hand;
         if (n->cover_full) n->ctr->mix_packets += n->layers;
-        rc_sim_at(n->sim, arrive, RC_CLS_PROVIDER, EV_ARRIVE, s, 0);
+        deliver_to_postbox(n, s, arrive);
     }
 }
 
@@ -266,15 +324,15 @@ static void stream_step(rc_net *n, uint32_t ui, rc_time t)
         } else {
             ring_push(&u->wait, COVER);
         }
-        u->next_pay = t + stream_gap(n, n->rate_pay, n->f_pay);
+        u->next_pay = t + stream_gap(n, n->rate_pay, n->f_pay, n->g_pay);
     }
     if (u->next_drop == t) {
         ring_push(&u->wait, COVER);
-        u->next_drop = t + stream_gap(n, n->rate_drop, n->f_drop);
+        u->next_drop = t + stream_gap(n, n->rate_drop, n->f_drop, n->g_drop);
     }
     if (u->next_loop == t) {
         ring_push(&u->wait, COVER);
-        u->next_loop = t + stream_gap(n, n->rate_loop, n->f_loop);
+        u->next_loop = t + stream_gap(n, n->rate_loop, n->f_loop, n->g_loop);
     }
     u->backlog_at = NEVER;
     if (n->lattice) {
@@ -386,22 +444,28 @@ static rc_time next_pull_at_or_after(const rc_net *n, const user *u, rc_time a)
     return u->pull_due + k * n->pull_period;
 }
 
+/* Makes sure an online client with mail pulls at its first pull time at or
+ * after both `now` and the earliest arrival in its postbox. */
 static void ensure_pull(rc_net *n, uint32_t ui, rc_time now)
 {
     user *u = &n->users[ui];
-    if (!u->online || u->pull_scheduled || u->postbox.n == 0) return;
+    if (!u->online || u->postbox.n == 0) return;
+    rc_time first = u->postbox.a[0].t > now ? u->postbox.a[0].t : now;
+    rc_time at = next_pull_at_or_after(n, u, first);
+    if (u->pull_scheduled && u->pull_at <= at) return;
+    u->pull_ver++;
     u->pull_scheduled = true;
-    rc_sim_at(n->sim, next_pull_at_or_after(n, u, now), RC_CLS_PULL, EV_PULL, ui, u->pull_ver);
+    u->pull_at = at;
+    rc_sim_at(n->sim, at, RC_CLS_PULL, EV_PULL, ui, u->pull_ver);
 }
 
-static void on_arrive(void *ctx, const rc_event *ev)
+static void deliver_to_postbox(rc_net *n, uint32_t si, rc_time arrive)
 {
-    rc_net *n = ctx;
-    sub *s = &n->subs[ev->obj];
-    s->arrived = ev->t;
-    if (n->hooks.arrived) n->hooks.arrived(n->hooks.ctx, s->recipient, s->body, s->emitted, ev->t);
-    ring_push(&n->users[s->recipient].postbox, ev->obj);
-    ensure_pull(n, s->recipient, ev->t);
+    sub *s = &n->subs[si];
+    s->arrived = arrive;
+    if (n->hooks.arrived) n->hooks.arrived(n->hooks.ctx, s->recipient, s->body, s->emitted, arrive);
+    pbox_push(&n->users[s->recipient].postbox, (pentry){arrive, n->postbox_seq++, si});
+    ensure_pull(n, s->recipient, n->sim->now);
 }
 
 static void on_pull(void *ctx, const rc_event *ev)
@@ -413,11 +477,10 @@ static void on_pull(void *ctx, const rc_event *ev)
     u->pull_due = ev->t + n->pull_period;
     n->ctr->pulls++;
     n->in_pull = true;
-    /* Take everything that is there now; messages that arrive during the
-     * hooks' processing (none can: arrivals are events) would wait. */
-    uint32_t count = u->postbox.n;
-    for (uint32_t i = 0; i < count; i++) {
-        uint32_t si = ring_pop(&u->postbox);
+    /* Take everything that has arrived by now, in arrival order; what the
+     * hooks send now arrives later. */
+    while (u->postbox.n > 0 && u->postbox.a[0].t <= ev->t) {
+        uint32_t si = pbox_pop(&u->postbox).sub;
         sub s = n->subs[si];
         sub_free(n, si);
         bool online_label = n->frozen_pull ? (s.arrived > ev->t - n->pull_period)
@@ -638,6 +701,9 @@ rc_net *rc_net_new(rc_sim *sim, const rc_job *job, const rc_trace *trace, int sp
     n->f_pay = -expm1(-n->rate_pay * ts);
     n->f_drop = -expm1(-n->rate_drop * ts);
     n->f_loop = -expm1(-n->rate_loop * ts);
+    n->g_pay = 1.0 / log1p(-n->f_pay);
+    n->g_drop = 1.0 / log1p(-n->f_drop);
+    n->g_loop = 1.0 / log1p(-n->f_loop);
     n->trace = trace;
     n->trace_period_s = trace ? rc_trace_period_s(trace) : 0;
     n->rng_cover = rc_rng_new(job->seed, STREAM_COVER);
@@ -665,7 +731,6 @@ rc_net *rc_net_new(rc_sim *sim, const rc_job *job, const rc_trace *trace, int sp
         u->force_from = u->force_until = NEVER;
     }
     rc_rng_free(phase);
-    rc_sim_on(sim, EV_ARRIVE, on_arrive, n);
     rc_sim_on(sim, EV_PULL, on_pull, n);
     rc_sim_on(sim, EV_STREAM, on_stream, n);
     rc_sim_on(sim, EV_AVAIL, on_avail, n);
