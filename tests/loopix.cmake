@@ -1,1 +1,2 @@
 rcsim_add_unit(net)
+rcsim_add_unit(cover TIMEOUT 900)

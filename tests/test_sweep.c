@@ -189,7 +189,7 @@ static const struct {
     {"fig5.yaml", 7 * 3 * 3},       {"fig6.yaml", 2 * 3 * 4 * 3},  {"fig7.yaml", 5 * 2 * 3 * 3},
     {"fig8.yaml", 6 * 2 * 3 * 3},   {"fig9.yaml", 5 * 9 * 3},      {"fig14.yaml", 4 * 5 * 9 * 2},
     {"fig15.yaml", 4 * 3 * 3},      {"fig16.yaml", 3 * 4 * 3},     {"quick.yaml", 3 * 2 * 2},
-    {"ci-small.yaml", 2 * 2 * 2},
+    {"ci-small.yaml", 2 * 2 * 2},   {"reconcile.yaml", 2 * 2 * 4 * 3}, {"membership.yaml", 4 * 3 * 2 * 3},
 };
 
 Test(sweep, every_experiment_file_loads_with_expected_jobs)
