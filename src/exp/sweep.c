@@ -195,7 +195,13 @@ static int check_mapping_keys(loader *L, const yaml_node_t *map, const char *wha
     return 0;
 }
 
-static void *grow(void *p, size_t n, size_t size) { return rc_xrealloc(p, (n + 1) * size); }
+/* Room for element n of an array that holds n: capacities are powers of two,
+ * so growing one element at a time stays linear overall. */
+static void *grow(void *p, size_t n, size_t size)
+{
+    if (n != 0 && (n & (n - 1)) != 0) return p;
+    return rc_xrealloc(p, (n ? 2 * n : 1) * size);
+}
 
 static char *own(loader *L, char *s)
 {
