@@ -9,7 +9,7 @@
 #     requeues itself, the second run resumes, and the file ends complete with every job exactly
 #     once (HDF5 and journal) and results equal to a plain run;
 #  3. --no-requeue: the same stop ends the job with code 3, and submitting the script again resumes;
-#  4. only with RCSIM_SLURM_TIMELIMIT_TEST=1 (slow, ~2.5 min): a real --time limit with requeues.
+#  4. only with RCSIM_SLURM_TIMELIMIT_TEST=1 (slow, ~2 min more): a real --time limit with requeues.
 #
 # Skips (exit 77) when slurm-wlm/munge are not installed, when not root, or when /etc/slurm has a
 # configuration that scripts/slurm-local.sh did not write.  Starts the cluster if it is not running
@@ -255,7 +255,7 @@ check_h5 "$WORK/noreq.h5" "$NL" "$WORK/plain-long.h5" || fail "resubmitted resul
 # ---------------------------------------------------------------------------------------------
 if [ "${RCSIM_SLURM_TIMELIMIT_TEST:-0}" = 1 ]; then
     step "4. a real --time limit: signal, requeues, completion (slow)"
-    SET4="duration=60d"
+    SET4="duration=30d"
     "$RCSIM" slurm "$SWEEP" --set "$SET4" --out "$WORK/tl.h5" --ntasks 2 --time 2 \
         --signal-lead 70 --grace 20 --job-name rcsim-e2e-tl -o "$WORK/tl.sbatch" 2>/dev/null ||
         fail "rcsim slurm failed"
