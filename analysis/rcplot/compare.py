@@ -15,7 +15,7 @@ from .stats import tolerance_rule, within
 
 COLUMNS = ["figure", "m", "schedule", "strategy", "burst", "groups", "lambda_div", "stat",
            "paper_s", "paper_kind", "ours_s", "ours_min_s", "ours_max_s", "seeds",
-           "duration_s", "rel_diff", "rule", "flag"]
+           "duration_s", "rel_diff", "rule", "flag", "paper_in_seed_range"]
 
 
 def read_paper(path):
@@ -49,8 +49,15 @@ def compare(res, model, paper_rows, figures=None):
                         paper_s=paper, paper_kind="exact" if r["exact"] == "yes" else "read-off",
                         ours_s=med, ours_min_s=lo, ours_max_s=hi, seeds=n,
                         duration_s=cfg.duration, rel_diff=rel, rule=rule[4],
-                        flag="ok" if ok else "OUT"))
+                        flag="ok" if ok else "OUT",
+                        paper_in_seed_range="yes" if n > 1 and lo <= paper <= hi else "no"))
     return out, missing
+
+
+def out_in_range(rows):
+    """OUT rows whose paper value lies inside our seeds' min-max: the paper ran one seed
+    (seed 0, spec §7), so such a value is one draw our seeds also produce."""
+    return sum(1 for r in rows if r["flag"] != "ok" and r["paper_in_seed_range"] == "yes")
 
 
 def summary(rows):
@@ -84,11 +91,17 @@ def markdown(rows, n_missing, model):
     ok, n = s.get("all", (0, 0))
     lines = ["Model `%s`: **%d of %d** paper values within the spec §9.3 tolerance "
              "(%d paper values have no matching configuration in the results)."
-             % (model, ok, n, n_missing), ""]
-    lines.append("| figure | within tolerance |")
-    lines.append("|---|---|")
+             % (model, ok, n, n_missing), "",
+             "Of the %d values outside the tolerance, %d lie inside the min-max range of our "
+             "seeds: the paper ran a single seed (spec §7), so those are consistent with our "
+             "runs, only not with their median (typical of means and tails driven by a few "
+             "stuck sessions)." % (n - ok, out_in_range(rows)), ""]
+    lines.append("| figure | within tolerance | outside, but inside our seed range |")
+    lines.append("|---|---|---|")
     for fig in sorted(k for k in s if k != "all"):
-        lines.append("| %d | %d / %d |" % (fig, s[fig][0], s[fig][1]))
+        lines.append("| %d | %d / %d | %d |" % (fig, s[fig][0], s[fig][1],
+                                                out_in_range([r for r in rows
+                                                              if r["figure"] == fig])))
     lines.append("")
     lines.append("| fig | m | schedule | strategy | b | g | λ/ | stat | paper [s] | kind | "
                  "ours [s] (seed range) | rel. diff | rule | flag |")
@@ -101,5 +114,6 @@ def markdown(rows, n_missing, model):
         lines.append("| %d | %d | %s | %s | %d | %d | %d | %s | %s | %s | %s | %s | %s | %s |" % (
             r["figure"], r["m"], r["schedule"], r["strategy"], r["burst"], r["groups"],
             r["lambda_div"], r["stat"], _fmt(r["paper_s"]), r["paper_kind"], spread, rel,
-            r["rule"], "ok" if r["flag"] == "ok" else "**OUT**"))
+            r["rule"], "ok" if r["flag"] == "ok" else
+            "**OUT** (in seed range)" if r["paper_in_seed_range"] == "yes" else "**OUT**"))
     return "\n".join(lines) + "\n"

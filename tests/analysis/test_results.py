@@ -115,6 +115,8 @@ class Results(unittest.TestCase):
         self.assertEqual(rows[0]["seeds"], 3)
         self.assertEqual(rows[1]["flag"], "OUT")       # 40.0 vs 36.6: +9 %
         self.assertEqual(rows[1]["paper_kind"], "exact")
+        self.assertEqual(rows[0]["paper_in_seed_range"], "yes")  # 11.3 in [10, 12]
+        self.assertEqual(rows[1]["paper_in_seed_range"], "no")   # one seed: no range
         self.assertAlmostEqual(rows[1]["rel_diff"], 40.0 / 36.6 - 1)
         md = compare.markdown(rows, missing, "paper")
         self.assertIn("**1 of 2**", md)
