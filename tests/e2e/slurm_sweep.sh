@@ -23,8 +23,6 @@ MPIEXEC=${MPIEXEC:-mpirun}
 PY=/usr/bin/python3
 SL="$RCSIM_SOURCE_DIR/scripts/slurm-local.sh"
 SWEEP="$RCSIM_SOURCE_DIR/experiments/ci-small.yaml"
-# Long enough per job (~0.5-2 s) that a SIGTERM lands mid-sweep, short enough for CI.
-LONG_SET="duration=6d"
 
 skip() { echo "SKIP: $*"; exit 77; }
 for exe in sbatch scontrol squeue scancel; do
@@ -170,6 +168,24 @@ if ! "$SL" status >/dev/null 2>&1; then STARTED=1; fi
 NCPU=$(sinfo -h -n localhost -o %c | head -n1)
 [ "${NCPU:-0}" -ge 2 ] || fail "the local node has ${NCPU:-?} CPUs; need 2 for 1 master + 1 worker"
 
+# Calibration: the SIGTERM cases need a sweep that takes some seconds (so the signal lands
+# mid-sweep) on whatever machine runs the test, whatever the simulator's speed.  The cost of
+# ci-small grows linearly with the simulated duration; time one simulated day.
+t0=$(date +%s%N)
+"$RCSIM" sweep "$SWEEP" --set duration=1d --out "$WORK/calib.h5" >"$WORK/calib.log" 2>&1 ||
+    fail "calibration run failed: $(tail -n 5 "$WORK/calib.log")"
+MS_PER_DAY=$(( ($(date +%s%N) - t0) / 1000000 ))
+[ "$MS_PER_DAY" -ge 1 ] || MS_PER_DAY=1
+# Simulated days for a sweep of about $1 ms (at least 2, at most 3650).
+days_for() {
+    local d=$(( ($1 + MS_PER_DAY - 1) / MS_PER_DAY ))
+    [ "$d" -ge 2 ] || d=2
+    [ "$d" -le 3650 ] || d=3650
+    echo "$d"
+}
+LONG_SET="duration=$(days_for 9000)d"
+echo "calibration: 1 simulated day = $MS_PER_DAY ms for the sweep; SIGTERM cases use --set $LONG_SET"
+
 N=$(n_jobs) || fail "rcsim plan failed on $SWEEP"
 NL=$(n_jobs --set "$LONG_SET") || fail "rcsim plan failed with --set $LONG_SET"
 [ "$N" -ge 4 ] && [ "$NL" -ge 4 ] || fail "ci-small has $N jobs; the test needs at least 4"
@@ -255,7 +271,8 @@ check_h5 "$WORK/noreq.h5" "$NL" "$WORK/plain-long.h5" || fail "resubmitted resul
 # ---------------------------------------------------------------------------------------------
 if [ "${RCSIM_SLURM_TIMELIMIT_TEST:-0}" = 1 ]; then
     step "4. a real --time limit: signal, requeues, completion (slow)"
-    SET4="duration=30d"
+    # About 75 s of work: the signal comes ~40-50 s into the first 2-minute run.
+    SET4="duration=$(days_for 75000)d"
     "$RCSIM" slurm "$SWEEP" --set "$SET4" --out "$WORK/tl.h5" --ntasks 2 --time 2 \
         --signal-lead 70 --grace 20 --job-name rcsim-e2e-tl -o "$WORK/tl.sbatch" 2>/dev/null ||
         fail "rcsim slurm failed"
