@@ -47,7 +47,7 @@ for st in "${STRATS[@]}"; do
 import json, sys
 rows = [json.loads(l) for l in sys.stdin if l.strip()]
 m = lambda k: sum(r[k] for r in rows) / len(rows)
-print(f"{m(\"mean_s\"):.3f} {m(\"median_s\"):.3f} {m(\"p90_s\"):.3f} {m(\"p99_s\"):.3f}")')
+print(" ".join("%.3f" % m(k) for k in ("mean_s", "median_s", "p90_s", "p99_s")))')
     read -r mean med p90 p99 <<<"$out"
     [ -z "$base" ] && base=$mean
     change=$($PY -c "print(f'{(float($mean)/float($base)-1)*100:+.1f} %')")

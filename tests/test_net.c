@@ -85,6 +85,7 @@ Test(net, per_hop_delay_is_exponential_with_the_set_mean)
     rc_job_defaults(&job);
     job.users = 4;
     job.mix_layers = 1;
+    job.quirks.ingress_delay = 0;
     job.rate_delay = 3;
     job.seed = 11;
     obs_reset(200000);

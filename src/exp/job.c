@@ -29,7 +29,10 @@ void rc_job_resolve(rc_job *job)
     resolve_quirk(&q->lattice, paper);
     resolve_quirk(&q->trace16, paper);
     resolve_quirk(&q->frozen_pull, paper);
-    resolve_quirk(&q->ingress_delay, paper);
+    /* Loopix providers mix too (the sender's provider is the first mix of
+     * the path), so the exact model keeps the ingress delay; the switch is
+     * there to measure what it does. */
+    resolve_quirk(&q->ingress_delay, true);
     resolve_quirk(&q->arm_once, paper);
     resolve_quirk(&q->acks_always, paper);
     resolve_quirk(&q->seed0_groups, paper);

@@ -27,7 +27,7 @@ typedef struct rc_quirks {
                             truncated to ms and lifted to ticks, one hand-off tick per hop */
     int trace16;         /* §9.1.1: user U_i of every provider gets trace line i (i < 16) */
     int frozen_pull;     /* §9.1.2: pull countdown frozen offline; ONLINE = waited < 1 pull period */
-    int ingress_delay;   /* §9.1.4: the sender's provider applies a mixing delay */
+    int ingress_delay;   /* §9.1.4: the sender's provider applies a mixing delay (both models) */
     int arm_once;        /* §9.1.5: RC-FT arms timeouts only for the source's first sends */
     int acks_always;     /* §9.1.6: ACKs are sent even when timeouts are off */
     int seed0_groups;    /* §9.1.7: groups (order, heavy users) drawn with seed 0 for every job */

@@ -47,7 +47,7 @@ static const rc_param_def table[] = {
     {"q_frozen_pull", RC_PT_TRI, OFF(quirks.frozen_pull), 0, "auto", -1, 1, "", NULL, C | A,
      "quirk: pull countdown frozen while offline; ONLINE = waited < 1 period (9.1.2)"},
     {"q_ingress_delay", RC_PT_TRI, OFF(quirks.ingress_delay), 0, "auto", -1, 1, "", NULL, C | A,
-     "quirk: the sender's provider adds a mixing delay (4 delayed hops) (9.1.4)"},
+     "the sender's provider adds a mixing delay (4 delayed hops; on in both models) (9.1.4)"},
     {"q_arm_once", RC_PT_TRI, OFF(quirks.arm_once), 0, "auto", -1, 1, "", NULL, C | A,
      "quirk: RC-FT arms timeouts once; reassigned roles are not watched (9.1.5)"},
     {"q_acks_always", RC_PT_TRI, OFF(quirks.acks_always), 0, "auto", -1, 1, "", NULL, C | A,
