@@ -30,6 +30,7 @@ typedef struct session {
     uint32_t *order;        /* schedule position -> user */
     int32_t *entry_of_role; /* RC-FT: live timeout entry per role, or -1 */
     uint8_t *handled;       /* role handled by the user standing in it (bitset) */
+    uint8_t *acked;         /* RC-FT: roles the source has an ACK for (bitset) */
     uint32_t *handled_other;/* (user, role) pairs handled by replacements */
     uint32_t n_other, cap_other;
 } session;
@@ -188,6 +189,8 @@ static void arm_subtree(rc_state *s, uint32_t sid, uint32_t node, uint32_t role,
     se = &s->sessions[sid];
     for (size_t i = 0; i < nd; i++) {
         uint32_t c = s->scratch[i];
+        /* Re-arming after a reassignment: members that already ACKed are done. */
+        if ((se->acked[c / 8] >> (c % 8)) & 1) continue;
         arm(s, sid, se->order[c], c,
             rc_sched_estimate_ms(n, k, role, c, s->t_msg_ms, s->t_queue_ms), t);
     }
@@ -299,6 +302,7 @@ static void rcs_destroy(void *self)
         session *se = &s->sessions[i];
         free(se->order);
         free(se->entry_of_role);
+        free(se->acked);
         free(se->handled);
         free(se->handled_other);
     }
@@ -346,6 +350,7 @@ static void rcs_multicast(void *self, uint32_t group, uint32_t source, uint32_t 
     }
     if (s->spec.timeouts) {
         se->entry_of_role = rc_xmalloc(n * sizeof(int32_t));
+        se->acked = rc_xcalloc((n + 7) / 8, 1);
         for (uint32_t i = 0; i < n; i++) se->entry_of_role[i] = -1;
     }
     size_t nc = rc_sched_children(n, (uint32_t)s->spec.k, 0, s->scratch, s->users);
@@ -371,6 +376,7 @@ static void rcs_receive(void *self, uint32_t user, const rc_msg *m, bool online_
     session *se = &s->sessions[m->aux];
     if (m->type == RC_MSG_ACK) {
         if (se->entry_of_role != NULL) {
+            se->acked[m->role / 8] |= (uint8_t)(1u << (m->role % 8));
             int32_t e = se->entry_of_role[m->role];
             if (e >= 0 && s->entries[e].node == m->sender) {
                 s->entries[e].alive = false;
