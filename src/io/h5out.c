@@ -244,10 +244,27 @@ int rc_h5out_check(const char *path, const rc_h5out_sweep *sweep, rc_err *err)
     return rc;
 }
 
+/* ": No space left on device" (or another storage failure) when the HDF5
+ * call that just failed left one in errno, else "".  Only errnos that mean
+ * the storage failed: the library's own probing (stat of a missing file)
+ * leaves others behind that would mislead.  Callers zero errno first. */
+static const char *io_reason(char *buf, size_t len)
+{
+    int e = errno;
+    buf[0] = '\0';
+    if (e == ENOSPC || e == EDQUOT || e == EIO || e == EROFS || e == EFBIG)
+        snprintf(buf, len, ": %s", strerror(e));
+    return buf;
+}
+
 static int create_file(rc_h5out *h, rc_err *err)
 {
+    char why[96];
+    errno = 0;
     hid_t f = H5Fcreate(h->path, H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT);
-    if (f < 0) return rc_err_set(err, RC_EXIT_RUNTIME, "%s: cannot create HDF5 file", h->path);
+    if (f < 0)
+        return rc_err_set(err, RC_EXIT_RUNTIME, "%s: cannot create HDF5 file%s", h->path,
+                          io_reason(why, sizeof why));
     char created[32];
     utc_text(now_unix(), created);
     int bad = attr_str(f, "layout", RC_H5OUT_LAYOUT) || attr_str(f, "rcsim_version", RCSIM_VERSION) ||
@@ -273,8 +290,10 @@ static int create_file(rc_h5out *h, rc_err *err)
     }
     if (H5Fclose(f) < 0) bad = 1;
     if (bad) {
+        io_reason(why, sizeof why);
         unlink(h->path);
-        return rc_err_set(err, RC_EXIT_RUNTIME, "%s: cannot write the file header", h->path);
+        return rc_err_set(err, RC_EXIT_RUNTIME, "%s: cannot write the file header%s", h->path,
+                          why);
     }
     return 0;
 }
@@ -419,9 +438,13 @@ int rc_h5out_begin(rc_h5out *h, rc_err *err)
 int rc_h5out_end(rc_h5out *h, rc_err *err)
 {
     if (h->file < 0) return 0;
+    char why[96];
+    errno = 0; /* io_reason: the close flushes the batch, so it sees a full disk */
     herr_t st = H5Fclose(h->file);
     h->file = H5I_INVALID_HID;
-    if (st < 0) return rc_err_set(err, RC_EXIT_RUNTIME, "%s: closing failed", h->path);
+    if (st < 0)
+        return rc_err_set(err, RC_EXIT_RUNTIME, "%s: closing failed%s", h->path,
+                          io_reason(why, sizeof why));
     return 0;
 }
 
@@ -495,7 +518,8 @@ int rc_h5out_write_job(rc_h5out *h, const rc_job *job, const rc_result *r,
                        const rc_h5out_prov *prov, rc_err *err)
 {
     RC_ASSERT(h->file >= 0);
-    char hex[17], tmp[64];
+    char hex[17], tmp[64], why[96];
+    errno = 0;
     rc_job_id_hex(r->job_id, hex);
     snprintf(tmp, sizeof tmp, PARTIAL_PREFIX "%s", hex);
     hid_t jobs = H5Gopen2(h->file, "jobs", H5P_DEFAULT);
@@ -552,7 +576,9 @@ int rc_h5out_write_job(rc_h5out *h, const rc_job *job, const rc_result *r,
             H5Gclose(fg);
         }
     }
-    if (bad) return rc_err_set(err, RC_EXIT_RUNTIME, "%s: writing job %s failed", h->path, hex);
+    if (bad)
+        return rc_err_set(err, RC_EXIT_RUNTIME, "%s: writing job %s failed%s", h->path, hex,
+                          io_reason(why, sizeof why));
     return 0;
 }
 
