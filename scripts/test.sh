@@ -27,7 +27,8 @@ cmake --build build-test -j"$JOBS"
 echo "test.sh: release suite passed in $(( $(date +%s) - start )) s"
 
 if [ "$SANITIZE" = 1 ]; then
-  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DRCSIM_WERROR=ON -DRCSIM_SANITIZE=ON \
+  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-g -O1" \
+        -DRCSIM_WERROR=ON -DRCSIM_SANITIZE=ON \
         -DRCSIM_BUILD_TESTING=ON >/dev/null
   cmake --build build-asan -j"$JOBS"
   export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
