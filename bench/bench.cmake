@@ -1,6 +1,6 @@
 # Benchmark executables (issue 6), not part of `all`: build them with
 #   cmake --build build --target bench_evq
-# bench_evq_heap4 links the engine as it is (src/core/evq.c, a 4-ary heap);
+# bench_evq_heap4 is the engine as it is (src/core/evq.c, a 4-ary heap);
 # every other variant rebuilds the simulator core with bench/evq_<v>.c in place
 # of src/core/evq.c and bench/evq_<v>.h installed as "core/evq.h" in a
 # variant include directory searched before src/.  src/ is not modified.
@@ -8,12 +8,16 @@ set(RCSIM_BENCH_CORE_SOURCES ${RCSIM_CORE_SOURCES} ${RCSIM_LOOPIX_SOURCES}
     ${RCSIM_MULTICAST_SOURCES} ${RCSIM_WORKLOAD_SOURCES} ${RCSIM_EXP_SOURCES})
 list(REMOVE_ITEM RCSIM_BENCH_CORE_SOURCES src/core/evq.c)
 
-add_executable(bench_evq_heap4 EXCLUDE_FROM_ALL bench/bench_evq.c)
-target_link_libraries(bench_evq_heap4 PRIVATE rcsim_core)
+# The baseline is built the same way as the variants (all sources compiled into
+# the executable), so code layout does not favour one side.
+add_executable(bench_evq_heap4 EXCLUDE_FROM_ALL bench/bench_evq.c src/core/evq.c
+               ${RCSIM_BENCH_CORE_SOURCES})
+target_include_directories(bench_evq_heap4 PRIVATE src ${CMAKE_BINARY_DIR}/generated)
+target_link_libraries(bench_evq_heap4 PRIVATE GSL::gsl GSL::gslcblas ZLIB::ZLIB PkgConfig::YAML m)
 target_compile_definitions(bench_evq_heap4 PRIVATE BENCH_EVQ_NAME="heap4")
 set(RCSIM_BENCH_EVQ_TARGETS bench_evq_heap4)
 
-foreach(v heap2 heap4b pairing)
+foreach(v heap2 heap2b heap4b pairing)
   configure_file(bench/evq_${v}.h ${CMAKE_BINARY_DIR}/bench/evq-${v}/core/evq.h COPYONLY)
   add_executable(bench_evq_${v} EXCLUDE_FROM_ALL bench/bench_evq.c bench/evq_${v}.c
                  ${RCSIM_BENCH_CORE_SOURCES})
@@ -25,3 +29,27 @@ foreach(v heap2 heap4b pairing)
 endforeach()
 
 add_custom_target(bench_evq DEPENDS ${RCSIM_BENCH_EVQ_TARGETS})
+
+# The core's event-queue unit tests (tests/test_evq.c), built against each
+# variant, so a candidate replacement is checked against the same invariants
+# (part of the bench_evq target; bench/run_evq.py runs them first).
+if(RCSIM_BUILD_TESTING)
+  pkg_check_modules(RCSIM_BENCH_CRITERION IMPORTED_TARGET criterion)
+endif()
+if(RCSIM_BENCH_CRITERION_FOUND)
+  foreach(v heap2 heap2b heap4b pairing)
+    add_executable(test_evq_${v} EXCLUDE_FROM_ALL tests/test_evq.c bench/evq_${v}.c
+                   ${RCSIM_BENCH_CORE_SOURCES})
+    target_include_directories(test_evq_${v} BEFORE PRIVATE ${CMAKE_BINARY_DIR}/bench/evq-${v})
+    target_include_directories(test_evq_${v} PRIVATE src ${CMAKE_BINARY_DIR}/generated)
+    target_link_libraries(test_evq_${v} PRIVATE PkgConfig::RCSIM_BENCH_CRITERION GSL::gsl
+                          GSL::gslcblas ZLIB::ZLIB PkgConfig::YAML m)
+    add_dependencies(bench_evq test_evq_${v})
+  endforeach()
+endif()
+
+# `rcsim bench --quick` end to end (a few seconds), registered here because the
+# bench area has no tests/<area>.cmake of its own.
+if(RCSIM_BUILD_TESTING AND COMMAND rcsim_add_script)
+  rcsim_add_script(bench_smoke tests/e2e/bench_smoke.sh TIMEOUT 300 LABELS bench)
+endif()
