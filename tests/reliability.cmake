@@ -7,3 +7,4 @@ set_tests_properties(e2e_rel_check PROPERTIES SKIP_RETURN_CODE 77)
 # valgrind is slow and meaningless under ASan: label "slow" (the sanitizer pass excludes it).
 rcsim_add_script(rel_valgrind e2e/rel_valgrind.sh TIMEOUT 400 LABELS slow)
 set_tests_properties(e2e_rel_valgrind PROPERTIES SKIP_RETURN_CODE 77)
+rcsim_add_script(rel_jobcrash e2e/rel_jobcrash.sh TIMEOUT 300 LABELS mpi)
