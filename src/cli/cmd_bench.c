@@ -98,9 +98,10 @@ typedef struct cfg_result {
 typedef struct sweep_run {
     int workers, np;
     int status;          /* 0 ok, else exit status / -1 not run */
-    double wall_s;       /* mpirun end to end, including MPI start-up */
+    double wall_s;       /* mpirun end to end, including MPI start-up (median) */
     double jobs_per_s;   /* jobs / wall_s */
     double farm_jobs_per_s; /* the sweep's own figure (excludes start-up), NAN if not found */
+    int n_runs;          /* repeats done (medians over these) */
 } sweep_run;
 
 typedef struct opts {
@@ -128,14 +129,15 @@ static void print_usage(FILE *out)
             "multi-group job (16 groups of 128, rc-k2-p2-ft-dropoffline) and one\n"
             "exact-model job.  Then the sweep throughput: jobs/s of `rcsim sweep` on a\n"
             "sweep of small jobs (users 32, 10 min, online) under " MPIRUN "\n"
-            "with 1, 2, ... workers (-np workers+1), and the ratio to 1 worker.\n"
+            "with 1, 2, ... workers (-np workers+1), median of N runs each, and the ratio\n"
+            "to the first worker count.\n"
             "Compare two --json files with bench/compare.py OLD.json NEW.json.\n"
             "\n"
             "options:\n"
             "      --quick          2 h simulated, fewer configurations, 20 sweep jobs (smoke test)\n"
             "      --json FILE      also write all results as JSON (with version, host, date, CPU)\n"
-            "      --repeat N       repeats per configuration, median reported (default 3;\n"
-            "                       --quick: 1)\n"
+            "      --repeat N       repeats per configuration and per sweep, median reported\n"
+            "                       (default 3; --quick: 1)\n"
             "      --np-list LIST   workers for the throughput runs, comma list (default 1,2)\n"
             "      --sweep-jobs N   jobs in the throughput sweep (default 60; --quick: 20)\n"
             "      --no-sweep       skip the sweep throughput measurement\n"
@@ -461,26 +463,46 @@ static int measure_sweeps(const opts *o, sweep_run *runs, bool *ran, char *note,
     fclose(f);
     int fail = 0;
     for (int i = 0; i < o->n_np; i++) {
+        runs[i].workers = o->np_list[i];
+        runs[i].np = runs[i].workers + 1;
+        runs[i].status = 0;
+    }
+    /* Repeats go round the worker counts (1,2,1,2,...) so a change in the
+     * machine's load affects every count alike; medians are reported. */
+    double walls[BENCH_MAX_NP][BENCH_MAX_REPEAT], rates[BENCH_MAX_NP][BENCH_MAX_REPEAT];
+    for (int r = 0; r < o->repeat && !fail; r++) {
+        for (int i = 0; i < o->n_np && !fail; i++) {
+            sweep_run *s = &runs[i];
+            snprintf(out, sizeof out, "%s/out-np%d.h5", dir, s->np);
+            snprintf(log, sizeof log, "%s/out-np%d.log", dir, s->np);
+            if (!o->quiet) {
+                fprintf(stderr, "bench: sweep of %d jobs, mpirun -np %d (%d/%d) ...", o->sweep_jobs,
+                        s->np, r + 1, o->repeat);
+                fflush(stderr);
+            }
+            s->status = run_sweep(self, yaml, out, log, s->np, &walls[i][r], &rates[i][r]);
+            if (!o->quiet) fprintf(stderr, " %.2f s\n", walls[i][r]);
+            if (s->status != 0) {
+                fprintf(stderr, "rcsim bench: mpirun -np %d %s sweep failed (status %d); its output:\n",
+                        s->np, self, s->status);
+                print_log_tail(log);
+                fail = 1;
+            }
+            remove_sweep_files(out);
+            unlink(log);
+            s->n_runs = r + 1;
+        }
+    }
+    for (int i = 0; i < o->n_np; i++) {
         sweep_run *s = &runs[i];
-        s->workers = o->np_list[i];
-        s->np = s->workers + 1;
-        snprintf(out, sizeof out, "%s/out-np%d.h5", dir, s->np);
-        snprintf(log, sizeof log, "%s/out-np%d.log", dir, s->np);
-        if (!o->quiet) {
-            fprintf(stderr, "bench: sweep of %d jobs, mpirun -np %d ...", o->sweep_jobs, s->np);
-            fflush(stderr);
+        if (s->status != 0 || s->n_runs == 0) {
+            s->wall_s = s->jobs_per_s = s->farm_jobs_per_s = NAN;
+            if (s->status == 0) s->status = -1; /* never ran: an earlier count failed */
+            continue;
         }
-        s->status = run_sweep(self, yaml, out, log, s->np, &s->wall_s, &s->farm_jobs_per_s);
-        s->jobs_per_s = s->status == 0 && s->wall_s > 0 ? o->sweep_jobs / s->wall_s : NAN;
-        if (!o->quiet) fprintf(stderr, " %.2f s\n", s->wall_s);
-        if (s->status != 0) {
-            fprintf(stderr, "rcsim bench: mpirun -np %d %s sweep failed (status %d); its output:\n",
-                    s->np, self, s->status);
-            print_log_tail(log);
-            fail = 1;
-        }
-        remove_sweep_files(out);
-        unlink(log);
+        s->wall_s = median(walls[i], s->n_runs);
+        s->jobs_per_s = o->sweep_jobs / s->wall_s;
+        s->farm_jobs_per_s = median(rates[i], s->n_runs);
     }
     unlink(yaml);
     rmdir(dir);
@@ -513,16 +535,19 @@ static void print_sweeps(const sweep_run *s, int n, const opts *o, const char *n
         printf("sweep throughput: %s\n", note);
         return;
     }
-    printf("sweep throughput (%d jobs: users 32, 10 min, online, unicast):\n", o->sweep_jobs);
+    printf("sweep throughput (%d jobs: users 32, 10 min, online, unicast; median of %d;\n"
+           "  end to end includes MPI start-up, farm is the sweep's own figure without it):\n",
+           o->sweep_jobs, s[0].n_runs);
     for (int i = 0; i < n; i++) {
         if (s[i].status != 0) {
             printf("  %d worker(s) (mpirun -np %d): failed\n", s[i].workers, s[i].np);
             continue;
         }
-        printf("  %d worker(s) (mpirun -np %d): %6.2f jobs/s end to end (%.2f s), farm %6.2f jobs/s, "
-               "ratio to first %.2f\n",
-               s[i].workers, s[i].np, s[i].jobs_per_s, s[i].wall_s, s[i].farm_jobs_per_s,
-               s[0].status == 0 ? s[i].jobs_per_s / s[0].jobs_per_s : NAN);
+        printf("  %d worker(s) (mpirun -np %d): %6.2f jobs/s end to end (%.2f s), ratio %.2f; "
+               "farm %6.2f jobs/s, ratio %.2f\n",
+               s[i].workers, s[i].np, s[i].jobs_per_s, s[i].wall_s,
+               s[0].status == 0 ? s[i].jobs_per_s / s[0].jobs_per_s : NAN, s[i].farm_jobs_per_s,
+               s[0].status == 0 ? s[i].farm_jobs_per_s / s[0].farm_jobs_per_s : NAN);
     }
 }
 
@@ -654,8 +679,9 @@ static int write_json(const char *path, const cfg_result *cr, size_t n, const sw
                "model=paper\", \"runs\": [",
             o->sweep_jobs);
     for (int i = 0; sweep_ran && i < ns; i++) {
-        fprintf(f, "%s\n    {\"workers\": %d, \"np\": %d, \"exit_status\": %d, \"wall_s\": ",
-                i ? "," : "", s[i].workers, s[i].np, s[i].status);
+        fprintf(f, "%s\n    {\"workers\": %d, \"np\": %d, \"exit_status\": %d, \"repeats\": %d, "
+                   "\"wall_s\": ",
+                i ? "," : "", s[i].workers, s[i].np, s[i].status, s[i].n_runs);
         json_num(f, s[i].wall_s);
         fprintf(f, ", \"jobs_per_s\": ");
         json_num(f, s[i].jobs_per_s);
@@ -663,6 +689,9 @@ static int write_json(const char *path, const cfg_result *cr, size_t n, const sw
         json_num(f, s[i].farm_jobs_per_s);
         fprintf(f, ", \"ratio\": ");
         json_num(f, s[0].status == 0 && s[i].status == 0 ? s[i].jobs_per_s / s[0].jobs_per_s : NAN);
+        fprintf(f, ", \"farm_ratio\": ");
+        json_num(f, s[0].status == 0 && s[i].status == 0 ? s[i].farm_jobs_per_s / s[0].farm_jobs_per_s
+                                                        : NAN);
         fprintf(f, "}");
     }
     fprintf(f, "%s]}\n}\n", sweep_ran && ns ? "\n  " : "");
