@@ -140,6 +140,7 @@ struct rc_net {
     sub *subs;
     uint32_t n_subs, cap_subs, free_head; /* free list threaded through recipient */
     uint64_t postbox_seq;
+    uint64_t subs_created, subs_pulled; /* message conservation (run-time check) */
     int p;
     bool lattice, frozen_pull, ingress_delay, cover_full, in_pull;
     rc_time tick;        /* lattice step (us); 1 when off */
@@ -175,6 +176,7 @@ static uint32_t sub_new(rc_net *n, uint32_t recipient, uint32_t body)
         i = n->n_subs++;
     }
     n->subs[i] = (sub){recipient, body, 0, 0};
+    n->subs_created++;
     return i;
 }
 
@@ -285,6 +287,7 @@ static void deliver_to_postbox(rc_net *n, uint32_t s, rc_time arrive);
 static void emit_bundle(rc_net *n, uint32_t ui, rc_time t)
 {
     user *u = &n->users[ui];
+    RC_DCHECK(u->online, "client %u sent a packet while offline at t=%lld", ui, (long long)t);
     rc_time shared = t;
     rc_time hand = n->lattice ? n->tick : 0; /* one tick of hand-off per hop (spec §1.2) */
     shared += hand + (n->ingress_delay ? hop_delay(n, n->rng_delay, n->mu) : 0);
@@ -481,6 +484,7 @@ static void on_pull(void *ctx, const rc_event *ev)
      * hooks send now arrives later. */
     while (u->postbox.n > 0 && u->postbox.a[0].t <= ev->t) {
         uint32_t si = pbox_pop(&u->postbox).sub;
+        n->subs_pulled++;
         sub s = n->subs[si];
         sub_free(n, si);
         bool online_label = n->frozen_pull ? (s.arrived > ev->t - n->pull_period)
@@ -781,6 +785,18 @@ void rc_net_free(rc_net *n)
 bool rc_net_online(const rc_net *n, uint32_t ui) { return n->users[ui].online; }
 uint32_t rc_net_users(const rc_net *n) { return n->n_users; }
 rc_time rc_net_tick(const rc_net *n) { return n->lattice ? n->tick : 1; }
+
+void rc_net_check_conservation(const rc_net *n)
+{
+    /* Every real message handed to the net was pulled by its recipient, or
+     * is still queued at its sender or waiting in a postbox (possibly with a
+     * future arrival time: in flight). */
+    uint64_t held = rc_net_backlog(n);
+    RC_DCHECK(n->subs_created == n->subs_pulled + held,
+              "message conservation: %llu sent != %llu pulled + %llu held",
+              (unsigned long long)n->subs_created, (unsigned long long)n->subs_pulled,
+              (unsigned long long)held);
+}
 
 uint64_t rc_net_backlog(const rc_net *n)
 {

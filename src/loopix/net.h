@@ -72,6 +72,8 @@ uint32_t rc_net_users(const rc_net *n);
 rc_time rc_net_tick(const rc_net *n);
 /* Messages still queued at clients or waiting in postboxes (for accounting). */
 uint64_t rc_net_backlog(const rc_net *n);
+/* Run-time check (RC_DCHECK): every message is pulled or still held. */
+void rc_net_check_conservation(const rc_net *n);
 
 /* The network's expected per-hop delay (s) and the timeout estimate inputs
  * (spec §2.4): mix layers + 1 hops. */

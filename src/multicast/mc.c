@@ -75,6 +75,7 @@ struct rc_mc {
     double so_at, so_for;
     int so_state;          /* 0 waiting, 1 armed (payload so_payload), 2 done */
     uint32_t so_payload;
+    uint64_t extra_deliveries; /* first copies to users that were not expected */
 };
 
 /* ---------- bodies ---------- */
@@ -423,6 +424,7 @@ bool rc_mc_app_deliver(rc_mc *mc, uint32_t user, uint32_t p, bool online_label)
         return false;
     }
     bit_set(set, user);
+    if (!bit_get(&mc->expected[(size_t)p * mc->bytes_per], user)) mc->extra_deliveries++;
     if (mc->dtime) mc->dtime[(size_t)p * mc->n_users + user] = (float)((double)mc->sim->now / 1e6);
     /* Spec §5: first copy only; latency from creation to the pull. */
     double lat = (double)(mc->sim->now - mc->payloads[p].created) / 1e6;
@@ -473,6 +475,14 @@ void rc_mc_collect(rc_mc *mc, rc_result *out)
         }
     }
     mc->ctr.undelivered = undelivered;
+    rc_net_check_conservation(mc->net);
+    /* Every expected (recipient, payload) pair is delivered or undelivered. */
+    RC_DCHECK(mc->ctr.deliveries - mc->extra_deliveries + undelivered ==
+                  mc->ctr.expected_deliveries,
+              "delivery accounting: %llu delivered (%llu unexpected) + %llu undelivered != %llu "
+              "expected",
+              (unsigned long long)mc->ctr.deliveries, (unsigned long long)mc->extra_deliveries,
+              (unsigned long long)undelivered, (unsigned long long)mc->ctr.expected_deliveries);
     if (mc->so_state != 0 && mc->job->source_offline[0] != '\0' && mc->so_payload < mc->n_payloads) {
         const uint8_t *exp = &mc->expected[(size_t)mc->so_payload * mc->bytes_per];
         uint64_t e = 0;
