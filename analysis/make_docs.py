@@ -106,7 +106,12 @@ def hms(s):
 
 
 def worst(rows, n=3):
-    out = [r for r in rows if r["flag"] != "ok"]
+    # paper-values.csv lists a shared run twice (k=p=1 is both heatmap columns): once here
+    seen, out = set(), []
+    for r in rows:
+        if r["flag"] != "ok" and describe(r) not in seen:
+            seen.add(describe(r))
+            out.append(r)
     out.sort(key=lambda r: -abs(math.log(max(fnum(r["ours_s"]), 1e-9) / max(fnum(r["paper_s"]),
                                                                             1e-9)))
              if math.isfinite(fnum(r["ours_s"])) else -1e9)
@@ -170,6 +175,12 @@ def section(tag, figdir, rel, lines):
                      "inside the min-max range of our seeds (full table: "
                      "[comparison.md](%s/comparison.md), [comparison.csv](%s/comparison.csv))."
                      % (ok, len(rows), len(rows) - ok, inr, rel, rel))
+        lines.append("")
+    absent = [str(n) for n in FIGURES if not os.path.exists(os.path.join(figdir, "fig%d.png" % n))]
+    if absent:
+        lines.append("Not drawn yet for `%s`: figure %s (run `scripts/reproduce.sh --model %s%s "
+                     "%s`)." % (tag, ", ".join(absent), model, " --quick" if quick else "",
+                                " ".join(absent)))
         lines.append("")
     for n in FIGURES:
         png = os.path.join(figdir, "fig%d.png" % n)
