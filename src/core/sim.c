@@ -32,17 +32,10 @@ void rc_sim_run(rc_sim *s, void (*hook)(void *, double), void *hook_ctx, rc_time
 {
     rc_event ev;
     rc_time next_hook = every > 0 ? every : s->stop;
-    rc_time last_t = INT64_MIN;
-    uint64_t last_key = 0;
     while (rc_evq_pop(&s->q, &ev)) {
         if (ev.t >= s->stop) break;
         RC_DCHECK(ev.t >= s->now, "time went backwards: %lld < %lld", (long long)ev.t,
                   (long long)s->now);
-        RC_DCHECK(ev.t > last_t || (ev.t == last_t && ev.key2 > last_key),
-                  "events popped out of (time, class, sequence) order at t=%lld",
-                  (long long)ev.t);
-        last_t = ev.t;
-        last_key = ev.key2;
         s->now = ev.t;
         if (hook != NULL && ev.t >= next_hook) {
             hook(hook_ctx, (double)ev.t / (double)s->stop);
