@@ -1,5 +1,6 @@
 /* rcsim run: one job from command-line options.  Every registry parameter is
  * an option (--users 128, --strategy rc-k2-p2, --duration 24h, ...). */
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -205,7 +206,10 @@ int rc_cmd_run(int argc, char **argv)
         }
         rc_err err = {0};
         if (rc_param_set(&job, d, val, &err) != 0) {
-            fprintf(stderr, "rcsim run: --%s\n", err.msg);
+            /* The message starts with the registry name; show the option as typed. */
+            size_t klen = strlen(d->name);
+            const char *rest = strncmp(err.msg, d->name, klen) == 0 ? err.msg + klen : err.msg;
+            fprintf(stderr, "rcsim run: --%s%s\n", name, rest);
             return RC_EXIT_USAGE;
         }
     }
@@ -214,6 +218,20 @@ int rc_cmd_run(int argc, char **argv)
     if (rc_job_validate(&job, &err) != 0) {
         fprintf(stderr, "rcsim run: %s\n", err.msg);
         return RC_EXIT_USAGE;
+    }
+    if (out_path) {
+        /* Fail before simulating if the file cannot be written there. */
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s", out_path);
+        char *slash = strrchr(dir, '/');
+        if (slash == NULL) strcpy(dir, ".");
+        else if (slash == dir) dir[1] = '\0';
+        else *slash = '\0';
+        if (access(dir, W_OK) != 0) {
+            fprintf(stderr, "rcsim run: --out %s: directory %s is not writable (%s)\n", out_path,
+                    dir, strerror(errno));
+            return RC_EXIT_USAGE;
+        }
     }
     rc_result res;
     int rc = rc_run_job(&job, &res, NULL, NULL, &err);

@@ -2,6 +2,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "exp/param.h"
 #include "multicast/strategy_name.h"
@@ -61,6 +62,12 @@ int rc_job_validate(const rc_job *job, rc_err *err)
     rc_strategy_spec s;
     int rc = rc_strategy_parse(job->strategy, &s, err);
     if (rc) return rc;
+    if (job->data_dir[0] != '\0') {
+        struct stat st;
+        if (stat(job->data_dir, &st) != 0 || !S_ISDIR(st.st_mode))
+            return rc_err_set(err, RC_EXIT_USAGE, "data_dir: '%s' is not a directory",
+                              job->data_dir);
+    }
     if (job->trace[0] == '\0')
         return rc_err_set(err, RC_EXIT_USAGE, "trace: empty (use 'online' for no trace)");
     if (job->rate_payload <= 0)
