@@ -21,8 +21,8 @@ expect_error() {  # expect_error "needle" args...
 }
 
 expect_error "--no-such-option" --no-such-option 3
-expect_error "rate_payload" --rate-payload -1
-expect_error "rate_delay" --rate-delay abc
+expect_error "rate-payload" --rate-payload -1
+expect_error "rate-delay" --rate-delay abc
 expect_error "group_size" --users 10 --group-size 11
 expect_error "strategy" --strategy rc-k0-p1
 expect_error "users" --users
