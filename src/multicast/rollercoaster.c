@@ -38,6 +38,8 @@ typedef struct session {
 typedef struct entry {
     uint32_t session, node, role;
     rc_time fire;  /* deadline lifted to the lattice (checks happen per tick) */
+    uint64_t seq;  /* arm order */
+    uint32_t gen;  /* bumped when the slot is freed: stale timer events are ignored */
     bool alive;
 } entry;
 
@@ -65,6 +67,8 @@ typedef struct rc_state {
     uint32_t n_sessions, cap_sessions;
     entry *entries;
     uint32_t n_entries, cap_entries;
+    idvec free_entries;     /* dead entry slots for reuse (saturated runs arm millions) */
+    uint64_t arm_seq;
     uint32_t *nonce_next;   /* groups x users */
     uint32_t **last_seen;   /* (groups x users) -> stamps over users, lazily */
     uint32_t stamp;
@@ -156,25 +160,40 @@ static void send_ack(rc_state *s, uint32_t from, uint32_t sid, uint32_t role)
 
 /* ---------- timeouts ---------- */
 
+static void kill_entry(rc_state *s, uint32_t e)
+{
+    if (!s->entries[e].alive) return;
+    s->entries[e].alive = false;
+    s->entries[e].gen++;
+    idpush(&s->free_entries, e);
+}
+
 static void arm(rc_state *s, uint32_t sid, uint32_t node, uint32_t role, double est_ms,
                 rc_time sent_at)
 {
     session *se = &s->sessions[sid];
-    if (s->n_entries == s->cap_entries) {
-        s->cap_entries = s->cap_entries ? s->cap_entries * 2 : 4096;
-        s->entries = rc_xrealloc(s->entries, s->cap_entries * sizeof *s->entries);
+    uint32_t e;
+    if (s->free_entries.n > 0) {
+        e = s->free_entries.v[--s->free_entries.n];
+    } else {
+        if (s->n_entries == s->cap_entries) {
+            s->cap_entries = s->cap_entries ? s->cap_entries * 2 : 4096;
+            s->entries = rc_xrealloc(s->entries, s->cap_entries * sizeof *s->entries);
+        }
+        e = s->n_entries++;
+        s->entries[e].gen = 0;
     }
-    uint32_t e = s->n_entries++;
     /* Deadlines are real numbers; checks run once per tick and fire when
      * deadline <= now (spec §9.2), i.e. at the first tick at or after it. */
     double deadline_us = (double)sent_at + s->spec.multiplier * est_ms * 1000.0;
     rc_time fire = (rc_time)ceil(deadline_us);
     if (s->tick > 1) fire = ((fire + s->tick - 1) / s->tick) * s->tick;
-    s->entries[e] = (entry){sid, node, role, fire, true};
+    uint32_t gen = s->entries[e].gen;
+    s->entries[e] = (entry){sid, node, role, fire, s->arm_seq++, gen, true};
     int32_t prev = se->entry_of_role[role];
-    if (prev >= 0) s->entries[prev].alive = false;
+    if (prev >= 0) kill_entry(s, (uint32_t)prev);
     se->entry_of_role[role] = (int32_t)e;
-    rc_mc_timer(s->mc, fire, e, TIMER_ENTRY);
+    rc_mc_timer(s->mc, fire, e, ((uint64_t)gen << 1) | TIMER_ENTRY);
 }
 
 /* The first copy to a role (or, unless arm-once, a reassigned one) left the
@@ -200,7 +219,7 @@ static void expire(rc_state *s, uint32_t e)
 {
     entry en = s->entries[e];
     session *se = &s->sessions[en.session];
-    s->entries[e].alive = false;
+    kill_entry(s, e);
     if (se->entry_of_role[en.role] == (int32_t)e) se->entry_of_role[en.role] = -1;
     rc_counters *c = rc_mc_counters(s->mc);
     c->timeouts++;
@@ -222,41 +241,54 @@ static void expire(rc_state *s, uint32_t e)
     for (size_t i = 0; i < nd; i++) {
         int32_t d = se->entry_of_role[s->scratch[i]];
         if (d >= 0 && s->entries[d].alive && s->entries[d].fire > now) {
-            s->entries[d].alive = false;
+            kill_entry(s, (uint32_t)d);
             se->entry_of_role[s->scratch[i]] = -1;
         }
     }
 }
 
-static int cmp_u32(const void *a, const void *b)
+/* Pending expired entries are (slot, generation) pairs; sorting needs the
+ * entries' arm order. */
+static const entry *sort_entries;
+static int cmp_pending(const void *a, const void *b)
 {
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    uint64_t x = sort_entries[((const uint32_t *)a)[0]].seq,
+             y = sort_entries[((const uint32_t *)b)[0]].seq;
     return (x > y) - (x < y);
 }
 
 static void rcs_timer(void *self, uint32_t obj, uint64_t arg)
 {
     rc_state *s = self;
-    if (arg == TIMER_PENDING) {
+    if ((arg & 1) == TIMER_PENDING) {
         idvec *pd = &s->pending[obj];
         if (!rc_mc_online(s->mc, obj) || pd->n == 0) return;
-        /* Handled in the order they were armed (spec §2.4). */
-        qsort(pd->v, pd->n, sizeof *pd->v, cmp_u32);
-        uint32_t n = pd->n;
-        uint32_t *ids = rc_xmalloc(n * sizeof *ids);
-        memcpy(ids, pd->v, n * sizeof *ids);
+        /* Drop pairs whose entry died meanwhile, then handle the rest in the
+         * order they were armed (spec §2.4). */
+        uint32_t n = 0;
+        uint32_t *ids = rc_xmalloc(pd->n * sizeof *ids);
+        for (uint32_t i = 0; i + 1 < pd->n; i += 2) {
+            uint32_t e = pd->v[i], gen = pd->v[i + 1];
+            if (s->entries[e].alive && s->entries[e].gen == gen) {
+                ids[n++] = e;
+                ids[n++] = gen;
+            }
+        }
         pd->n = 0;
-        for (uint32_t i = 0; i < n; i++)
-            if (s->entries[ids[i]].alive) expire(s, ids[i]);
+        sort_entries = s->entries;
+        qsort(ids, n / 2, 2 * sizeof *ids, cmp_pending);
+        for (uint32_t i = 0; i < n; i += 2)
+            if (s->entries[ids[i]].alive && s->entries[ids[i]].gen == ids[i + 1]) expire(s, ids[i]);
         free(ids);
         return;
     }
     entry *en = &s->entries[obj];
-    if (!en->alive) return;
+    if (!en->alive || en->gen != (uint32_t)(arg >> 1)) return;
     uint32_t source = s->sessions[en->session].source;
     /* Timeouts are checked only while the source is online (spec §1.8). */
     if (!rc_mc_online(s->mc, source)) {
         idpush(&s->pending[source], obj);
+        idpush(&s->pending[source], en->gen);
         return;
     }
     expire(s, obj);
@@ -308,6 +340,7 @@ static void rcs_destroy(void *self)
     }
     free(s->sessions);
     free(s->entries);
+    free(s->free_entries.v);
     free(s->nonce_next);
     for (size_t i = 0; i < (size_t)s->groups * s->users; i++) free(s->last_seen[i]);
     free(s->last_seen);
@@ -379,7 +412,7 @@ static void rcs_receive(void *self, uint32_t user, const rc_msg *m, bool online_
             se->acked[m->role / 8] |= (uint8_t)(1u << (m->role % 8));
             int32_t e = se->entry_of_role[m->role];
             if (e >= 0 && s->entries[e].node == m->sender) {
-                s->entries[e].alive = false;
+                kill_entry(s, (uint32_t)e);
                 se->entry_of_role[m->role] = -1;
             }
         }
