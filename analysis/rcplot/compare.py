@@ -15,7 +15,8 @@ from .stats import tolerance_rule, within
 
 COLUMNS = ["figure", "m", "schedule", "strategy", "burst", "groups", "lambda_div", "stat",
            "paper_s", "paper_kind", "ours_s", "ours_min_s", "ours_max_s", "seeds",
-           "duration_s", "rel_diff", "rule", "flag", "paper_in_seed_range"]
+           "duration_s", "rel_diff", "rule", "flag", "paper_in_seed_range",
+           "ours_mean_s", "ci95_lo_s", "ci95_hi_s"]
 
 
 def read_paper(path):
@@ -40,6 +41,7 @@ def compare(res, model, paper_rows, figures=None):
             continue
         paper = float(r["value_s"])
         med, lo, hi, n = cfg.stat(r["stat"])
+        mean, ci_lo, ci_hi = cfg.stat_ci(r["stat"])
         rule = tolerance_rule(fig, trace, r["stat"], paper)
         ok = within(med, paper, rule)
         rel = (med - paper) / paper if paper != 0 and math.isfinite(med) else math.nan
@@ -50,7 +52,8 @@ def compare(res, model, paper_rows, figures=None):
                         ours_s=med, ours_min_s=lo, ours_max_s=hi, seeds=n,
                         duration_s=cfg.duration, rel_diff=rel, rule=rule[4],
                         flag="ok" if ok else "OUT",
-                        paper_in_seed_range="yes" if n > 1 and lo <= paper <= hi else "no"))
+                        paper_in_seed_range="yes" if n > 1 and lo <= paper <= hi else "no",
+                        ours_mean_s=mean, ci95_lo_s=ci_lo, ci95_hi_s=ci_hi))
     return out, missing
 
 
@@ -104,16 +107,18 @@ def markdown(rows, n_missing, model):
                                                               if r["figure"] == fig])))
     lines.append("")
     lines.append("| fig | m | schedule | strategy | b | g | λ/ | stat | paper [s] | kind | "
-                 "ours [s] (seed range) | rel. diff | rule | flag |")
-    lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+                 "ours [s] (seed range) | 95 % CI of the seed mean | rel. diff | rule | flag |")
+    lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         spread = ("%s (%s–%s, %d seeds)" % (_fmt(r["ours_s"]), _fmt(r["ours_min_s"]),
                                             _fmt(r["ours_max_s"]), r["seeds"])
                   if r["seeds"] > 1 else _fmt(r["ours_s"]))
         rel = "%+.1f%%" % (100 * r["rel_diff"]) if math.isfinite(r["rel_diff"]) else "nan"
-        lines.append("| %d | %d | %s | %s | %d | %d | %d | %s | %s | %s | %s | %s | %s | %s |" % (
+        ci = ("%s–%s" % (_fmt(r["ci95_lo_s"]), _fmt(r["ci95_hi_s"]))
+              if math.isfinite(r["ci95_lo_s"]) else "–")
+        lines.append("| %d | %d | %s | %s | %d | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             r["figure"], r["m"], r["schedule"], r["strategy"], r["burst"], r["groups"],
-            r["lambda_div"], r["stat"], _fmt(r["paper_s"]), r["paper_kind"], spread, rel,
+            r["lambda_div"], r["stat"], _fmt(r["paper_s"]), r["paper_kind"], spread, ci, rel,
             r["rule"], "ok" if r["flag"] == "ok" else
             "**OUT** (in seed range)" if r["paper_in_seed_range"] == "yes" else "**OUT**"))
     return "\n".join(lines) + "\n"

@@ -16,7 +16,7 @@ import h5py
 import numpy as np
 
 from . import names
-from .stats import PAPER_STAT, seed_spread
+from .stats import PAPER_STAT, seed_ci, seed_spread
 
 LAYOUT = "rcsim-results/1"
 SUMMARY_NAMES = ["count", "mean", "sd", "min", "max", "p1", "p5", "p10", "p25", "p50",
@@ -123,6 +123,10 @@ class Config:
     def stat(self, name):
         """(median over seeds, min, max, n) of one statistic."""
         return seed_spread([j.stat(name) for j in self.jobs])
+
+    def stat_ci(self, name):
+        """(mean over seeds, 95 % t-interval lo, hi) of one statistic."""
+        return seed_ci([j.stat(name) for j in self.jobs])
 
     def pooled_hist(self, edges=None):
         h = None

@@ -130,6 +130,25 @@ def seed_spread(values):
     return (float(np.median(v)), float(v.min()), float(v.max()), int(v.size))
 
 
+# Two-sided 95 % Student t quantiles for 1..30 degrees of freedom (then the normal value).
+_T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
+        2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
+        2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
+
+
+def seed_ci(values):
+    """(mean, lo, hi) of a t-based 95 % confidence interval for the mean over seeds of a
+    per-seed statistic; NaNs below two finite values."""
+    v = np.asarray([x for x in values if x is not None and math.isfinite(x)], dtype=np.float64)
+    if v.size < 2:
+        m = float(v[0]) if v.size else math.nan
+        return (m, math.nan, math.nan)
+    t = _T95[v.size - 2] if v.size - 1 <= len(_T95) else 1.960
+    half = t * float(v.std(ddof=1)) / math.sqrt(v.size)
+    m = float(v.mean())
+    return (m, m - half, m + half)
+
+
 # --- spec §9.3 tolerances ---------------------------------------------------------------
 
 HEATMAP_FIGURES = (9, 14)

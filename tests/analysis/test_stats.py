@@ -111,6 +111,29 @@ class SeedSpread(unittest.TestCase):
         self.assertTrue(math.isnan(m) and n == 0)
 
 
+class SeedCI(unittest.TestCase):
+    def test_t_interval_matches_the_formula(self):
+        v = [10.0, 12.0, 11.0, 13.0]
+        m, lo, hi = stats.seed_ci(v)
+        sd = np.std(v, ddof=1)
+        self.assertAlmostEqual(m, 11.5)
+        self.assertAlmostEqual(hi - m, 3.182 * sd / 2.0, places=6)
+        self.assertAlmostEqual(m - lo, hi - m, places=9)
+
+    def test_covers_the_true_mean_about_95_percent_of_the_time(self):
+        rng = np.random.default_rng(7)
+        hits = 0
+        for _ in range(2000):
+            _, lo, hi = stats.seed_ci(list(rng.normal(5.0, 2.0, size=5)))
+            hits += lo <= 5.0 <= hi
+        self.assertTrue(0.93 < hits / 2000 < 0.97, hits / 2000)
+
+    def test_one_value_has_no_interval(self):
+        m, lo, hi = stats.seed_ci([3.0, float("nan")])
+        self.assertEqual(m, 3.0)
+        self.assertTrue(math.isnan(lo) and math.isnan(hi))
+
+
 class Tolerance(unittest.TestCase):
     def flag(self, fig, sched, stat, paper, ours):
         return stats.within(ours, paper, stats.tolerance_rule(fig, sched, stat, paper))
