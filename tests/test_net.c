@@ -304,3 +304,49 @@ Test(net, split_two_emits_pairs)
     rc_net_free(n);
     rc_sim_free(&sim);
 }
+
+/* A busy sender that goes offline sends nothing until it is back, whatever
+ * is queued (regression: the look-ahead through a long queue once ignored
+ * the trace).  Sender: online [0,100) s, offline [100,300), online after. */
+static void sender_offline_case(rc_model model)
+{
+    size_t L = 600;
+    char *l0 = malloc(L + 1), *l1 = pattern(L, 0, L);
+    for (size_t i = 0; i < L; i++) l0[i] = (i < 100 || i >= 300) ? '1' : '0';
+    l0[L] = '\0';
+    const char *lines[4] = {l0, l1, l1, l1};
+    char *path = write_trace(lines, 4);
+    rc_err err = {0};
+    rc_trace *tr = rc_trace_load(path, 4, &err);
+    cr_assert_not_null(tr, "%s", err.msg);
+    rc_job job;
+    rc_job_defaults(&job);
+    job.users = 4;
+    job.model = model;
+    job.quirks.trace16 = 1;
+    job.seed = 8;
+    obs_reset(100000);
+    rc_sim sim;
+    rc_net *n = make(&sim, &job, tr, 590);
+    rc_net_start(n);
+    for (int i = 0; i < 1000; i++) rc_net_send(n, 0, 1, 0); /* ~500 s of queue at 2/s */
+    rc_sim_run(&sim, NULL, NULL, 0);
+    size_t before = 0, after = 0;
+    for (size_t i = 0; i < O.n_sent; i++) {
+        double t = (double)O.sent_t[i] / 1e6;
+        cr_assert(t < 100 || t >= 300, "sent at %.3f s while the sender was offline", t);
+        before += t < 100;
+        after += t >= 300;
+    }
+    cr_assert_gt(before, 150, "only %zu sent before the gap", before);
+    cr_assert_gt(after, 400, "only %zu sent after the gap", after);
+    rc_net_free(n);
+    rc_sim_free(&sim);
+    rc_trace_free(tr);
+    unlink(path);
+    free(l0);
+    free(l1);
+}
+
+Test(net, busy_sender_sends_nothing_while_offline_paper) { sender_offline_case(RC_MODEL_PAPER); }
+Test(net, busy_sender_sends_nothing_while_offline_exact) { sender_offline_case(RC_MODEL_EXACT); }

@@ -379,16 +379,26 @@ static void schedule_stream(rc_net *n, uint32_t ui)
     rc_sim_at(n->sim, next_stream_time(u), RC_CLS_STREAM, EV_STREAM, ui, u->stream_ver);
 }
 
-/* The time of user ui's next availability toggle (NEVER without a trace). */
+static bool wanted_online(const rc_net *n, const user *u, rc_time t);
+
+/* The time of user ui's next availability change (NEVER without a trace). */
 static rc_time next_toggle(const rc_net *n, const user *u)
 {
-    if (u->force_from > n->sim->now) return u->force_from;
-    if (n->trace == NULL || u->forced_offline) return NEVER;
-    bool at0;
-    size_t cnt;
-    const uint32_t *tg = rc_trace_toggles(n->trace, u->line, &at0, &cnt);
-    if (cnt == 0) return NEVER;
-    return ((rc_time)u->toggle_period_k * n->trace_period_s + tg[u->toggle_idx]) * 1000000;
+    rc_time t = NEVER;
+    if (n->trace != NULL && !u->forced_offline) {
+        bool at0;
+        size_t cnt;
+        const uint32_t *tg = rc_trace_toggles(n->trace, u->line, &at0, &cnt);
+        if (cnt > 0)
+            t = ((rc_time)u->toggle_period_k * n->trace_period_s + tg[u->toggle_idx]) * 1000000;
+        /* the day's wrap can flip the state too (on_avail) */
+        rc_time wrap = ((rc_time)u->toggle_period_k + 1) * n->trace_period_s * 1000000;
+        if (wrap < t) t = wrap;
+    }
+    /* a forced-offline window that has not started yet */
+    if (u->force_from != NEVER && u->force_from > n->sim->now && u->force_from < t)
+        t = u->force_from;
+    return t;
 }
 
 static void on_stream(void *ctx, const rc_event *ev)
@@ -407,6 +417,8 @@ static void on_stream(void *ctx, const rc_event *ev)
     if (!n->cover_full) {
         for (rc_time t = next_stream_time(u);
              u->out.n > 0 && t < n->sim->stop && t < next_toggle(n, u); t = next_stream_time(u)) {
+            RC_DCHECK(wanted_online(n, u, t), "client %u would send at %lld while offline", ev->obj,
+                      (long long)t);
             stream_step(n, ev->obj, t);
             last = t;
         }
