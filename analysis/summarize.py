@@ -11,7 +11,8 @@ import sys
 import h5py
 import numpy as np
 
-VARYING = ["users", "groups", "strategy", "trace", "burst", "lambda_div", "model", "duration"]
+VARYING = ["users", "groups", "group_size", "strategy", "trace", "burst", "lambda_div", "model",
+           "duration", "membership_rate", "gossip_interval"]
 
 
 def main():
