@@ -193,27 +193,44 @@ static char *pattern(size_t len, size_t on_from, size_t on_to)
     return s;
 }
 
+/* Four trace lines of 600 s: user `gapped` is offline during [100, 300) s,
+ * the others always online.  Written to a temporary file and loaded. */
+static rc_trace *gap_trace(size_t gapped, char **path_out)
+{
+    size_t L = 600;
+    char *on = pattern(L, 0, L), *gap = malloc(L + 1);
+    for (size_t i = 0; i < L; i++) gap[i] = (i < 100 || i >= 300) ? '1' : '0';
+    gap[L] = '\0';
+    const char *lines[4];
+    for (size_t u = 0; u < 4; u++) lines[u] = u == gapped ? gap : on;
+    *path_out = write_trace(lines, 4);
+    rc_err err = {0};
+    rc_trace *tr = rc_trace_load(*path_out, 4, &err);
+    cr_assert_not_null(tr, "%s", err.msg);
+    free(on);
+    free(gap);
+    return tr;
+}
+
+/* Four users, trace line i for user i. */
+static void gap_job(rc_job *job, rc_model model, uint64_t seed)
+{
+    rc_job_defaults(job);
+    job->users = 4;
+    job->model = model;
+    job->quirks.trace16 = 1; /* lines by user index */
+    job->seed = seed;
+}
+
 /* Pulls happen every second of online time and never offline; a message to
  * an offline user waits at its provider (spec §1.4, §1.7). */
 static void pulls_case(rc_model model)
 {
-    size_t L = 600;
     /* user 1 online [0,100) s, offline [100,300) s, online [300,600) s */
-    char *l0 = pattern(L, 0, L);
-    char *l1 = malloc(L + 1);
-    for (size_t i = 0; i < L; i++) l1[i] = (i < 100 || i >= 300) ? '1' : '0';
-    l1[L] = '\0';
-    const char *lines[4] = {l0, l1, l0, l0};
-    char *path = write_trace(lines, 4);
-    rc_err err = {0};
-    rc_trace *tr = rc_trace_load(path, 4, &err);
-    cr_assert_not_null(tr, "%s", err.msg);
+    char *path;
+    rc_trace *tr = gap_trace(1, &path);
     rc_job job;
-    rc_job_defaults(&job);
-    job.users = 4;
-    job.model = model;
-    job.quirks.trace16 = 1; /* lines by user index */
-    job.seed = 2;
+    gap_job(&job, model, 2);
     obs_reset(100000);
     rc_sim sim;
     rc_net *n = make(&sim, &job, tr, 590);
@@ -255,8 +272,6 @@ static void pulls_case(rc_model model)
     rc_sim_free(&sim);
     rc_trace_free(tr);
     unlink(path);
-    free(l0);
-    free(l1);
 }
 
 Test(net, pulls_every_second_only_while_online_paper) { pulls_case(RC_MODEL_PAPER); }
@@ -310,21 +325,10 @@ Test(net, split_two_emits_pairs)
  * the trace).  Sender: online [0,100) s, offline [100,300), online after. */
 static void sender_offline_case(rc_model model)
 {
-    size_t L = 600;
-    char *l0 = malloc(L + 1), *l1 = pattern(L, 0, L);
-    for (size_t i = 0; i < L; i++) l0[i] = (i < 100 || i >= 300) ? '1' : '0';
-    l0[L] = '\0';
-    const char *lines[4] = {l0, l1, l1, l1};
-    char *path = write_trace(lines, 4);
-    rc_err err = {0};
-    rc_trace *tr = rc_trace_load(path, 4, &err);
-    cr_assert_not_null(tr, "%s", err.msg);
+    char *path;
+    rc_trace *tr = gap_trace(0, &path);
     rc_job job;
-    rc_job_defaults(&job);
-    job.users = 4;
-    job.model = model;
-    job.quirks.trace16 = 1;
-    job.seed = 8;
+    gap_job(&job, model, 8);
     obs_reset(100000);
     rc_sim sim;
     rc_net *n = make(&sim, &job, tr, 590);
@@ -344,8 +348,6 @@ static void sender_offline_case(rc_model model)
     rc_sim_free(&sim);
     rc_trace_free(tr);
     unlink(path);
-    free(l0);
-    free(l1);
 }
 
 Test(net, busy_sender_sends_nothing_while_offline_paper) { sender_offline_case(RC_MODEL_PAPER); }
