@@ -6,7 +6,9 @@
 source "$(dirname "$0")/rel_lib.sh"
 BG_PID=""
 trap 'if [ -n "$BG_PID" ] && kill -0 "$BG_PID" 2>/dev/null; then kill -9 "$BG_PID" 2>/dev/null || true; fi; cleanup' EXIT
-SET=(--set duration=2d)
+# Long enough that jobs are still running when the test looks for one, on an idle machine too
+# (the whole 2-day sweep took under a second on two idle cores).
+SET=(--set duration=16d)
 n=$(sweep_jobs "${SET[@]}")
 
 # Pid of a job process: an rcsim child of one of the pids in $@ (wait up to 60 s).
