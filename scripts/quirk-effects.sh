@@ -2,13 +2,15 @@
 # What each reference quirk (spec §9.1) does to a result: runs a configuration
 # in paper mode, in paper mode with one quirk switched off at a time, and in
 # exact mode, and prints a Markdown table of mean / median / p90 / p99.
-# Usage: scripts/quirk-effects.sh [--rcsim BIN] [--seeds N] [--users M] [--trace T] STRATEGY...
+# Usage: scripts/quirk-effects.sh [--rcsim BIN] [--seeds N] [--users M] [--trace T]
+#                                 [--lambda-div X] STRATEGY...
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RCSIM=build/rcsim
 SEEDS=3
 USERS=128
 TRACE=online
+LDIV=1
 STRATS=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -16,7 +18,8 @@ while [ $# -gt 0 ]; do
     --seeds) SEEDS=$2; shift 2 ;;
     --users) USERS=$2; shift 2 ;;
     --trace) TRACE=$2; shift 2 ;;
-    -h|--help) sed -n '2,5p' "$0"; exit 0 ;;
+    --lambda-div) LDIV=$2; shift 2 ;;
+    -h|--help) sed -n '2,6p' "$0"; exit 0 ;;
     *) STRATS+=("$1"); shift ;;
   esac
 done
@@ -31,8 +34,9 @@ variants=("paper|--model paper"
           "paper, q_acks_always off|--model paper --q-acks-always off"
           "paper, q_seed0_groups off|--model paper --q-seed0-groups off"
           "paper, q_nonce0_plain off|--model paper --q-nonce0-plain off"
+          "paper, q_nonce_perm off|--model paper --q-nonce-perm off"
           "exact|--model exact")
-echo "Configuration: users=$USERS trace=$TRACE duration=24h, mean over $SEEDS seeds of each statistic (s)."
+echo "Configuration: users=$USERS trace=$TRACE lambda/$LDIV duration=24h, mean over $SEEDS seeds of each statistic (s)."
 echo
 echo "| strategy | variant | mean | median | p90 | p99 | change of mean vs paper |"
 echo "|---|---|---|---|---|---|---|"
@@ -42,7 +46,7 @@ for st in "${STRATS[@]}"; do
     label=${v%%|*}; args=${v#*|}
     out=$(for s in $(seq 1 "$SEEDS"); do
             # shellcheck disable=SC2086
-            "$RCSIM" run --json --users "$USERS" --trace "$TRACE" --strategy "$st" --seed "$s" $args
+            "$RCSIM" run --json --users "$USERS" --trace "$TRACE" --lambda-div "$LDIV" --strategy "$st" --seed "$s" $args
           done | $PY -c '
 import json, sys
 rows = [json.loads(l) for l in sys.stdin if l.strip()]

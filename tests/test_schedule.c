@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "multicast/nonce_perm.h"
 #include "multicast/schedule.h"
 
 static void expect_children(uint32_t n, uint32_t k, uint32_t r, const uint32_t *want, size_t nw)
@@ -129,4 +130,30 @@ Test(schedule, timeout_estimates_match_the_reference_tests)
     cr_assert(fabs(rc_sched_estimate_ms(16, 2, 3, 15, tm, tq) - 8750.0) < 1);
     cr_assert(fabs(rc_sched_estimate_ms(16, 2, 9, 9, tm, tq) - 5583.3) < 1);
     cr_assert_eq(rc_sched_depth(1, 7), 3);
+}
+
+/* The paper's receiver order is CPython's random.Random(nonce).shuffle; the
+ * vectors below were printed by CPython 3.11 (and the first is spec §2.3.2's
+ * "k=2, nonce=1: order [0,3,4,6,1,5,2]"). */
+static void expect_shuffle(uint32_t seed, uint32_t first, size_t n, const uint32_t *want,
+                           size_t nw)
+{
+    uint32_t v[200];
+    for (size_t i = 0; i < n; i++) v[i] = first + (uint32_t)i;
+    rc_nonce_shuffle(seed, v, n);
+    for (size_t i = 0; i < nw; i++)
+        cr_assert_eq(v[i], want[i], "Random(%u).shuffle of %zu: [%zu] = %u, CPython has %u", seed,
+                     n, i, v[i], want[i]);
+}
+
+Test(schedule, nonce_permutation_is_cpythons_shuffle)
+{
+    expect_shuffle(1, 1, 6, (const uint32_t[]){3, 4, 6, 1, 5, 2}, 6);
+    expect_shuffle(0, 0, 7, (const uint32_t[]){4, 2, 1, 0, 5, 3, 6}, 7);
+    expect_shuffle(3, 0, 20,
+                   (const uint32_t[]){8, 3, 6, 5, 15, 16, 2, 12, 0, 1, 13, 10, 19, 9, 14, 11, 4,
+                                      17, 18, 7},
+                   20);
+    expect_shuffle(100, 0, 127, (const uint32_t[]){108, 4, 2, 97, 73, 12, 5, 116, 88, 69, 120, 1},
+                   12);
 }

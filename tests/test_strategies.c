@@ -130,6 +130,28 @@ Test(strategies, ft_in_exact_mode_rearms_and_recovers_from_a_dead_replacement)
     rc_result_free(&r);
 }
 
+Test(strategies, paper_trees_follow_the_nonce_not_the_job_seed)
+{
+    /* With q_nonce_perm the receivers of nonce j are ordered by CPython's
+     * Random(j) whatever the job seed: Random(0) puts group position 5 of a
+     * group of 8 (source at position 0) at tree position 1, whose k=1
+     * subtree is {1,3,5,7}.  Forced offline, it costs exactly those 4 in
+     * every seed; an independent shuffle per seed would not. */
+    for (uint64_t seed = 1; seed <= 6; seed++) {
+        rc_job job;
+        base(&job, "rc-k1-p1", 8, RC_MODEL_PAPER);
+        job.quirks.nonce0_plain = 0;
+        job.quirks.nonce_perm = 1;
+        job.seed = seed;
+        strcpy(job.offline_members, "5");
+        rc_result r;
+        one_multicast(&job, &r, NULL);
+        cr_assert_eq(r.c.undelivered, 4, "seed %llu: %llu undelivered, want 4",
+                     (unsigned long long)seed, (unsigned long long)r.c.undelivered);
+        rc_result_free(&r);
+    }
+}
+
 static void run_json_like(const rc_job *job, rc_result *r)
 {
     rc_err err = {0};

@@ -38,6 +38,7 @@ void rc_job_resolve(rc_job *job)
     resolve_quirk(&q->acks_always, paper);
     resolve_quirk(&q->seed0_groups, paper);
     resolve_quirk(&q->nonce0_plain, paper);
+    resolve_quirk(&q->nonce_perm, paper);
     if (job->group_size == 0) job->group_size = job->users;
 }
 

@@ -32,6 +32,8 @@ typedef struct rc_quirks {
     int acks_always;     /* §9.1.6: ACKs are sent even when timeouts are off */
     int seed0_groups;    /* §9.1.7: groups (order, heavy users) drawn with seed 0 for every job */
     int nonce0_plain;    /* §9.1.8: a source's first multicast (nonce 0) is not shuffled */
+    int nonce_perm;      /* §2.3.2: receivers shuffled by CPython's Random(nonce) alone, so all
+                            sources' j-th messages share one positional permutation */
 } rc_quirks;
 
 typedef struct rc_job {

@@ -56,6 +56,9 @@ static const rc_param_def table[] = {
      "quirk: groups and heavy users drawn with seed 0 whatever the job seed (9.1.7)"},
     {"q_nonce0_plain", RC_PT_TRI, OFF(quirks.nonce0_plain), 0, "auto", -1, 1, "", NULL, C | A,
      "quirk: a source's first multicast in a group is not shuffled (9.1.8)"},
+    {"q_nonce_perm", RC_PT_TRI, OFF(quirks.nonce_perm), 0, "auto", -1, 1, "", NULL, C | A,
+     "quirk: receivers shuffled by Python's Random(nonce) alone: every source's j-th message "
+     "gets the same permutation (2.3.2)"},
     {"cover", RC_PT_ENUM, OFF(cover), 0, "skip", 0, 1, "", "skip|full", C | A,
      "skip = simulate only what shapes latency; full = route every cover packet too"},
     {"duration", RC_PT_DURATION, OFF(duration_s), 0, "86400", 1e-3, 1e9, "s", NULL, C | A,

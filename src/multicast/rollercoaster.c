@@ -22,6 +22,7 @@
 #include "core/log.h"
 #include "core/rng.h"
 #include "multicast/mc.h"
+#include "multicast/nonce_perm.h"
 #include "multicast/schedule.h"
 
 typedef struct session {
@@ -61,7 +62,7 @@ typedef struct rc_state {
     rc_mc *mc;
     rc_strategy_spec spec;
     uint32_t users, groups;
-    bool acks, arm_once, nonce0_plain;
+    bool acks, arm_once, nonce0_plain, nonce_perm;
     double t_msg_ms, t_queue_ms;
     session *sessions;
     uint32_t n_sessions, cap_sessions;
@@ -313,6 +314,7 @@ static void *rcs_create(rc_mc *mc, const rc_strategy_spec *spec, const rc_job *j
     s->acks = spec->timeouts || job->quirks.acks_always == 1;
     s->arm_once = job->quirks.arm_once == 1;
     s->nonce0_plain = job->quirks.nonce0_plain == 1;
+    s->nonce_perm = job->quirks.nonce_perm == 1;
     /* Spec §2.4: t_msg = 1000 * factor * hops / mu with hops = layers + 1;
      * t_queue = 1000 / (lambda_P x p), both after lambda scaling. */
     uint32_t hops = (uint32_t)job->mix_layers + 1;
@@ -376,7 +378,11 @@ static void rcs_multicast(void *self, uint32_t group, uint32_t source, uint32_t 
     for (uint32_t i = 0; i < n; i++)
         if (mem[i] != source) se->order[j++] = mem[i];
     RC_ASSERT(j == n);
-    if (!(s->nonce0_plain && se->nonce == 0) && n > 2) {
+    if (s->nonce0_plain && se->nonce == 0) {
+        /* group order as it is */
+    } else if (s->nonce_perm) {
+        rc_nonce_shuffle(se->nonce, se->order + 1, n - 1);
+    } else if (n > 2) {
         uint64_t key = ((uint64_t)group << 40) ^ ((uint64_t)source << 20) ^ se->nonce;
         rc_rng_reseed(s->sched_rng, rc_mc_seed(s->mc), 0x5c4ed00000000000ULL ^ key);
         gsl_ran_shuffle(s->sched_rng, se->order + 1, n - 1, sizeof(uint32_t));
