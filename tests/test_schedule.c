@@ -3,7 +3,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "multicast/nonce_perm.h"
+#include "core/pyrandom.h"
 #include "multicast/schedule.h"
 
 static void expect_children(uint32_t n, uint32_t k, uint32_t r, const uint32_t *want, size_t nw)
@@ -140,7 +140,7 @@ static void expect_shuffle(uint32_t seed, uint32_t first, size_t n, const uint32
 {
     uint32_t v[200];
     for (size_t i = 0; i < n; i++) v[i] = first + (uint32_t)i;
-    rc_nonce_shuffle(seed, v, n);
+    rc_pyrandom_shuffle(seed, v, n);
     for (size_t i = 0; i < nw; i++)
         cr_assert_eq(v[i], want[i], "Random(%u).shuffle of %zu: [%zu] = %u, CPython has %u", seed,
                      n, i, v[i], want[i]);
@@ -156,4 +156,28 @@ Test(schedule, nonce_permutation_is_cpythons_shuffle)
                    20);
     expect_shuffle(100, 0, 127, (const uint32_t[]){108, 4, 2, 97, 73, 12, 5, 116, 88, 69, 120, 1},
                    12);
+}
+
+/* The paper's groups: random.Random(0).sample(users, gs), one group after the
+ * other from the same generator (CPython 3.11 output; the pool method for
+ * every paper size, the rejection-set method when gs is small against m). */
+Test(schedule, group_sample_is_cpythons_sample)
+{
+    rc_pyrandom g;
+    uint32_t out[128];
+    rc_pyrandom_seed(&g, 0);
+    rc_pyrandom_sample(&g, 128, 128, out);
+    const uint32_t first[] = {98, 97, 113, 53, 5, 33, 65, 62, 51, 117};
+    for (int i = 0; i < 10; i++) cr_assert_eq(out[i], first[i], "group 0 [%d] = %u", i, out[i]);
+    rc_pyrandom_sample(&g, 128, 128, out);
+    const uint32_t second[] = {85, 108, 24, 31, 2};
+    for (int i = 0; i < 5; i++) cr_assert_eq(out[i], second[i], "group 1 [%d] = %u", i, out[i]);
+    rc_pyrandom_seed(&g, 0);
+    rc_pyrandom_sample(&g, 32, 32, out);
+    const uint32_t m32[] = {24, 31, 28, 13, 1, 8, 16, 15};
+    for (int i = 0; i < 8; i++) cr_assert_eq(out[i], m32[i], "m=32 [%d] = %u", i, out[i]);
+    rc_pyrandom_seed(&g, 0);
+    rc_pyrandom_sample(&g, 5000, 10, out);
+    const uint32_t sparse[] = {3155, 3445, 331, 2121, 4188, 3980, 3317, 2484, 3904, 2933};
+    for (int i = 0; i < 10; i++) cr_assert_eq(out[i], sparse[i], "5000 choose 10 [%d] = %u", i, out[i]);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/log.h"
+#include "core/pyrandom.h"
 #include "core/rng.h"
 #include "loopix/net.h"
 #include "multicast/antientropy.h"
@@ -242,15 +243,23 @@ rc_mc *rc_mc_new(rc_sim *sim, const rc_job *job, const rc_trace *trace, rc_err *
     mc->pos = rc_xmalloc((size_t)mc->n_groups * m * sizeof(int32_t));
     mc->size = rc_xmalloc(mc->n_groups * sizeof(uint32_t));
     mc->group_payloads = rc_xcalloc(mc->n_groups, sizeof(u32vec));
-    gsl_rng *gr = rc_rng_new(job->quirks.seed0_groups ? 0 : job->seed, STREAM_GROUPS);
+    /* Paper: the reference's own groups, random.Random(0).sample(users, gs)
+     * per group in turn (users in provider order, as rcsim numbers them). */
+    gsl_rng *gr = job->quirks.seed0_groups ? NULL : rc_rng_new(job->seed, STREAM_GROUPS);
+    rc_pyrandom py;
+    rc_pyrandom_seed(&py, 0);
     uint32_t *perm = rc_xmalloc(m * sizeof(uint32_t));
     for (uint32_t g = 0; g < mc->n_groups; g++) {
-        for (uint32_t i = 0; i < m; i++) perm[i] = i;
-        for (uint32_t i = 0; i < gs; i++) {
-            uint32_t j = i + rc_rng_below(gr, m - i);
-            uint32_t t = perm[i];
-            perm[i] = perm[j];
-            perm[j] = t;
+        if (gr == NULL) {
+            rc_pyrandom_sample(&py, m, gs, perm);
+        } else {
+            for (uint32_t i = 0; i < m; i++) perm[i] = i;
+            for (uint32_t i = 0; i < gs; i++) {
+                uint32_t j = i + rc_rng_below(gr, m - i);
+                uint32_t t = perm[i];
+                perm[i] = perm[j];
+                perm[j] = t;
+            }
         }
         for (uint32_t i = 0; i < m; i++) mc->pos[(size_t)g * m + i] = -1;
         for (uint32_t i = 0; i < gs; i++) {
@@ -260,7 +269,7 @@ rc_mc *rc_mc_new(rc_sim *sim, const rc_job *job, const rc_trace *trace, rc_err *
         mc->size[g] = gs;
     }
     free(perm);
-    rc_rng_free(gr);
+    if (gr) rc_rng_free(gr);
     mc->bytes_per = (m + 7) / 8;
     mc->rng_strategy = rc_rng_new(job->seed, STREAM_STRATEGY);
     mc->rng_members = rc_rng_new(job->seed, STREAM_MEMBERS);

@@ -22,7 +22,7 @@
 #include "core/log.h"
 #include "core/rng.h"
 #include "multicast/mc.h"
-#include "multicast/nonce_perm.h"
+#include "core/pyrandom.h"
 #include "multicast/schedule.h"
 
 typedef struct session {
@@ -381,7 +381,7 @@ static void rcs_multicast(void *self, uint32_t group, uint32_t source, uint32_t 
     if (s->nonce0_plain && se->nonce == 0) {
         /* group order as it is */
     } else if (s->nonce_perm) {
-        rc_nonce_shuffle(se->nonce, se->order + 1, n - 1);
+        rc_pyrandom_shuffle(se->nonce, se->order + 1, n - 1);
     } else if (n > 2) {
         uint64_t key = ((uint64_t)group << 40) ^ ((uint64_t)source << 20) ^ se->nonce;
         rc_rng_reseed(s->sched_rng, rc_mc_seed(s->mc), 0x5c4ed00000000000ULL ^ key);
