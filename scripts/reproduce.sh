@@ -15,7 +15,10 @@ usage() {
 usage: scripts/reproduce.sh [--quick] [--model paper|exact] [--np N] [--build-dir DIR]
                             [--no-build] [FIGURE ...]
 
-Reproduces the paper's figures 5 6 7 8 9 14 15 16 (default: all of them).
+Reproduces the paper's figures 5 6 7 8 9 14 15 16 (default: all of them, plus
+"spread" unless --quick).  "spread" runs experiments/means-spread.yaml (20 seeds of
+the trace heatmap cells) and writes figures/<tag>/means-spread.md: where the paper's
+single-run means fall among our per-run means (needs several seeds, so not --quick).
 
   --quick          short runs: simulated span 2 h instead of 24 h and one seed
                    (--set duration=2h --set seed=1); results go to results/<model>-quick
@@ -64,9 +67,12 @@ while [ $# -gt 0 ]; do
 done
 case "$MODEL" in paper|exact) ;; *) echo "reproduce.sh: --model must be paper or exact" >&2; exit 2 ;; esac
 case "$NP" in ''|*[!0-9]*|0) echo "reproduce.sh: --np must be a positive integer" >&2; exit 2 ;; esac
-[ ${#FIGS[@]} -gt 0 ] || FIGS=(5 6 7 8 9 14 15 16)
+if [ ${#FIGS[@]} -eq 0 ]; then
+    FIGS=(5 6 7 8 9 14 15 16)
+    [ "$QUICK" = 1 ] || FIGS+=(spread)
+fi
 for f in "${FIGS[@]}"; do
-    case "$f" in 5|6|7|8|9|14|15|16) ;; *) echo "reproduce.sh: no figure '$f' (5 6 7 8 9 14 15 16)" >&2; exit 2 ;; esac
+    case "$f" in 5|6|7|8|9|14|15|16|spread) ;; *) echo "reproduce.sh: no figure '$f' (5 6 7 8 9 14 15 16 spread)" >&2; exit 2 ;; esac
 done
 
 cd "$ROOT"
@@ -132,6 +138,19 @@ old_sweep_s() { awk -F'\t' -v f="$1" '$1 == f { print $4 }' "$TIMINGS"; }
 
 status=0
 for n in "${FIGS[@]}"; do
+    if [ "$n" = spread ]; then
+        h5=$RES/means-spread.h5
+        echo "== spread: ${LAUNCH[*]:-} $RCSIM sweep experiments/means-spread.yaml --out $h5 ${SETS[*]}"
+        t0=$(now)
+        if "${LAUNCH[@]}" "$RCSIM" sweep experiments/means-spread.yaml --out "$h5" "${SETS[@]}" &&
+            "$PY" analysis/means_spread.py --model "$MODEL" --md "$OUT/means-spread.md" "$h5" >/dev/null; then
+            echo "== spread: $(elapsed "$t0" "$(now)")s, figures/$TAG/means-spread.md"
+        else
+            echo "reproduce.sh: the means-spread study failed" >&2
+            status=1
+        fi
+        continue
+    fi
     sweep=experiments/fig$n.yaml
     h5=$RES/fig$n.h5
     if [ ! -f "$sweep" ]; then
