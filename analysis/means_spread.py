@@ -7,7 +7,7 @@ every paper "mean" row whose configuration is in the results, this prints our pe
 means (min, median, mean, max over seeds), the paper's value, its rank among our runs (as
 a percentile) and the share of our runs within the §9.3 tolerance of the paper's value.
 
-Usage: analysis/means_spread.py [--model paper] [--md OUT.md] RESULTS.h5 ...
+Usage: analysis/means_spread.py [--model paper] [--md OUT.md] [--min-seeds N] RESULTS.h5 ...
 Needs only Debian's python3-h5py and python3-numpy (run with /usr/bin/python3).
 """
 import argparse
@@ -25,7 +25,7 @@ from rcplot.stats import tolerance_rule, within  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def rows_for(res, model, paper_rows):
+def rows_for(res, model, paper_rows, min_seeds=5):
     seen, out = set(), []
     for r in paper_rows:
         if r["stat"] != "mean":
@@ -36,7 +36,7 @@ def rows_for(res, model, paper_rows):
         cfg = res.find(model, users=int(r["m"]), strategy=names.strategy(r["strategy"]),
                        trace=names.trace(r["schedule"]), burst=int(r["burst"]),
                        groups=int(r["groups"]), lambda_div=float(r["lambda_div"]))
-        if cfg is None or cfg.n_seeds < 5:
+        if cfg is None or cfg.n_seeds < min_seeds:
             continue
         seen.add(key)
         paper = float(r["value_s"])
@@ -82,14 +82,16 @@ def main(argv=None):
     ap.add_argument("--model", default="paper")
     ap.add_argument("--paper", default=os.path.join(HERE, "paper-values.csv"))
     ap.add_argument("--md", help="also write the table to this Markdown file")
+    ap.add_argument("--min-seeds", type=int, default=5,
+                    help="skip configurations with fewer seeds (default 5)")
     a = ap.parse_args(argv)
     for p in a.results:
         if not os.path.exists(p):
             sys.exit("means_spread: %s does not exist" % p)
     with results.load(a.results) as res:
-        rows = rows_for(res, a.model, read_paper(a.paper))
+        rows = rows_for(res, a.model, read_paper(a.paper), a.min_seeds)
     if not rows:
-        sys.exit("means_spread: no configuration with a paper mean and >= 5 seeds in the results")
+        sys.exit("means_spread: no configuration with a paper mean and >= %d seeds in the results" % a.min_seeds)
     md = markdown(rows)
     sys.stdout.write(md)
     if a.md:

@@ -30,7 +30,7 @@ typedef struct rc_quirks {
     int ingress_delay;   /* §9.1.4: the sender's provider applies a mixing delay (both models) */
     int arm_once;        /* §9.1.5: RC-FT arms timeouts only for the source's first sends */
     int acks_always;     /* §9.1.6: ACKs are sent even when timeouts are off */
-    int seed0_groups;    /* §9.1.7: groups (order, heavy users) drawn with seed 0 for every job */
+    int seed0_groups;    /* §9.1.7: the reference's groups (Python Random(0).sample) for every job */
     int nonce0_plain;    /* §9.1.8: a source's first multicast (nonce 0) is not shuffled */
     int nonce_perm;      /* §2.3.2: receivers shuffled by CPython's Random(nonce) alone, so all
                             sources' j-th messages share one positional permutation */

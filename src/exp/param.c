@@ -53,7 +53,8 @@ static const rc_param_def table[] = {
     {"q_acks_always", RC_PT_TRI, OFF(quirks.acks_always), 0, "auto", -1, 1, "", NULL, C | A,
      "quirk: Rollercoaster sends ACKs even with timeouts off (9.1.6)"},
     {"q_seed0_groups", RC_PT_TRI, OFF(quirks.seed0_groups), 0, "auto", -1, 1, "", NULL, C | A,
-     "quirk: groups and heavy users drawn with seed 0 whatever the job seed (9.1.7)"},
+     "quirk: the reference's groups and heavy users (Python's Random(0).sample) "
+     "whatever the job seed (9.1.7)"},
     {"q_nonce0_plain", RC_PT_TRI, OFF(quirks.nonce0_plain), 0, "auto", -1, 1, "", NULL, C | A,
      "quirk: a source's first multicast in a group is not shuffled (9.1.8)"},
     {"q_nonce_perm", RC_PT_TRI, OFF(quirks.nonce_perm), 0, "auto", -1, 1, "", NULL, C | A,

@@ -84,10 +84,23 @@ done
 rows=$(($(wc -l < "$CSV") - 1))
 [ "$rows" -ge 80 ] || fail "only $rows comparison rows"
 
-# 5. the docs page is generated from these outputs
+# 5. the single-run spread of the trace means (as `reproduce.sh spread`, here with 2 seeds)
+"$PY" "$SRC/analysis/means_spread.py" --min-seeds 2 --md "$FIGS/means-spread.md" "$H5" \
+    > "$TMP/spread.log" || fail "means_spread.py failed"
+grep -qE "^\| gen_os15 \| rollercoaster-k2-p1-timeout10x-dropoffline \| 2 \| 2 \| " "$FIGS/means-spread.md" ||
+    fail "means-spread lacks the gen_os15 k=2 p=1 lambda/2 row"
+grep -q "configurations: the paper's mean lies inside our per-run range" "$FIGS/means-spread.md" ||
+    fail "means-spread lacks its summary"
+if "$PY" "$SRC/analysis/means_spread.py" "$H5" > /dev/null 2>&1; then
+    fail "means_spread.py reported 2-seed configurations with the default --min-seeds 5"
+fi
+
+# 6. the docs page is generated from these outputs
 "$PY" "$SRC/analysis/make_docs.py" --root "$TMP" > /dev/null || fail "make_docs.py failed"
 for n in 5 6 7 8 9 14 15 16; do
     grep -q "](../figures/paper-quick/fig$n.png)" "$TMP/docs/figures.md" || fail "docs lack fig $n"
 done
 grep -q "values within the spec §9.3" "$TMP/docs/figures.md" || fail "docs lack the summary"
+grep -q "### Means with traces: one run against twenty" "$TMP/docs/figures.md" ||
+    fail "docs lack the means-spread section"
 echo "analysis pipeline OK: 8 figures, $rows comparison rows"
