@@ -273,7 +273,7 @@ static int take_mapping(loader *L, const yaml_node_t *map, const char *where, bo
     for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
          p++) {
         const yaml_node_t *k = node(L, p->key), *v = node(L, p->value);
-        const rc_param_def *def;
+        const rc_param_def *def = NULL; /* set by find_param on success */
         if ((rc = find_param(L, k, where, need_axis, &def))) return rc;
         if (!allow_seed && !strcmp(def->name, "seed"))
             return fail(L, line_of(k), "%s: seed: list seeds with the top-level 'seeds' key",
@@ -381,7 +381,7 @@ static int parse_axes(loader *L, const yaml_node_t *v)
     if (rc) return rc;
     for (yaml_node_pair_t *p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
         const yaml_node_t *k = node(L, p->key), *list = node(L, p->value);
-        const rc_param_def *def;
+        const rc_param_def *def = NULL; /* set by find_param on success */
         if ((rc = find_param(L, k, "axes", true, &def))) return rc;
         if (!strcmp(def->name, "seed"))
             return fail(L, line_of(k), "axes: seed: list seeds with the top-level 'seeds' key");
