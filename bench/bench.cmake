@@ -2,7 +2,9 @@
 #   cmake --build build --target bench_evq
 # bench_evq_heap4 is the engine as it is (src/core/evq.c, a 4-ary heap);
 # every other variant rebuilds the simulator core with bench/evq_<v>.c in place
-# of src/core/evq.c and bench/evq_<v>.h installed as "core/evq.h" in a
+# of src/core/evq.c.  The array heaps (heap2, heap2b, heap4b) keep the core's
+# record layout and compile against src/core/evq.h itself; the pairing heap has
+# its own layout, so bench/evq_pairing.h is installed as "core/evq.h" in a
 # variant include directory searched before src/.  src/ is not modified.
 set(RCSIM_BENCH_CORE_SOURCES ${RCSIM_CORE_SOURCES} ${RCSIM_LOOPIX_SOURCES}
     ${RCSIM_MULTICAST_SOURCES} ${RCSIM_WORKLOAD_SOURCES} ${RCSIM_EXP_SOURCES})
@@ -17,11 +19,13 @@ target_link_libraries(bench_evq_heap4 PRIVATE GSL::gsl GSL::gslcblas ZLIB::ZLIB 
 target_compile_definitions(bench_evq_heap4 PRIVATE BENCH_EVQ_NAME="heap4")
 set(RCSIM_BENCH_EVQ_TARGETS bench_evq_heap4)
 
+configure_file(bench/evq_pairing.h ${CMAKE_BINARY_DIR}/bench/evq-pairing/core/evq.h COPYONLY)
 foreach(v heap2 heap2b heap4b pairing)
-  configure_file(bench/evq_${v}.h ${CMAKE_BINARY_DIR}/bench/evq-${v}/core/evq.h COPYONLY)
   add_executable(bench_evq_${v} EXCLUDE_FROM_ALL bench/bench_evq.c bench/evq_${v}.c
                  ${RCSIM_BENCH_CORE_SOURCES})
-  target_include_directories(bench_evq_${v} BEFORE PRIVATE ${CMAKE_BINARY_DIR}/bench/evq-${v})
+  if(v STREQUAL "pairing")
+    target_include_directories(bench_evq_${v} BEFORE PRIVATE ${CMAKE_BINARY_DIR}/bench/evq-${v})
+  endif()
   target_include_directories(bench_evq_${v} PRIVATE src ${CMAKE_BINARY_DIR}/generated)
   target_link_libraries(bench_evq_${v} PRIVATE GSL::gsl GSL::gslcblas ZLIB::ZLIB PkgConfig::YAML m)
   target_compile_definitions(bench_evq_${v} PRIVATE BENCH_EVQ_NAME="${v}")
@@ -40,7 +44,9 @@ if(RCSIM_BENCH_CRITERION_FOUND)
   foreach(v heap2 heap2b heap4b pairing)
     add_executable(test_evq_${v} EXCLUDE_FROM_ALL tests/test_evq.c bench/evq_${v}.c
                    ${RCSIM_BENCH_CORE_SOURCES})
-    target_include_directories(test_evq_${v} BEFORE PRIVATE ${CMAKE_BINARY_DIR}/bench/evq-${v})
+    if(v STREQUAL "pairing")
+      target_include_directories(test_evq_${v} BEFORE PRIVATE ${CMAKE_BINARY_DIR}/bench/evq-${v})
+    endif()
     target_include_directories(test_evq_${v} PRIVATE src ${CMAKE_BINARY_DIR}/generated)
     target_link_libraries(test_evq_${v} PRIVATE PkgConfig::RCSIM_BENCH_CRITERION GSL::gsl
                           GSL::gslcblas ZLIB::ZLIB PkgConfig::YAML m)

@@ -1,4 +1,4 @@
-/* evq variant "heap2": binary heap (bench only; see evq_heap2.h).  The same
+/* evq variant "heap2": binary heap (bench only, built against src/core/evq.h).  The same
  * hole-moving push and pop as the core's 4-ary heap, with two children per
  * node: twice the depth, one comparison per level on the way down. */
 #include "core/evq.h"

@@ -1,5 +1,5 @@
 /* evq variant "heap2b": binary heap, 128-bit keys, branch-free child choice
- * (bench only; see evq_heap2b.h).
+ * (bench only, built against src/core/evq.h).
  *
  * Why: the queue holds 30-3000 events in the real jobs, so a pop costs
  * instructions and mispredicted branches, not cache misses.  The binary heap

@@ -1,5 +1,5 @@
 /* evq variant "heap4b": 4-ary heap with 128-bit keys and a branch-light pop
- * (bench only; see evq_heap4b.h).
+ * (bench only, built against src/core/evq.h).
  *
  * Why: in the engine the queue holds 30-3000 events (it fits in L1/L2), so
  * its cost is instructions and mispredicted branches, not cache misses.  The
