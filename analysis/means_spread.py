@@ -18,8 +18,8 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rcplot import names, results  # noqa: E402
-from rcplot.compare import read_paper  # noqa: E402
+from rcplot import results  # noqa: E402
+from rcplot.compare import find_config, read_paper  # noqa: E402
 from rcplot.stats import tolerance_rule, within  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -33,9 +33,7 @@ def rows_for(res, model, paper_rows, min_seeds=5):
         key = (r["m"], r["schedule"], r["strategy"], r["burst"], r["groups"], r["lambda_div"])
         if key in seen:
             continue
-        cfg = res.find(model, users=int(r["m"]), strategy=names.strategy(r["strategy"]),
-                       trace=names.trace(r["schedule"]), burst=int(r["burst"]),
-                       groups=int(r["groups"]), lambda_div=float(r["lambda_div"]))
+        cfg = find_config(res, model, r)
         if cfg is None or cfg.n_seeds < min_seeds:
             continue
         seen.add(key)

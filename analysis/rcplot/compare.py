@@ -24,6 +24,13 @@ def read_paper(path):
         return list(csv.DictReader(f))
 
 
+def find_config(res, model, row):
+    """Our configuration (all its seeds) for one row of paper-values.csv, or None."""
+    return res.find(model, users=int(row["m"]), strategy=names.strategy(row["strategy"]),
+                    trace=names.trace(row["schedule"]), burst=int(row["burst"]),
+                    groups=int(row["groups"]), lambda_div=float(row["lambda_div"]))
+
+
 def compare(res, model, paper_rows, figures=None):
     """Returns (rows, n_missing): rows are dicts with COLUMNS."""
     out, missing = [], 0
@@ -31,11 +38,8 @@ def compare(res, model, paper_rows, figures=None):
         fig = int(r["figure"])
         if figures and fig not in figures:
             continue
-        strat = names.strategy(r["strategy"])
-        trace = names.trace(r["schedule"])
-        cfg = res.find(model, users=int(r["m"]), strategy=strat, trace=trace,
-                       burst=int(r["burst"]), groups=int(r["groups"]),
-                       lambda_div=float(r["lambda_div"]))
+        strat, trace = names.strategy(r["strategy"]), names.trace(r["schedule"])
+        cfg = find_config(res, model, r)
         if cfg is None:
             missing += 1
             continue
