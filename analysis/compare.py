@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Compare rcsim results with the paper's numbers (spec §6, §9.3 tolerances).
+"""Compare rcsim results with the paper's numbers (docs/spec.md §6, §9.3 tolerances).
 
   analysis/compare.py [--paper CSV] [--model paper|exact] [--fig N ...]
                       [--csv OUT.csv] [--md OUT.md] RESULTS.h5 ...

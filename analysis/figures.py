@@ -6,7 +6,7 @@
 Writes DIR/figN.png and DIR/figN.pdf for each figure and DIR/coverage.json (which
 configurations each figure found or missed, seeds, durations; read by make_docs.py).
 All given files are pooled; each figure picks its configurations by their parameters
-(spec §6), so one file holding everything or one file per figure both work.
+(docs/spec.md §6), so one file holding everything or one file per figure both work.
 Exit status: 0 when every requested figure was drawn, 1 when one could not be drawn
 (no data, or an error while drawing), 2 on bad usage or unreadable input.
 """

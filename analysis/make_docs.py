@@ -9,7 +9,7 @@ timings.tsv (reproduce.sh), and writes one Markdown page: per tag the wall times
 the comparison summary and, per figure, the image, its sweep and plot commands, which
 configurations and seeds it drew on, how it compares with the paper and a generated
 note on where and why we differ.  When both paper- and exact-model results exist, it
-adds a paper-vs-exact table (spec §0).  Only reads; never runs a simulation.
+adds a paper-vs-exact table (docs/spec.md §0).  Only reads; never runs a simulation.
 """
 
 import argparse
@@ -35,13 +35,13 @@ TITLE = {
 }
 
 # Where and why the model (and therefore our numbers) can differ, per figure.  These are
-# facts of the reference model (spec §9.1) and of the statistics; the numbers printed
+# facts of the reference model (docs/spec.md §9.1) and of the statistics; the numbers printed
 # next to them are generated from the comparison.
 NOTES = {
     5: "Online 24 h runs have about 10^5 samples or more, so gaps beyond the §9.3 tolerance "
        "are systematic rather than noise. "
        "In `paper` mode the 10 ms lattice lowers every Poisson rate (λ_P = 2/s fires at "
-       "1.98/s, spec §1.4) and lifts each hop delay to a tick; `exact` mode has neither, so "
+       "1.98/s, docs/spec.md §1.4) and lifts each hop delay to a tick; `exact` mode has neither, so "
        "small systematic shifts between the two modes are expected, largest for unicast, "
        "whose latency is mostly queueing behind λ_P. "
        "The p1/Q1/median/Q3/p99 values of the paper were read off the PNG (±0.15 s). "
@@ -52,7 +52,7 @@ NOTES = {
        "so one published run can sit at either edge.",
     6: "The \"80 %\" schedule (gen_os15) is really about 66.5 % online in `paper` mode: the "
        "reference hands every provider's user U_i trace line i, so only 16 lines are used "
-       "(spec §4, §9.1.1). That is why 65 % and 80 % look alike in the paper; in `exact` "
+       "(docs/spec.md §4, §9.1.1). That is why 65 % and 80 % look alike in the paper; in `exact` "
        "mode (user j gets line j) the 80 % runs are really 80 % online and faster. "
        "The p99 of RC without FT is set by sessions stuck for hours and by censoring at the "
        "end of the run (§9.1.10), so it is compared only within a factor 1.5 and depends on "
@@ -61,7 +61,7 @@ NOTES = {
        "runs are the same configurations as the m = 128 runs of Figs 5 and 6. The right "
        "panel uses the \"80 %\" trace, which is 66.5 % online in `paper` mode (§9.1.1).",
     8: "For large bursts the queues saturate (RC-FT k=p=1 at b = 32 has utilisation ≈ 1.07, "
-       "spec §6 load check; unicast heavy senders saturate for b ≳ 24): latencies then grow "
+       "docs/spec.md §6 load check; unicast heavy senders saturate for b ≳ 24): latencies then grow "
        "through the run and are right-censored at its end, so tails depend on the duration "
        "and differ most in short runs.",
     9: "Despite its file name (`p_vs_l_online`), the paper's Fig 9 uses the \"80 %\" trace "
@@ -79,11 +79,11 @@ NOTES = {
         "mean is one run's and moves by up to 2× between seeds (\"Means with traces\" "
         "below). 65 % and 80 % are close to each other in `paper` mode for the "
         "trace-mapping reason of Fig 6. In `exact` mode the λ/16 cells explode: re-arming "
-        "timeouts after a reassignment (the fix of spec §9.1.5) feeds a retransmission storm "
+        "timeouts after a reassignment (the fix of docs/spec.md §9.1.5) feeds a retransmission storm "
         "once queues are long (docs/model.md, \"Re-arming under saturation\").",
     15: "Same runs as Fig 5. Unicast histograms are flat from ~3 s to ~m·0.5 s; a mean above "
         "100 s is written in a box. The paper's m = 128 RC k=p=2 mean is 7.0 s (LaTeX macro); "
-        "its plotted line reads 7.1 s (spec §9.2).",
+        "its plotted line reads 7.1 s (docs/spec.md §9.2).",
     16: "Means in offline runs are driven by a few multi-hour outliers (the unicast mean is "
         "above its p90 at \"80 %\"), so they are compared within a factor 1.5. RC without FT "
         "and RC-FT without dropoffline have means in the thousands of seconds, written in a "
@@ -185,7 +185,7 @@ def section(tag, figdir, rel, lines):
     if rows:
         ok = sum(r["flag"] == "ok" for r in rows)
         inr = sum(r["flag"] != "ok" and r.get("paper_in_seed_range") == "yes" for r in rows)
-        lines.append("**Comparison with the paper: %d of %d values within the spec §9.3 "
+        lines.append("**Comparison with the paper: %d of %d values within the docs/spec.md §9.3 "
                      "tolerance**; of the %d outside, %d have the paper's single-seed value "
                      "inside the min-max range of our seeds (full table: "
                      "[comparison.md](%s/comparison.md), [comparison.csv](%s/comparison.csv))."
@@ -278,7 +278,7 @@ def paper_vs_exact(root, lines, suffix=""):
     sa, sb = sum(r["flag"] == "ok" for r in a), sum(r["flag"] == "ok" for r in b)
     lines.append("The paper's exact numbers (LaTeX macros and printed cells) against both "
                  "model modes. `exact` is continuous-time Loopix without the reference's "
-                 "quirks (spec §0, §9.1), so differences show what the quirks do; it is not "
+                 "quirks (docs/spec.md §0, §9.1), so differences show what the quirks do; it is not "
                  "expected to meet the tolerances. Within tolerance overall: %d of %d values in "
                  "`paper` mode, %d of %d in `exact` mode. \"(out)\" marks a value outside "
                  "the tolerance." % (sa, len(a), sb, len(b)))
@@ -320,7 +320,7 @@ def main(argv=None):
              "needed, runs `experiments/figN.yaml` into `results/<tag>/figN.h5` (resuming an "
              "existing file), draws `figures/<tag>/figN.{png,pdf}` with "
              "`analysis/figures.py`, compares with the paper's numbers "
-             "(`analysis/paper-values.csv`, spec §6) using `analysis/compare.py`, and "
+             "(`analysis/paper-values.csv`, docs/spec.md §6) using `analysis/compare.py`, and "
              "regenerates this page. `<tag>` is the model, with `-quick` for `--quick` runs.",
              "",
              "How several seeds are shown: every statistic is computed exactly per seed "
@@ -328,7 +328,7 @@ def main(argv=None):
              "seeds. Box plots draw a thick black bar over each median spanning the seeds' "
              "min-max; the tables give the seed range. Histograms pool the seeds' "
              "histograms and divide by the number of seeds (counts per run, like the "
-             "paper's single runs). Tolerances are those of spec §9.3, with a ±0.3 s floor "
+             "paper's single runs). Tolerances are those of docs/spec.md §9.3, with a ±0.3 s floor "
              "for online p1/p99 (the paper's values are read off at ±0.15 s) and the ±0.5 s "
              "rounding of the heatmaps' integer cells.", ""]
     if not tags:

@@ -1,5 +1,5 @@
 #!/bin/bash
-# What each reference quirk (spec §9.1) does to a result: runs a configuration
+# What each reference quirk (docs/spec.md §9.1) does to a result: runs a configuration
 # in paper mode, in paper mode with one quirk switched off at a time, and in
 # exact mode, and prints a Markdown table of mean / median / p90 / p99.
 # Usage: scripts/quirk-effects.sh [--rcsim BIN] [--seeds N] [--users M] [--trace T]

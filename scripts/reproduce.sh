@@ -22,7 +22,7 @@ single-run means fall among our per-run means (needs several seeds, so not --qui
 
   --quick          short runs: simulated span 2 h instead of 24 h and one seed
                    (--set duration=2h --set seed=1); results go to results/<model>-quick
-  --model M        paper (default: the reference's quirks, spec §0) or exact
+  --model M        paper (default: the reference's quirks, docs/spec.md §0) or exact
   --np N           MPI ranks for `rcsim sweep` (default: cores + 1, since rank 0 only
                    hands out jobs); 1 runs without mpirun
   --build-dir DIR  where to build rcsim (default: build)

@@ -1,6 +1,6 @@
 /* Tests of workload/avail: reading good traces, every bad-input case naming
  * file and line, toggles round-tripping through rc_trace_write, name
- * resolution, and the reference traces against spec §4 (skipped when
+ * resolution, and the reference traces against docs/spec.md §4 (skipped when
  * /work/shared/data/availability is absent). */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -354,7 +354,7 @@ Test(avail, resolve_names)
     }
 }
 
-/* ---- The reference traces (spec §4) ---------------------------------- */
+/* ---- The reference traces (docs/spec.md §4) ---------------------------------- */
 
 static rc_trace *load_ref(const char *name)
 {

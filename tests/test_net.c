@@ -114,7 +114,7 @@ Test(net, per_hop_delay_is_exponential_with_the_set_mean)
     rc_sim_free(&sim);
 }
 
-/* Paper model: 5 hand-off ticks plus four lifted delays, ~1.40 s (spec §1.6). */
+/* Paper model: 5 hand-off ticks plus four lifted delays, ~1.40 s (docs/spec.md §1.6). */
 Test(net, paper_network_time_matches_the_lattice_formula)
 {
     rc_job job;
@@ -149,7 +149,7 @@ Test(net, paper_network_time_matches_the_lattice_formula)
 }
 
 /* A client with a full queue sends at its payload rate: lambda_P in the exact
- * model, (1 - exp(-lambda dt))/dt on the lattice (spec §1.4). */
+ * model, (1 - exp(-lambda dt))/dt on the lattice (docs/spec.md §1.4). */
 static void check_rate(rc_model model, double want)
 {
     rc_job job;
@@ -223,7 +223,7 @@ static void gap_job(rc_job *job, rc_model model, uint64_t seed)
 }
 
 /* Pulls happen every second of online time and never offline; a message to
- * an offline user waits at its provider (spec §1.4, §1.7). */
+ * an offline user waits at its provider (docs/spec.md §1.4, §1.7). */
 static void pulls_case(rc_model model)
 {
     /* user 1 online [0,100) s, offline [100,300) s, online [300,600) s */
@@ -278,7 +278,7 @@ Test(net, pulls_every_second_only_while_online_paper) { pulls_case(RC_MODEL_PAPE
 Test(net, pulls_every_second_only_while_online_exact) { pulls_case(RC_MODEL_EXACT); }
 
 /* Bundles of p: a user with split 2 emits [m1 m2], [m3 m4], ... one bundle
- * per tick at most (spec §9.4). */
+ * per tick at most (docs/spec.md §9.4). */
 Test(net, split_two_emits_pairs)
 {
     rc_job job;

@@ -1,5 +1,5 @@
 /* Faithfulness: paper-mode 24 h runs against the paper's published numbers
- * (spec §6) within the tolerances of spec §9.3.  Deterministic for the fixed
+ * (docs/spec.md §6) within the tolerances of docs/spec.md §9.3.  Deterministic for the fixed
  * seeds, so these cannot flake; each costs about a second. */
 #include <criterion/criterion.h>
 #include <math.h>

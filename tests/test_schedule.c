@@ -1,4 +1,4 @@
-/* Rollercoaster schedules against hand-worked examples (spec §2.3.2). */
+/* Rollercoaster schedules against hand-worked examples (docs/spec.md §2.3.2). */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <string.h>
@@ -122,7 +122,7 @@ Test(schedule, timeout_estimates_match_the_reference_tests)
     /* k=1, 7 users, t_msg=10, t_queue=1: est(4,4)=21, est(2,6)=33 */
     cr_assert_float_eq(rc_sched_estimate_ms(7, 1, 4, 4, 10, 1), 21.0, 1e-9);
     cr_assert_float_eq(rc_sched_estimate_ms(7, 1, 2, 6, 10, 1), 33.0, 1e-9);
-    /* spec §2.4 worked example: n=16, k=2, p=2, mu=3 */
+    /* docs/spec.md §2.4 worked example: n=16, k=2, p=2, mu=3 */
     double tm = 2666.6666667, tq = 250;
     cr_assert(fabs(rc_sched_estimate_ms(16, 2, 1, 1, tm, tq) - 6583.3) < 1);
     cr_assert(fabs(rc_sched_estimate_ms(16, 2, 1, 5, tm, tq) - 9500.0) < 1);
@@ -133,7 +133,7 @@ Test(schedule, timeout_estimates_match_the_reference_tests)
 }
 
 /* The paper's receiver order is CPython's random.Random(nonce).shuffle; the
- * vectors below were printed by CPython 3.11 (and the first is spec §2.3.2's
+ * vectors below were printed by CPython 3.11 (and the first is docs/spec.md §2.3.2's
  * "k=2, nonce=1: order [0,3,4,6,1,5,2]"). */
 static void expect_shuffle(uint32_t seed, uint32_t first, size_t n, const uint32_t *want,
                            size_t nw)

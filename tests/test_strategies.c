@@ -1,5 +1,5 @@
 /* Multicast strategies end to end on the real net: exactly-once delivery,
- * fault tolerance with an offline member, determinism (spec §2, §9.4). */
+ * fault tolerance with an offline member, determinism (docs/spec.md §2, §9.4). */
 #include <criterion/criterion.h>
 #include <string.h>
 
@@ -70,7 +70,7 @@ Test(strategies, everyone_receives_every_message_exactly_once_when_online)
             }
 }
 
-/* Spec §9.4: a k=1 group of 7 where node 1 is always offline.  Without FT
+/* docs/spec.md §9.4: a k=1 group of 7 where node 1 is always offline.  Without FT
  * nodes 1, 3 and 5 miss the message; with FT only node 1 does. */
 static void offline_node_case(const char *strategy, const uint32_t *missing, size_t n_missing,
                               bool expect_reassign)

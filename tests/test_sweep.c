@@ -181,7 +181,7 @@ Test(sweep, same_run_in_two_figures_has_one_id)
     rc_sweep_free(f15);
 }
 
-/* Expected job counts of the experiment files (spec §6 x seeds). */
+/* Expected job counts of the experiment files (docs/spec.md §6 x seeds). */
 static const struct {
     const char *file;
     size_t jobs;

@@ -3,7 +3,7 @@
 For every paper row whose configuration is in the results: our value (median over
 seeds, with the seeds' min-max range), the paper's value and whether it is exact
 (printed in the paper or its LaTeX macros) or read off a figure, the relative
-difference, the spec §9.3 rule applied and a flag: "ok" inside the tolerance, "OUT"
+difference, the docs/spec.md §9.3 rule applied and a flag: "ok" inside the tolerance, "OUT"
 outside it.  Rows whose configuration is not in the results are counted, not listed.
 """
 
@@ -63,7 +63,7 @@ def compare(res, model, paper_rows, figures=None):
 
 def out_in_range(rows):
     """OUT rows whose paper value lies inside our seeds' min-max: the paper ran one seed
-    (seed 0, spec §7), so such a value is one draw our seeds also produce."""
+    (seed 0, docs/spec.md §7), so such a value is one draw our seeds also produce."""
     return sum(1 for r in rows if r["flag"] != "ok" and r["paper_in_seed_range"] == "yes")
 
 
@@ -96,11 +96,11 @@ def write_csv(rows, path):
 def markdown(rows, n_missing, model):
     s = summary(rows)
     ok, n = s.get("all", (0, 0))
-    lines = ["Model `%s`: **%d of %d** paper values within the spec §9.3 tolerance "
+    lines = ["Model `%s`: **%d of %d** paper values within the docs/spec.md §9.3 tolerance "
              "(%d paper values have no matching configuration in the results)."
              % (model, ok, n, n_missing), "",
              "Of the %d values outside the tolerance, %d lie inside the min-max range of our "
-             "seeds: the paper ran a single seed (spec §7), so those are consistent with our "
+             "seeds: the paper ran a single seed (docs/spec.md §7), so those are consistent with our "
              "runs, only not with their median (typical of means and tails driven by a few "
              "stuck sessions)." % (n - ok, out_in_range(rows)), ""]
     lines.append("| figure | within tolerance | outside, but inside our seed range |")

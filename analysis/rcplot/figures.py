@@ -1,7 +1,7 @@
 """figures: the paper's Figures 5-9 and 14-16 drawn from rcsim results.
 
 Each figure is a function draw_figN(results, model) -> (matplotlib Figure, Coverage).
-The configurations of each figure (spec §6) are declared here; a configuration absent
+The configurations of each figure (docs/spec.md §6) are declared here; a configuration absent
 from the results leaves a gap (and is listed in Coverage.missing), and a figure with no
 data at all raises NoData.
 
@@ -224,7 +224,7 @@ def _colourbar(fig, axes):
     fig.colorbar(sm, ax=axes, label="mean latency [s]", shrink=0.9)
 
 
-HIST_EDGES = np.linspace(0.0, 100.0, 51)  # spec §5: 50 bins over [0, 100] s
+HIST_EDGES = np.linspace(0.0, 100.0, 51)  # docs/spec.md §5: 50 bins over [0, 100] s
 
 
 def _hist_panel(ax, res, model, cov, strategy, crit, title):

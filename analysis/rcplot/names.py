@@ -17,7 +17,7 @@ _LONG = re.compile(r"^rollercoaster-k(\d+)(?:-p(\d+))?(-notimeout|-timeout(\d\d)
 def _short(k, p, mult, drop):
     name = "rc-k%d-p%d" % (k, p)
     if mult is not None:
-        # The multiplier 1.0 is the default and is not written (spec §2.5, strategy_name.h).
+        # The multiplier 1.0 is the default and is not written (docs/spec.md §2.5, strategy_name.h).
         name += "-ft" if abs(mult - 1.0) < 1e-9 else "-ft%g" % mult
     if drop:
         name += "-dropoffline"
@@ -65,7 +65,7 @@ def trace(name):
     return base
 
 
-# spec §5: legend labels and tab20 indices of the paper's figures.
+# docs/spec.md §5: legend labels and tab20 indices of the paper's figures.
 STRATEGY_STYLE = {
     "unicast": ("Unicast", 0),
     "rc-k1-p1": ("RC (k=p=1)", 5),

@@ -7,8 +7,8 @@
 - Aggregation over seeds: every statistic is computed per seed from the exact
   summary vector, then summarised across seeds by its median with the min-max range
   (the "seed spread").  The median is robust to a single seed that caught a
-  multi-hour outlier, which dominate means in the offline runs (spec §9.3).
-- Tolerance rules of spec §9.3 used to flag the comparison table.
+  multi-hour outlier, which dominate means in the offline runs (docs/spec.md §9.3).
+- Tolerance rules of docs/spec.md §9.3 used to flag the comparison table.
 
 Pure numpy; no I/O.  Bad input (mismatched lengths, edges that do not line up) raises
 ValueError.
@@ -149,7 +149,7 @@ def seed_ci(values):
     return (m, m - half, m + half)
 
 
-# --- spec §9.3 tolerances ---------------------------------------------------------------
+# --- docs/spec.md §9.3 tolerances ---------------------------------------------------------------
 
 HEATMAP_FIGURES = (9, 14)
 

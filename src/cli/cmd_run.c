@@ -47,7 +47,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: rcsim run [--PARAM VALUE ...] [--json] [--out FILE.h5] [--quiet]\n\n"
             "Runs one simulation job and prints its latency summary (online-only\n"
-            "deliveries, spec §5).  Options (defaults are the paper's values):\n\n");
+            "deliveries, docs/spec.md §5).  Options (defaults are the paper's values):\n\n");
     size_t n;
     const rc_param_def *t = rc_param_table(&n);
     for (size_t i = 0; i < n; i++) {

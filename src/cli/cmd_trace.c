@@ -115,7 +115,7 @@ static void print_stats(const char *name, const rc_trace_stats *s, bool tsv)
                s->gap_median_s, s->on_log_sd);
     else
         /* The median of an even count can end in .5; round half up as the
-         * spec §4 table does (630.5 -> 631). */
+         * docs/spec.md §4 table does (630.5 -> 631). */
         printf("%-40s %6zu %7u %7.1f %% %7.1f %% %7.3f %7.2f %9.0f %7.2f\n", name, s->lines,
                s->period_s, 100 * s->mean_online, 100 * s->first16_online, s->online_sd,
                s->gaps_per_line, floor(s->gap_median_s + 0.5), s->on_log_sd);

@@ -4,9 +4,9 @@
  * The reference (Python) seeds these with fixed integers, so they are the
  * same in every run whatever rcsim's job seed:
  *  - the group order: random.Random(0).sample(users, gs), once per group
- *    (spec §3 "create_scenario", §9.1.7);
+ *    (docs/spec.md §3 "create_scenario", §9.1.7);
  *  - a message's receiver order: random.Random(nonce).shuffle(receivers)
- *    (spec §2.3.2): every source's j-th message gets the same positional
+ *    (docs/spec.md §2.3.2): every source's j-th message gets the same positional
  *    permutation.
  * MT19937 as published by Matsumoto and Nishimura (init_genrand,
  * init_by_array, genrand_int32); CPython seeds an int k < 2^32 with

@@ -20,7 +20,7 @@
 typedef enum { RC_MODEL_EXACT = 0, RC_MODEL_PAPER = 1 } rc_model;
 typedef enum { RC_COVER_SKIP = 0, RC_COVER_FULL = 1 } rc_cover_mode;
 
-/* The reference simulator's quirks (spec §9.1), each a switch.  Resolved
+/* The reference simulator's quirks (docs/spec.md §9.1), each a switch.  Resolved
  * values (after rc_job_resolve) are 0 or 1. */
 typedef struct rc_quirks {
     int lattice;         /* §1.10/§9.1.3: 10 ms lattice, Bernoulli-per-tick streams, delays
@@ -60,11 +60,11 @@ typedef struct rc_job {
     double rate_delay;                           /* mu: per-hop delay rate */
     double pull_period_s;
     double mix_rate_loop, mix_rate_loop_delay;
-    double lambda_div;         /* divides all six Loopix rates (spec §1.3, the p-vs-lambda figures) */
+    double lambda_div;         /* divides all six Loopix rates (docs/spec.md §1.3, the p-vs-lambda figures) */
     double tick_s;             /* lattice step when quirks.lattice is on */
     int mix_layers, mixes_per_layer, users_per_provider;
     /* strategy options not expressed in the name */
-    double rc_base_delay_factor;  /* spec §2.4: factor 2 in t_msg */
+    double rc_base_delay_factor;  /* docs/spec.md §2.4: factor 2 in t_msg */
     /* scenario hooks used by tests and studies */
     char offline_members[128];    /* comma list of group positions forced offline all run */
     char source_offline[64];      /* "" or "AT:FOR" seconds: the first sender goes offline (issue 8) */

@@ -15,7 +15,7 @@
 #define A RC_PF_AXIS
 #define BIG 1e18
 
-/* Defaults are the paper's values (spec §1.3, §3); the model defaults to exact. */
+/* Defaults are the paper's values (docs/spec.md §1.3, §3); the model defaults to exact. */
 static const rc_param_def table[] = {
     {"users", RC_PT_INT, OFF(users), 0, "128", 2, 1 << 20, "", NULL, C | A,
      "number of users (clients) in the population, m"},

@@ -5,7 +5,7 @@
  * (10 ms bins up to 100 s, then 1 % log bins up to 1e6 s: exact for the
  * paper's 10 ms lattice and a few kB compressed), and optionally the raw
  * per-delivery latencies (job.store_raw).  "online" is the online-only subset
- * that every paper figure uses (spec §5); "all" is every first delivery.
+ * that every paper figure uses (docs/spec.md §5); "all" is every first delivery.
  *
  * Ownership: rc_result owns its arrays; rc_result_free releases them.
  * rc_result_pack/unpack give a flat byte image for MPI (the farm) and the

@@ -1032,7 +1032,7 @@ double rc_job_cost_estimate(const rc_job *in)
      *  - RC-FT arms about TIMEOUT_EVENTS events per member and multicast;
      *  - large p costs more per event (bundling work not counted as events):
      *    x1.3 at p = 8, x3.4 at p = 16;
-     *  - a saturated network (utilisation rho near 1, spec §6 Fig. 8) keeps
+     *  - a saturated network (utilisation rho near 1, docs/spec.md §6 Fig. 8) keeps
      *    long queues: x(1 + rho^1.5), measured x1.3-x1.9;
      *  - traces: offline members receive less, x0.75; loading one costs
      *    SEC_PER_TRACE (a 50 MB gunzip);
@@ -1065,7 +1065,7 @@ double rc_job_cost_estimate(const rc_job *in)
     if (traced) events *= TRACE_FACTOR;
 
     /* Utilisation: real sub-messages per second against the payload slots of
-     * all clients (lambda_P * p / div each), spec §6 "Load check". */
+     * all clients (lambda_P * p / div each), docs/spec.md §6 "Load check". */
     double slots = m * job.rate_payload * p / div;
     double rho = job.duration_s > 0 && slots > 0 ? copies / job.duration_s / slots : 0;
     if (rho > 2) rho = 2;

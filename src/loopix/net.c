@@ -49,7 +49,7 @@ static uint32_t ring_pop(ring *r)
 /* A postbox: the messages addressed to one client that have left their
  * sender, as a min-heap by (arrival time, sequence).  Nothing in the network
  * has a capacity, so a message's arrival time is known when its bundle leaves
- * (spec §1.6); keeping future arrivals here instead of as events in the global
+ * (docs/spec.md §1.6); keeping future arrivals here instead of as events in the global
  * queue keeps that queue small.  A pull takes the entries that have arrived. */
 typedef struct pentry {
     rc_time t;
@@ -187,7 +187,7 @@ static void sub_free(rc_net *n, uint32_t i)
 }
 
 /* Gap to a stream's next firing (us).  Lattice: a whole number of ticks,
- * Geometric(F) — exactly the law of per-tick Bernoulli trials (spec §1.11). */
+ * Geometric(F) — exactly the law of per-tick Bernoulli trials (docs/spec.md §1.11). */
 static rc_time stream_gap(rc_net *n, double rate, double f, double inv_log1m_f)
 {
     if (rate <= 0) return NEVER / 4;
@@ -218,7 +218,7 @@ static rc_time next_stream_time(const user *u)
     return t;
 }
 
-/* One per-hop delay (us): spec §1.6 floor(1000 Exp) ms lifted to the lattice,
+/* One per-hop delay (us): docs/spec.md §1.6 floor(1000 Exp) ms lifted to the lattice,
  * or exact microseconds. */
 static rc_time hop_delay(rc_net *n, gsl_rng *r, double mu)
 {
@@ -289,7 +289,7 @@ static void emit_bundle(rc_net *n, uint32_t ui, rc_time t)
     user *u = &n->users[ui];
     RC_DCHECK(u->online, "client %u sent a packet while offline at t=%lld", ui, (long long)t);
     rc_time shared = t;
-    rc_time hand = n->lattice ? n->tick : 0; /* one tick of hand-off per hop (spec §1.2) */
+    rc_time hand = n->lattice ? n->tick : 0; /* one tick of hand-off per hop (docs/spec.md §1.2) */
     shared += hand + (n->ingress_delay ? hop_delay(n, n->rng_delay, n->mu) : 0);
     for (uint32_t l = 0; l + 1 < n->layers; l++) shared += hand + hop_delay(n, n->rng_delay, n->mu);
     n->ctr->bundles++;
@@ -315,7 +315,7 @@ static void emit_bundle(rc_net *n, uint32_t ui, rc_time t)
 }
 
 /* Processes the stream firings of user ui at time t (payload, drop, loop in
- * that order, spec §1.4), then emits: at most one bundle per tick on the
+ * that order, docs/spec.md §1.4), then emits: at most one bundle per tick on the
  * lattice, every full bundle otherwise. */
 static void stream_step(rc_net *n, uint32_t ui, rc_time t)
 {
@@ -441,7 +441,7 @@ void rc_net_send(rc_net *n, uint32_t ui, uint32_t recipient, uint32_t body)
     }
     /* The user leaves the idle regime.  Sends made while its provider
      * delivers (a pull) can use this instant's payload slot; sends made by
-     * timers or the app come after the user's turn (spec §1.2). */
+     * timers or the app come after the user's turn (docs/spec.md §1.2). */
     rc_time now = n->sim->now;
     idle_catch_up(n, ui, n->in_pull ? now : now + step(n));
     ring_push(&u->out, s);
@@ -540,7 +540,7 @@ static void go_online(rc_net *n, uint32_t ui, rc_time t)
     u->last_online_at = t;
     if (n->frozen_pull) u->pull_due = t + u->pull_remaining;
     /* Memoryless streams: re-drawing on wake-up is equivalent to suspending
-     * them (spec §1.11); the bundling queue kept its contents. */
+     * them (docs/spec.md §1.11); the bundling queue kept its contents. */
     streams_redraw(n, u, t - step(n));
     if (n->lattice && u->wait.n >= (uint32_t)n->p) u->backlog_at = t;
     u->stream_ver++;
@@ -584,7 +584,7 @@ static void on_avail(void *ctx, const rc_event *ev)
         u->toggle_idx = 0;
         u->toggle_period_k++;
         /* A line whose state at the end of the day differs from its state at
-         * second 0 flips again at the wrap (spec §4: line[(now div 1000) mod 86400]). */
+         * second 0 flips again at the wrap (docs/spec.md §4: line[(now div 1000) mod 86400]). */
         if (u->trace_on != at0) {
             rc_sim_at(n->sim, (rc_time)u->toggle_period_k * n->trace_period_s * 1000000,
                       RC_CLS_AVAIL, EV_AVAIL, ev->obj, 1);
@@ -734,11 +734,11 @@ rc_net *rc_net_new(rc_sim *sim, const rc_job *job, const rc_trace *trace, int sp
     uint32_t upp = (uint32_t)job->users_per_provider;
     for (uint32_t i = 0; i < n->n_users; i++) {
         user *u = &n->users[i];
-        u->provider = i / upp; /* providers filled greedily, spec §1.1 */
-        /* Spec §4: the reference hands line i to user U_i of every provider. */
+        u->provider = i / upp; /* providers filled greedily, docs/spec.md §1.1 */
+        /* docs/spec.md §4: the reference hands line i to user U_i of every provider. */
         u->line = job->quirks.trace16 ? i % upp : i;
         u->forced_offline = forced_offline != NULL && forced_offline[i];
-        /* Paper: every always-online user pulls at 1000 j (spec §1.4); exact:
+        /* Paper: every always-online user pulls at 1000 j (docs/spec.md §1.4); exact:
          * each client polls on its own phase. */
         u->pull_due = n->frozen_pull ? n->pull_period
                                      : (rc_time)(rc_rng_uniform(phase) * (double)n->pull_period);

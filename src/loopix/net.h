@@ -1,4 +1,4 @@
-/* net: the Loopix mix-network model on the engine (spec §1).
+/* net: the Loopix mix-network model on the engine (docs/spec.md §1).
  *
  * Clients with a payload stream, drop and loop cover streams (rates x p), an
  * unbounded send queue (out_buffer) and a bundling queue (waiting) that emits
@@ -10,11 +10,11 @@
  * owned by the layer above (the multicast layer).  It reports three things
  * upwards through rc_net_hooks: a real message left its sender in a bundle
  * (sent), a client pulled a message (deliver, with the ONLINE/OFFLINE label
- * of spec §1.7), and a client went on- or offline.  It knows nothing of
+ * of docs/spec.md §1.7), and a client went on- or offline.  It knows nothing of
  * groups or strategies.
  *
  * Only what shapes latency is simulated by default: cover sub-messages are
- * counted where they occupy bundle slots (spec §1.6), but not routed; idle
+ * counted where they occupy bundle slots (docs/spec.md §1.6), but not routed; idle
  * clients' cover streams are skipped and their bundling state is sampled from
  * its stationary law when they become busy (docs/architecture.md explains why
  * this is exact in distribution).  cover=full routes every cover packet and
@@ -44,7 +44,7 @@ typedef struct rc_net_hooks {
     void (*arrived)(void *ctx, uint32_t user, uint32_t body, rc_time emitted, rc_time now);
 } rc_net_hooks;
 
-/* Same-time event classes (spec §1.2 order). */
+/* Same-time event classes (docs/spec.md §1.2 order). */
 enum { RC_CLS_MIX = 0, RC_CLS_PROVIDER = 1, RC_CLS_AVAIL = 2, RC_CLS_PULL = 3, RC_CLS_STREAM = 4,
        RC_CLS_TIMER = 5, RC_CLS_APP = 6 };
 
@@ -76,7 +76,7 @@ uint64_t rc_net_backlog(const rc_net *n);
 void rc_net_check_conservation(const rc_net *n);
 
 /* The network's expected per-hop delay (s) and the timeout estimate inputs
- * (spec §2.4): mix layers + 1 hops. */
+ * (docs/spec.md §2.4): mix layers + 1 hops. */
 double rc_net_mean_hop_delay_s(const rc_net *n);
 double rc_net_payload_rate(const rc_net *n); /* lambda_P x p (after lambda_div) */
 

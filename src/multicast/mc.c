@@ -234,7 +234,7 @@ rc_mc *rc_mc_new(rc_sim *sim, const rc_job *job, const rc_trace *trace, rc_err *
     mc->ops = mc->spec.kind == RC_STRAT_UNICAST ? &rc_unicast_ops : &rc_rollercoaster_ops;
 
     /* Groups: each a random sample of the users in sampled order, drawn in
-     * turn from one stream (spec §3); the seed-0 quirk fixes that stream. */
+     * turn from one stream (docs/spec.md §3); the seed-0 quirk fixes that stream. */
     uint32_t m = (uint32_t)job->users;
     mc->n_users = m;
     mc->n_groups = (uint32_t)job->groups;
@@ -435,7 +435,7 @@ bool rc_mc_app_deliver(rc_mc *mc, uint32_t user, uint32_t p, bool online_label)
     bit_set(set, user);
     if (!bit_get(&mc->expected[(size_t)p * mc->bytes_per], user)) mc->extra_deliveries++;
     if (mc->dtime) mc->dtime[(size_t)p * mc->n_users + user] = (float)((double)mc->sim->now / 1e6);
-    /* Spec §5: first copy only; latency from creation to the pull. */
+    /* docs/spec.md §5: first copy only; latency from creation to the pull. */
     double lat = (double)(mc->sim->now - mc->payloads[p].created) / 1e6;
     if (mc->so_state != 0 && mc->job->source_offline[0] != '\0' && p == mc->so_payload) {
         uint64_t ms = (uint64_t)llround(lat * 1000);

@@ -4,7 +4,7 @@
  * Strategies see only this API and the rc_strategy_ops vtable: they send
  * typed messages (rc_msg) from a user, receive them when a user pulls,
  * learn when a message left its sender, set timers, and hand payloads to the
- * application (rc_mc_app_deliver records the latency, spec §5).
+ * application (rc_mc_app_deliver records the latency, docs/spec.md §5).
  * Memory: mc owns groups, payloads and bodies; rc_mc_free releases all.
  */
 #ifndef RCSIM_MULTICAST_MC_H
@@ -40,7 +40,7 @@ typedef struct rc_strategy_ops {
     void (*destroy)(void *self);
     /* The app asks `source` to multicast `payload` in `group`. */
     void (*multicast)(void *self, uint32_t group, uint32_t source, uint32_t payload);
-    /* `user` pulled `m`; online_label as spec §1.7. */
+    /* `user` pulled `m`; online_label as docs/spec.md §1.7. */
     void (*receive)(void *self, uint32_t user, const rc_msg *m, bool online_label);
     /* `m` left `user` in a bundle at time t (optional).  t may be later than
      * rc_mc_now: the net processes a busy client's queue ahead of the clock. */

@@ -1,4 +1,4 @@
-/* rollercoaster: the Rollercoaster strategy and its variants (spec §2.3-2.4).
+/* rollercoaster: the Rollercoaster strategy and its variants (docs/spec.md §2.3-2.4).
  *
  * Per message the source builds a schedule over U = [source, receivers
  * (shuffled per message)], queues copies to its direct children, and every
@@ -185,7 +185,7 @@ static void arm(rc_state *s, uint32_t sid, uint32_t node, uint32_t role, double 
         s->entries[e].gen = 0;
     }
     /* Deadlines are real numbers; checks run once per tick and fire when
-     * deadline <= now (spec §9.2), i.e. at the first tick at or after it. */
+     * deadline <= now (docs/spec.md §9.2), i.e. at the first tick at or after it. */
     double deadline_us = (double)sent_at + s->spec.multiplier * est_ms * 1000.0;
     rc_time fire = (rc_time)ceil(deadline_us);
     if (s->tick > 1) fire = ((fire + s->tick - 1) / s->tick) * s->tick;
@@ -198,7 +198,7 @@ static void arm(rc_state *s, uint32_t sid, uint32_t node, uint32_t role, double 
 }
 
 /* The first copy to a role (or, unless arm-once, a reassigned one) left the
- * source: watch the role and its whole subtree (spec §2.4 "Arming"). */
+ * source: watch the role and its whole subtree (docs/spec.md §2.4 "Arming"). */
 static void arm_subtree(rc_state *s, uint32_t sid, uint32_t node, uint32_t role, rc_time t)
 {
     uint32_t k = (uint32_t)s->spec.k;
@@ -225,7 +225,7 @@ static void expire(rc_state *s, uint32_t e)
     rc_counters *c = rc_mc_counters(s->mc);
     c->timeouts++;
     seen_remove(s, se->group, se->source, en.node);
-    if (is_leaf(s, se, en.role)) return; /* failed leaves are not retried (spec §2.4 step 2) */
+    if (is_leaf(s, se, en.role)) return; /* failed leaves are not retried (docs/spec.md §2.4 step 2) */
     uint32_t fresh;
     if (!seen_pop(s, se->group, se->source, &fresh)) {
         /* the successor of the failed node in receiver order, wrapping */
@@ -265,7 +265,7 @@ static void rcs_timer(void *self, uint32_t obj, uint64_t arg)
         idvec *pd = &s->pending[obj];
         if (!rc_mc_online(s->mc, obj) || pd->n == 0) return;
         /* Drop pairs whose entry died meanwhile, then handle the rest in the
-         * order they were armed (spec §2.4). */
+         * order they were armed (docs/spec.md §2.4). */
         uint32_t n = 0;
         uint32_t *ids = rc_xmalloc(pd->n * sizeof *ids);
         for (uint32_t i = 0; i + 1 < pd->n; i += 2) {
@@ -286,7 +286,7 @@ static void rcs_timer(void *self, uint32_t obj, uint64_t arg)
     entry *en = &s->entries[obj];
     if (!en->alive || en->gen != (uint32_t)(arg >> 1)) return;
     uint32_t source = s->sessions[en->session].source;
-    /* Timeouts are checked only while the source is online (spec §1.8). */
+    /* Timeouts are checked only while the source is online (docs/spec.md §1.8). */
     if (!rc_mc_online(s->mc, source)) {
         idpush(&s->pending[source], obj);
         idpush(&s->pending[source], en->gen);
@@ -315,7 +315,7 @@ static void *rcs_create(rc_mc *mc, const rc_strategy_spec *spec, const rc_job *j
     s->arm_once = job->quirks.arm_once == 1;
     s->nonce0_plain = job->quirks.nonce0_plain == 1;
     s->nonce_perm = job->quirks.nonce_perm == 1;
-    /* Spec §2.4: t_msg = 1000 * factor * hops / mu with hops = layers + 1;
+    /* docs/spec.md §2.4: t_msg = 1000 * factor * hops / mu with hops = layers + 1;
      * t_queue = 1000 / (lambda_P x p), both after lambda scaling. */
     uint32_t hops = (uint32_t)job->mix_layers + 1;
     s->t_msg_ms = 1000.0 * job->rc_base_delay_factor * hops * rc_mc_mean_hop_delay_s(mc);
@@ -371,7 +371,7 @@ static void rcs_multicast(void *self, uint32_t group, uint32_t source, uint32_t 
     se->order = rc_xmalloc(n * sizeof(uint32_t));
     se->handled = rc_xcalloc((n + 7) / 8, 1);
     /* U = [source, the other members in group order], receivers shuffled per
-     * message (spec §2.3.2); the paper's nonce 0 keeps group order. */
+     * message (docs/spec.md §2.3.2); the paper's nonce 0 keeps group order. */
     const uint32_t *mem = rc_mc_group_members(s->mc, group);
     uint32_t j = 0;
     se->order[j++] = source;

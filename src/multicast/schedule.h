@@ -1,4 +1,4 @@
-/* schedule: Rollercoaster's schedule algorithm as pure functions (spec §2.3.2).
+/* schedule: Rollercoaster's schedule algorithm as pure functions (docs/spec.md §2.3.2).
  *
  * A schedule is over positions 0..n-1 of the list U (U[0] = source, U[1..] the
  * receivers, possibly shuffled per message).  In round t the first
@@ -33,7 +33,7 @@ uint32_t rc_sched_depth(uint32_t k, uint32_t r);
 /* The "next receiver" used for reassignment: r+1, wrapping to the source. */
 static inline uint32_t rc_sched_next(uint32_t n, uint32_t r) { return (r + 1) % n; }
 
-/* RC-FT timeout estimate est(root, c) in ms (spec §2.4): c is root or in its
+/* RC-FT timeout estimate est(root, c) in ms (docs/spec.md §2.4): c is root or in its
  * subtree; t_msg and t_queue in ms. */
 double rc_sched_estimate_ms(uint32_t n, uint32_t k, uint32_t root, uint32_t c, double t_msg,
                             double t_queue);

@@ -1,6 +1,6 @@
 /* strategy_name: parses the strategy names users type (issue 3 item 5).
  *
- *   unicast                      sequential unicast (spec §2.2)
+ *   unicast                      sequential unicast (docs/spec.md §2.2)
  *   rc-kK-pP                     Rollercoaster, branching K, parallelism P, timeouts off
  *   rc-kK-pP-ft                  ... fault tolerant, timeout multiplier 1.0
  *   rc-kK-pP-ftM                 ... multiplier M (e.g. -ft1.5)

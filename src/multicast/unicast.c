@@ -1,4 +1,4 @@
-/* unicast: sequential unicast (spec §2.2).  The source queues one copy per
+/* unicast: sequential unicast (docs/spec.md §2.2).  The source queues one copy per
  * member, in group order; recipients hand it to the app.  No state. */
 #include <stdlib.h>
 

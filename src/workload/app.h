@@ -1,4 +1,4 @@
-/* app: the interactive group application of the paper (spec §3).
+/* app: the interactive group application of the paper (docs/spec.md §3).
  *
  * One app per group fires group events at a Poisson rate (per group, not per
  * member); at each event it picks a sender among the members online at that

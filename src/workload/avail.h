@@ -1,4 +1,4 @@
-/* avail: availability traces (spec §4) as on/off intervals.
+/* avail: availability traces (docs/spec.md §4) as on/off intervals.
  *
  * A trace file is gzipped text, one line per client, each line a string of
  * '0'/'1' per second of the day (86,400 characters in the reference traces).

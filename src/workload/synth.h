@@ -1,6 +1,6 @@
 /* synth: statistics of availability traces and a generator of synthetic ones.
  *
- * Statistics (rc_synth_stats) are the columns of spec §4's table: lines,
+ * Statistics (rc_synth_stats) are the columns of docs/spec.md §4's table: lines,
  * period, mean online fraction, the first-16-lines fraction, offline periods
  * per line and their pooled median length, plus what the generator fits.
  *

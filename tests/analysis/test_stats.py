@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Unit tests of analysis/rcplot: histogram statistics, re-binning, seed spread, the
-spec §9.3 tolerance rules and name canonicalisation.  Run:
+docs/spec.md §9.3 tolerance rules and name canonicalisation.  Run:
   /usr/bin/python3 -m unittest discover -s tests/analysis -v
 """
 

@@ -100,7 +100,7 @@ fi
 for n in 5 6 7 8 9 14 15 16; do
     grep -q "](../figures/paper-quick/fig$n.png)" "$TMP/docs/figures.md" || fail "docs lack fig $n"
 done
-grep -q "values within the spec §9.3" "$TMP/docs/figures.md" || fail "docs lack the summary"
+grep -q "values within the docs/spec.md §9.3" "$TMP/docs/figures.md" || fail "docs lack the summary"
 grep -q "### Means with traces: one run against twenty" "$TMP/docs/figures.md" ||
     fail "docs lack the means-spread section"
 echo "analysis pipeline OK: 8 figures, $rows comparison rows"
