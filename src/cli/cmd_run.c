@@ -13,6 +13,7 @@
 #include "core/version.h"
 #include "exp/param.h"
 #include "exp/run.h"
+#include "multicast/adversary.h"
 #include "multicast/strategy_name.h"
 
 #include "io/h5out.h"
@@ -96,6 +97,11 @@ static void print_human(const rc_job *job, const rc_result *r)
            (unsigned long long)r->c.payload_packets, (unsigned long long)r->c.ack_packets,
            (unsigned long long)r->c.bundles, (unsigned long long)r->c.reassignments,
            (unsigned long long)r->c.timeouts);
+    if (job->adversary != RC_ADV_NONE)
+        printf("  adversaries %llu: withheld %llu copies, %llu ACKs; faked %llu ACKs; delayed %llu\n",
+               (unsigned long long)r->c.adv_members, (unsigned long long)r->c.adv_withheld,
+               (unsigned long long)r->c.adv_acks_withheld,
+               (unsigned long long)r->c.adv_acks_faked, (unsigned long long)r->c.adv_delayed);
     printf("  %llu events in %.3f s wall (%.2f M events/s), peak RSS %llu MiB\n",
            (unsigned long long)r->c.events, r->c.wall_s,
            r->c.wall_s > 0 ? (double)r->c.events / r->c.wall_s / 1e6 : 0.0,
@@ -144,6 +150,12 @@ static void print_json(const rc_job *job, const rc_result *r)
                r->c.so_delivered ? (double)r->c.so_latency_sum_ms / 1e3 / (double)r->c.so_delivered
                                  : 0.0,
                (double)r->c.so_latency_max_ms / 1e3);
+    if (job->adversary != RC_ADV_NONE)
+        printf("\"adv_members\":%llu,\"adv_withheld\":%llu,\"adv_acks_withheld\":%llu,"
+               "\"adv_acks_faked\":%llu,\"adv_delayed\":%llu,",
+               (unsigned long long)r->c.adv_members, (unsigned long long)r->c.adv_withheld,
+               (unsigned long long)r->c.adv_acks_withheld, (unsigned long long)r->c.adv_acks_faked,
+               (unsigned long long)r->c.adv_delayed);
     printf("\"events\":%llu,", (unsigned long long)r->c.events);
     json_num(stdout, "wall_s", r->c.wall_s, true);
     printf("\"peak_rss_kb\":%llu}\n", (unsigned long long)r->c.peak_rss_kb);

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "exp/param.h"
+#include "multicast/adversary.h"
 #include "multicast/strategy_name.h"
 
 void rc_job_defaults(rc_job *job)
@@ -101,6 +102,15 @@ int rc_job_validate(const rc_job *job, rc_err *err)
             return rc_err_set(err, RC_EXIT_USAGE, "source_offline: '%s' must be AT:FOR seconds",
                               job->source_offline);
     }
+    if (job->adversary == RC_ADV_NONE && job->adversary_fraction > 0)
+        return rc_err_set(err, RC_EXIT_USAGE,
+                          "adversary_fraction: %g has no effect with adversary none (choose drop, "
+                          "ack-drop or delay)",
+                          job->adversary_fraction);
+    if (job->adversary == RC_ADV_DELAY && job->adversary_delay_s <= 0)
+        return rc_err_set(err, RC_EXIT_USAGE,
+                          "adversary_delay: %g s; adversary delay needs a delay > 0",
+                          job->adversary_delay_s);
     return 0;
 }
 
@@ -114,6 +124,13 @@ size_t rc_job_canonical(const rc_job *job, char *buf, size_t n)
         if (!(t[i].flags & RC_PF_CANON)) continue;
         char val[300];
         rc_param_format(&r, &t[i], val, sizeof val);
+        if (t[i].flags & RC_PF_CANON_NONDEF) {
+            rc_job d = r;
+            char def[300];
+            rc_param_set(&d, &t[i], t[i].def, NULL);
+            rc_param_format(&d, &t[i], def, sizeof def);
+            if (strcmp(val, def) == 0) continue;
+        }
         int w = snprintf(buf + (used < n ? used : n), used < n ? n - used : 0, "%s=%s\n",
                          t[i].name, val);
         if (w > 0) used += (size_t)w;

@@ -74,6 +74,10 @@ typedef struct rc_job {
     double gossip_window_s;       /* digests cover the payloads created this recently */
     /* changing membership (issue 8): join/leave events per second per group */
     double membership_rate;
+    /* misbehaving members (issue 17, multicast/adversary.h) */
+    int adversary;                /* rc_adv_kind: none | drop | ack-drop | delay */
+    double adversary_fraction;    /* of the users; never the source of a message */
+    double adversary_delay_s;     /* delay kind: extra delay before a forward */
     /* output-only options (not part of the job id) */
     bool store_raw;               /* keep raw per-delivery latencies in the result */
     bool check;                   /* run-time invariant checks for this job */

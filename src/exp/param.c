@@ -13,6 +13,7 @@
 #define SZ(f) sizeof(((rc_job *)0)->f)
 #define C RC_PF_CANON
 #define A RC_PF_AXIS
+#define N RC_PF_CANON_NONDEF
 #define BIG 1e18
 
 /* Defaults are the paper's values (docs/spec.md §1.3, §3); the model defaults to exact. */
@@ -110,6 +111,14 @@ static const rc_param_def table[] = {
      "anti-entropy: a digest covers the group's payloads created this recently"},
     {"membership_rate", RC_PT_DOUBLE, OFF(membership_rate), 0, "0", 0, 1e3, "1/s", NULL, C | A,
      "changing membership: join/leave events per second per group (0 = static groups)"},
+    {"adversary", RC_PT_ENUM, OFF(adversary), 0, "none", 0, 3, "", "none|drop|ack-drop|delay",
+     C | A | N,
+     "misbehaving members: drop = forward nothing, ACK nothing; ack-drop = forward nothing but "
+     "ACK; delay = forward after adversary_delay (never as a message's source)"},
+    {"adversary_fraction", RC_PT_DOUBLE, OFF(adversary_fraction), 0, "0", 0, 1, "", NULL,
+     C | A | N, "fraction of the users that misbehave, chosen by the seed (rounded)"},
+    {"adversary_delay", RC_PT_DURATION, OFF(adversary_delay_s), 0, "60", 0, 1e9, "s", NULL,
+     C | A | N, "adversary=delay: extra delay before a misbehaving member forwards or ACKs"},
     {"store_raw", RC_PT_BOOL, OFF(store_raw), 0, "false", 0, 1, "", NULL, 0,
      "keep raw per-delivery latencies in the results"},
     {"check", RC_PT_BOOL, OFF(check), 0, "false", 0, 1, "", NULL, 0,

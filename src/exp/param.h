@@ -28,6 +28,10 @@ typedef enum {
 enum {
     RC_PF_CANON = 1u << 0,  /* part of the job id (affects results) */
     RC_PF_AXIS = 1u << 1,   /* may be a sweep axis */
+    /* With RC_PF_CANON: written into the canonical text (and so the job id)
+     * only when the value differs from the default.  Extensions added after
+     * results exist use it, so every earlier job keeps its id. */
+    RC_PF_CANON_NONDEF = 1u << 2,
 };
 
 typedef struct rc_param_def {

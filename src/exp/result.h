@@ -19,7 +19,7 @@
 
 #include "core/err.h"
 
-#define RC_RESULT_LAYOUT 1
+#define RC_RESULT_LAYOUT 2 /* 2: adversary counters (issue 17) */
 
 /* Histogram edges (seconds): [0, 0.01, ..., 100.0] linear (10000 bins), then
  * log bins of ratio 1.01 up to >= 1e6 s, then one overflow bin. */
@@ -60,6 +60,12 @@ typedef struct rc_counters {
     /* source_offline scenario: the multicast whose source went offline */
     uint64_t so_expected, so_delivered, so_delivered_online;
     uint64_t so_latency_sum_ms, so_latency_max_ms;
+    /* misbehaving members (issue 17, multicast/adversary.h) */
+    uint64_t adv_members;         /* users that misbehave */
+    uint64_t adv_withheld;        /* payload copies and repairs they did not forward */
+    uint64_t adv_acks_withheld;   /* ACKs drop members did not send */
+    uint64_t adv_acks_faked;      /* ACKs ack-drop members sent for copies they did not forward */
+    uint64_t adv_delayed;         /* forwards, ACKs and repairs held back by adversary_delay */
     double wall_s;                /* wall time of the simulation */
     double sim_s;                 /* simulated span */
     uint64_t peak_rss_kb;         /* peak resident set of the process after the job */

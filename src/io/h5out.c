@@ -503,7 +503,8 @@ static const struct {
     COUNTER(mix_packets),     COUNTER(peak_rss_kb),    COUNTER(joins),
     COUNTER(leaves),          COUNTER(repairs),        COUNTER(so_expected),
     COUNTER(so_delivered),    COUNTER(so_delivered_online), COUNTER(so_latency_sum_ms),
-    COUNTER(so_latency_max_ms),
+    COUNTER(so_latency_max_ms), COUNTER(adv_members),  COUNTER(adv_withheld),
+    COUNTER(adv_acks_withheld), COUNTER(adv_acks_faked), COUNTER(adv_delayed),
 };
 
 static int delete_if_exists(hid_t loc, const char *name)

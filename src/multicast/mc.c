@@ -9,9 +9,10 @@
 #include "core/pyrandom.h"
 #include "core/rng.h"
 #include "loopix/net.h"
+#include "multicast/adversary.h"
 #include "multicast/antientropy.h"
 
-enum { EV_MC_TIMER = 8, EV_MC_MEMBERSHIP = 11 };
+enum { EV_MC_TIMER = 8, EV_MC_MEMBERSHIP = 11, EV_MC_ADV_RELEASE = 13 };
 enum { STREAM_GROUPS = 10, STREAM_STRATEGY = 11, STREAM_MEMBERS = 12 };
 
 typedef struct payload {
@@ -72,6 +73,7 @@ struct rc_mc {
     gsl_rng *rng_strategy, *rng_members;
     rc_strategy_spec spec;
     rc_ae *ae;
+    rc_adv *adv;           /* misbehaving members; NULL when everyone is honest */
     /* scenario: the sender of the first multicast after `so_at` goes offline */
     double so_at, so_for;
     int so_state;          /* 0 waiting, 1 armed (payload so_payload), 2 done */
@@ -138,11 +140,12 @@ static void hook_deliver(void *ctx, uint32_t user, uint32_t body, bool online_la
     rc_msg m = mc->bodies[body];
     body_free(mc, body);
     RC_DCHECK(m.recipient == user, "message for %u pulled by %u", m.recipient, user);
-    if (m.type == RC_MSG_DIGEST || m.type == RC_MSG_REPAIR) {
+    rc_adv_receive_begin(mc->adv, user);
+    if (m.type == RC_MSG_DIGEST || m.type == RC_MSG_REPAIR)
         rc_ae_receive(mc->ae, user, &m, online_label);
-        return;
-    }
-    mc->ops->receive(mc->strategy, user, &m, online_label);
+    else
+        mc->ops->receive(mc->strategy, user, &m, online_label);
+    rc_adv_receive_end(mc->adv);
 }
 
 static void hook_online(void *ctx, uint32_t user, bool online, rc_time now)
@@ -156,6 +159,14 @@ static void on_timer(void *ctx, const rc_event *ev)
 {
     rc_mc *mc = ctx;
     mc->ops->timer(mc->strategy, ev->obj, ev->arg);
+}
+
+/* A delaying member's message (obj = sender, arg = body) joins its send queue. */
+static void on_adv_release(void *ctx, const rc_event *ev)
+{
+    rc_mc *mc = ctx;
+    uint32_t body = (uint32_t)ev->arg;
+    rc_net_send(mc->net, ev->obj, mc->bodies[body].recipient, body);
 }
 
 /* ---------- membership ---------- */
@@ -294,6 +305,15 @@ rc_mc *rc_mc_new(rc_sim *sim, const rc_job *job, const rc_trace *trace, rc_err *
     free(forced);
     rc_sim_on(sim, EV_MC_TIMER, on_timer, mc);
     rc_sim_on(sim, EV_MC_MEMBERSHIP, on_membership, mc);
+    if (job->adversary != RC_ADV_NONE) {
+        /* The extra delay is lifted to the lattice, like every time in the paper model. */
+        rc_time tick = rc_net_tick(mc->net);
+        rc_time d = (rc_time)llround(job->adversary_delay_s * 1e6);
+        if (tick > 1) d = ((d + tick - 1) / tick) * tick;
+        rc_adv_cfg ac = {(rc_adv_kind)job->adversary, job->adversary_fraction, d, job->seed, m};
+        mc->adv = rc_adv_new(&ac);
+        rc_sim_on(sim, EV_MC_ADV_RELEASE, on_adv_release, mc);
+    }
     mc->strategy = mc->ops->create(mc, &mc->spec, job);
     mc->ae = rc_ae_new(mc, sim, job);
     return mc;
@@ -313,6 +333,7 @@ void rc_mc_free(rc_mc *mc)
     if (mc == NULL) return;
     if (mc->strategy) mc->ops->destroy(mc->strategy);
     rc_ae_free(mc->ae);
+    rc_adv_free(mc->adv);
     rc_net_free(mc->net);
     free(mc->members);
     free(mc->pos);
@@ -360,7 +381,14 @@ rc_net *rc_mc_net(rc_mc *mc) { return mc->net; }
 void rc_mc_send(rc_mc *mc, uint32_t from, const rc_msg *m)
 {
     RC_DCHECK(m->recipient < mc->n_users, "recipient %u out of range", m->recipient);
-    rc_net_send(mc->net, from, m->recipient, body_new(mc, m));
+    switch (rc_adv_verdict_for(mc->adv, from, m)) {
+    case RC_ADV_PASS: rc_net_send(mc->net, from, m->recipient, body_new(mc, m)); break;
+    case RC_ADV_WITHHOLD: break;
+    case RC_ADV_HOLD:
+        rc_sim_at(mc->sim, mc->sim->now + rc_adv_delay(mc->adv), RC_CLS_TIMER, EV_MC_ADV_RELEASE,
+                  from, body_new(mc, m));
+        break;
+    }
 }
 
 void rc_mc_timer(rc_mc *mc, rc_time t, uint32_t obj, uint64_t arg)
@@ -498,6 +526,13 @@ void rc_mc_collect(rc_mc *mc, rc_result *out)
         for (uint32_t b = 0; b < mc->bytes_per; b++) e += (uint64_t)__builtin_popcount(exp[b]);
         mc->ctr.so_expected = e;
     }
+    rc_adv_counters ac;
+    rc_adv_counts(mc->adv, &ac);
+    mc->ctr.adv_members = ac.members;
+    mc->ctr.adv_withheld = ac.withheld;
+    mc->ctr.adv_acks_withheld = ac.acks_withheld;
+    mc->ctr.adv_acks_faked = ac.acks_faked;
+    mc->ctr.adv_delayed = ac.delayed;
     out->c = mc->ctr;
     if (mc->job->store_raw) {
         out->n_raw = mc->lat_online.n;
