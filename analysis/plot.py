@@ -31,8 +31,9 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from rcplot import metrics, plots, results  # noqa: E402
-from rcplot.sweep import Sweep, UsageError, choose_roles, fmt_value, parse_where  # noqa: E402
+from rcplot import metrics, plots  # noqa: E402
+from rcplot.sweep import (Sweep, UsageError, choose_roles, fmt_value, load,  # noqa: E402
+                          parse_where)
 
 PROG = os.environ.get("RCSIM_PROG", "plot.py")
 
@@ -93,13 +94,8 @@ def default_kind(sw, x):
 def run(args):
     where = parse_where(args.where)
     facets = [f.strip() for item in args.facet for f in item.split(",") if f.strip()]
-    try:
-        res = results.load(args.results)
-    except (OSError, ValueError) as e:
-        raise UsageError("cannot read results: %s" % e)
+    res = load(args.results)
     with res:
-        if not res.jobs:
-            raise UsageError("%s: no finished jobs" % ", ".join(args.results))
         sw = Sweep(res, where)
         kind = args.kind or default_kind(sw, args.x)
         if args.list:

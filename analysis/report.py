@@ -22,8 +22,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from rcplot import report, results  # noqa: E402
-from rcplot.sweep import Sweep, UsageError, parse_where  # noqa: E402
+from rcplot import report  # noqa: E402
+from rcplot.sweep import Sweep, UsageError, load, parse_where  # noqa: E402
 
 PROG = os.environ.get("RCSIM_PROG", "report.py")
 
@@ -41,13 +41,7 @@ def main(argv=None):
     a = ap.parse_args(argv)
     try:
         where = parse_where(a.where)
-        try:
-            res = results.load(a.results)
-        except (OSError, ValueError) as e:
-            raise UsageError("cannot read results: %s" % e)
-        with res:
-            if not res.jobs:
-                raise UsageError("%s: no finished jobs" % ", ".join(a.results))
+        with load(a.results) as res:
             out = report.build(Sweep(res, where), a.results, a.out, dpi=a.dpi)
     except UsageError as e:
         print("%s: %s" % (PROG, e), file=sys.stderr)

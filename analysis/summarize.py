@@ -25,7 +25,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from rcplot import results, table  # noqa: E402
-from rcplot.sweep import Sweep, UsageError, parse_where  # noqa: E402
+from rcplot.sweep import Sweep, UsageError, load, parse_where  # noqa: E402
 
 TEXT_STATS = ("mean", "p1", "median", "p90", "p99")
 
@@ -70,20 +70,12 @@ def main(argv=None):
     ap.add_argument("--json", metavar="FILE", help="write the full table as JSON ('-': stdout)")
     a = ap.parse_args(argv)
     try:
-        res = results.load(a.results)
-    except (OSError, ValueError) as e:
-        print("summarize: cannot read %s: %s" % (", ".join(a.results), e), file=sys.stderr)
+        res = load(a.results)
+        sw = Sweep(res, parse_where(a.where))
+    except UsageError as e:
+        print("summarize: %s" % e, file=sys.stderr)
         return 2
     with res:
-        if not res.jobs:
-            print("summarize: %s holds no finished jobs" % ", ".join(a.results),
-                  file=sys.stderr)
-            return 2
-        try:
-            sw = Sweep(res, parse_where(a.where))
-        except UsageError as e:
-            print("summarize: %s" % e, file=sys.stderr)
-            return 2
         rows = table.rows(sw, per_seed=a.per_seed)
         cols = table.columns(sw, per_seed=a.per_seed)
         info = results.sweep_info(res)

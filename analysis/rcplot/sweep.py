@@ -20,6 +20,7 @@ raise UsageError with a message naming the bad value.
 """
 
 import math
+import os
 import re
 
 from . import results
@@ -142,6 +143,22 @@ def _determines(a_vals, b_vals):
         if seen.setdefault(a, b) != b:
             return False
     return True
+
+
+def load(paths):
+    """results.load() with the user's mistakes (a missing file, another file format, no
+    finished jobs) as UsageError."""
+    for p in paths:
+        if not os.path.isfile(p):
+            raise UsageError("%s: no such file" % p)
+    try:
+        res = results.load(paths)
+    except (OSError, ValueError) as e:
+        raise UsageError("cannot read %s: %s" % (", ".join(paths), e))
+    if not res.jobs:
+        res.close()
+        raise UsageError("%s: no finished jobs" % ", ".join(paths))
+    return res
 
 
 def parse_where(items):
