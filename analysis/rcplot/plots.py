@@ -97,8 +97,8 @@ def _panels(sw, configs, facets):
                          % (len(combos), ", ".join(facets)))
     out = []
     for k in combos:
-        title = ", ".join("%s = %s%s" % (f, fmt_value(v), _unit_suffix(sw, f))
-                          for f, v in zip(facets, k))
+        parts = ["%s = %s%s" % (f, fmt_value(v), _unit_suffix(sw, f)) for f, v in zip(facets, k)]
+        title = "\n".join(", ".join(parts[i:i + 2]) for i in range(0, len(parts), 2))
         out.append((title, [c for c in configs if tuple(c.key[f] for f in facets) == k]))
     if len(facets) == 2:
         rows = len({k[0] for k in combos})
@@ -606,9 +606,11 @@ def draw(sw, spec):
     roles = choose_roles(sw.axes, spec.kind, spec.x, spec.hue, spec.facets)
     configs = sw.configs()
     panels, (rows, cols) = _panels(sw, configs, roles[2])
-    fig, axs = plt.subplots(rows, cols, figsize=(0.6 + 4.4 * cols, 0.6 + 3.4 * rows),
+    wide = 1.6 if spec.kind == "heatmap" else 0.0   # room for long category names
+    fig, axs = plt.subplots(rows, cols, figsize=(0.6 + (4.4 + wide) * cols, 0.6 + 3.4 * rows),
                             sharey=spec.kind != "heatmap",
-                            sharex=spec.kind in ("cdf", "hist", "timeline"), squeeze=False)
+                            sharex=spec.kind in ("cdf", "hist", "timeline"), squeeze=False,
+                            layout="constrained" if spec.kind == "heatmap" else None)
     flat = list(axs.ravel())
     for ax in flat[len(panels):]:
         ax.remove()
@@ -621,7 +623,14 @@ def draw(sw, spec):
     marks = _Marks()
     note = DRAW[spec.kind](fig, axes, panels, sw, spec, roles, marks)
     if spec.kind != "heatmap":
-        handles, labels = axes[0].get_legend_handles_labels()
+        # One legend for the figure, with every hue value that some panel drew, in order.
+        seen = {}
+        for ax in axes:
+            for h, lab in zip(*ax.get_legend_handles_labels()):
+                seen.setdefault(lab, h)
+        order = [_hue_label(roles[1], v, sw) for v in _hue_values(sw, roles[1])]
+        labels = sorted(seen, key=lambda lab: order.index(lab) if lab in order else len(order))
+        handles = [seen[lab] for lab in labels]
         if roles[1] and handles:
             fig.legend(handles, labels, title=sw.axis(roles[1]).label, loc="center left",
                        bbox_to_anchor=(1.0, 0.5), fontsize=8, title_fontsize=8,
