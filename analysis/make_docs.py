@@ -390,6 +390,15 @@ def section(tag, figdir, rel, lines):
                      "[comparison.md](%s/comparison.md), [comparison.csv](%s/comparison.csv))."
                      % (ok, len(rows), len(rows) - ok, inr, rel, rel))
         lines.append("")
+    old = [n for n in FIGURES if str(n) in cov and "offscale" not in cov[str(n)]]
+    if old:
+        lines.append("*Figure%s %s of `%s` were drawn by an earlier analysis/figures.py: boxes "
+                     "beyond the value axis are cut there instead of marked, and heatmaps use "
+                     "a linear colour scale. The numbers below are unaffected; `scripts/"
+                     "reproduce.sh --model %s%s` (which resumes existing results) redraws "
+                     "them.*" % ("s" if len(old) > 1 else "", ", ".join(map(str, old)), tag,
+                                 model, " --quick" if quick else ""))
+        lines.append("")
     absent = [str(n) for n in FIGURES if not os.path.exists(os.path.join(figdir, "fig%d.png" % n))]
     if absent:
         lines.append("Not drawn yet for `%s`: figure %s (run `scripts/reproduce.sh --model %s%s "
@@ -528,7 +537,9 @@ def main(argv=None):
              "seeds. Box plots draw a thick black bar over each median spanning the seeds' "
              "min-max; the tables give the seed range. Histograms pool the seeds' "
              "histograms and divide by the number of seeds (counts per run, like the "
-             "paper's single runs). Tolerances are those of docs/spec.md §9.3, with a ±0.3 s floor "
+             "paper's single runs). A box or whisker beyond the paper's value axis is marked "
+             "on the axis edge with a red triangle and its value; heatmaps use a logarithmic "
+             "colour scale shared by their panels. Tolerances are those of docs/spec.md §9.3, with a ±0.3 s floor "
              "for online p1/p99 (the paper's values are read off at ±0.15 s) and the ±0.5 s "
              "rounding of the heatmaps' integer cells.", ""]
     if not tags:
