@@ -395,8 +395,8 @@ def section(tag, figdir, rel, lines):
         lines.append("*Figure%s %s of `%s` were drawn by an earlier analysis/figures.py: boxes "
                      "beyond the value axis are cut there instead of marked, and heatmaps use "
                      "a linear colour scale. The numbers below are unaffected; `scripts/"
-                     "reproduce.sh --model %s%s` (which resumes existing results) redraws "
-                     "them.*" % ("s" if len(old) > 1 else "", ", ".join(map(str, old)), tag,
+                     "reproduce.sh --model %s%s` redraws them (it reruns the sweeps "
+                     "whose results are not in results/).*" % ("s" if len(old) > 1 else "", ", ".join(map(str, old)), tag,
                                  model, " --quick" if quick else ""))
         lines.append("")
     absent = [str(n) for n in FIGURES if not os.path.exists(os.path.join(figdir, "fig%d.png" % n))]
