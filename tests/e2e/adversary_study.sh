@@ -51,7 +51,7 @@ PY
 rows=$(grep -c '^| \(drop\|ack-drop\) ' "$T/fig/adversary.md" 2>/dev/null || echo 0)
 [ "$rows" = 12 ] || { echo "FAIL: adversary.md has $rows rows, want 12"; fail=1; }
 # 3. a fraction without a kind is a usage error
-"$RCSIM" run --adversary-fraction 0.1 --duration 60 >/dev/null 2>"$T/err"
+env -u RCSIM_DATA_DIR "$RCSIM" run --adversary-fraction 0.1 --duration 60 >/dev/null 2>"$T/err"
 rc=$?
 [ $rc = 2 ] || { echo "FAIL: --adversary-fraction without --adversary exited $rc, want 2"; fail=1; }
 grep -q "adversary_fraction" "$T/err" || { echo "FAIL: message does not name the key"; cat "$T/err"; fail=1; }
