@@ -202,7 +202,7 @@ for n in "${FIGS[@]}"; do
 done
 
 # The traces' online fractions (all lines, and the first 16 that the paper model uses),
-# quoted by the notes of docs/figures.md (only when the traces are here: said above if not).
+# quoted by the notes of docs/figures.md (skipped without the traces).
 if [ -z "$(rcsim_traces_missing <(echo gen_os10 gen_os15 gen_os20))" ]; then
     "$RCSIM" trace stats --tsv gen_os10 gen_os15 gen_os20 > "$OUT/traces.tsv" ||
         { echo "reproduce.sh: rcsim trace stats failed" >&2; rm -f "$OUT/traces.tsv"; }
