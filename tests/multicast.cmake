@@ -1,6 +1,6 @@
 rcsim_add_unit(schedule)
 rcsim_add_unit(strategies)
-rcsim_add_unit(paper_numbers TIMEOUT 900)
+rcsim_add_unit(paper_numbers TIMEOUT 900 REAL_TRACES paper_numbers_traces)
 rcsim_add_unit(beyond)
 rcsim_add_unit(adversary)
 rcsim_add_script(adversary_study e2e/adversary_study.sh TIMEOUT 300 LABELS analysis)
