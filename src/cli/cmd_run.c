@@ -114,6 +114,44 @@ static void json_num(FILE *f, const char *k, double v, bool comma)
     else fprintf(f, "\"%s\":null%s", k, comma ? "," : "");
 }
 
+/* Population mode: latency by group size, and the per-user load. */
+static void print_population_json(const rc_job *job, const rc_result *r)
+{
+    printf("\"population\":%d,\"group_size_dist\":\"%s\",\"size_buckets\":[", job->population,
+           job->group_size_dist);
+    for (uint32_t i = 0; i < r->n_sizes; i++) {
+        const rc_size_bucket *b = &r->sizes[i];
+        const rc_summary *s = &b->online;
+        printf("%s{\"lo\":%llu,", i ? "," : "", (unsigned long long)b->lo);
+        if (b->hi == UINT64_MAX) printf("\"hi\":null,");
+        else printf("\"hi\":%llu,", (unsigned long long)b->hi);
+        printf("\"groups\":%llu,\"multicasts\":%llu,\"expected\":%llu,\"deliveries\":%llu,"
+               "\"undelivered\":%llu,\"online\":%llu,",
+               (unsigned long long)b->groups, (unsigned long long)b->multicasts,
+               (unsigned long long)b->expected, (unsigned long long)b->deliveries,
+               (unsigned long long)b->undelivered, (unsigned long long)s->count);
+        json_num(stdout, "mean_s", s->count ? s->mean_s : NAN, true);
+        json_num(stdout, "median_s", s->count ? s->q[4] : NAN, true);
+        json_num(stdout, "p90_s", s->count ? s->q[6] : NAN, true);
+        json_num(stdout, "p99_s", s->count ? s->q[8] : NAN, false);
+        printf("}");
+    }
+    rc_load_summary l;
+    rc_result_load_summary(r, &l);
+    printf("],\"user_load\":{\"users\":%llu,\"without_group\":%llu,", (unsigned long long)l.users,
+           (unsigned long long)l.without_group);
+    json_num(stdout, "sent_mean", l.sent_mean, true);
+    json_num(stdout, "sent_median", l.sent_p50, true);
+    json_num(stdout, "sent_p90", l.sent_p90, true);
+    json_num(stdout, "sent_p99", l.sent_p99, true);
+    json_num(stdout, "sent_max", l.sent_max, true);
+    json_num(stdout, "groups_mean", l.groups_mean, true);
+    json_num(stdout, "groups_median", l.groups_p50, true);
+    json_num(stdout, "groups_p90", l.groups_p90, true);
+    json_num(stdout, "groups_max", l.groups_max, false);
+    printf("},");
+}
+
 static void print_json(const rc_job *job, const rc_result *r)
 {
     char id[17];
@@ -156,6 +194,7 @@ static void print_json(const rc_job *job, const rc_result *r)
                (unsigned long long)r->c.adv_members, (unsigned long long)r->c.adv_withheld,
                (unsigned long long)r->c.adv_acks_withheld, (unsigned long long)r->c.adv_acks_faked,
                (unsigned long long)r->c.adv_delayed);
+    if (r->n_sizes > 0) print_population_json(job, r);
     printf("\"events\":%llu,", (unsigned long long)r->c.events);
     json_num(stdout, "wall_s", r->c.wall_s, true);
     printf("\"peak_rss_kb\":%llu}\n", (unsigned long long)r->c.peak_rss_kb);

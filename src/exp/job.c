@@ -6,6 +6,7 @@
 
 #include "exp/param.h"
 #include "multicast/adversary.h"
+#include "multicast/population.h"
 #include "multicast/strategy_name.h"
 
 void rc_job_defaults(rc_job *job)
@@ -40,6 +41,14 @@ void rc_job_resolve(rc_job *job)
     resolve_quirk(&q->seed0_groups, paper);
     resolve_quirk(&q->nonce0_plain, paper);
     resolve_quirk(&q->nonce_perm, paper);
+    if (job->population > 0) {
+        /* Population mode: N users; providers scale by themselves (users_per_provider
+         * each), mixes by the rule of docs/beyond.md: at least one per RC_USERS_PER_MIX
+         * users in every layer.  Both maxima keep resolve idempotent. */
+        job->users = job->population;
+        int mixes = (job->population + RC_USERS_PER_MIX - 1) / RC_USERS_PER_MIX;
+        if (job->mixes_per_layer < mixes) job->mixes_per_layer = mixes;
+    }
     if (job->group_size == 0) job->group_size = job->users;
 }
 
@@ -53,8 +62,42 @@ int rc_job_providers(const rc_job *job)
     return (job->users + job->users_per_provider - 1) / job->users_per_provider;
 }
 
+/* Population mode: the distribution must fit the population, and the
+ * extensions that need dense per-user tables are not available. */
+static int validate_population(const rc_job *job, rc_err *err)
+{
+    if (job->group_size_dist[0] == '\0' && job->population == 0) return 0;
+    if (job->population == 0)
+        return rc_err_set(err, RC_EXIT_USAGE,
+                          "group_size_dist: '%s' needs population mode (--population N)",
+                          job->group_size_dist);
+    if (job->group_size_dist[0] == '\0')
+        return rc_err_set(err, RC_EXIT_USAGE,
+                          "group_size_dist: population mode needs a distribution: fixed:M, "
+                          "zipf:S:MIN:MAX or lognormal:MU:SIGMA");
+    if (job->population < 2)
+        return rc_err_set(err, RC_EXIT_USAGE, "population: %d cannot hold a group of 2",
+                          job->population);
+    rc_sizedist d;
+    int rc = rc_sizedist_parse(job->group_size_dist, (uint32_t)job->population, &d, err);
+    rc_sizedist_free(&d);
+    if (rc) return rc;
+    const char *unsupported = job->membership_rate > 0      ? "membership_rate"
+                              : job->gossip_interval_s > 0  ? "gossip_interval"
+                              : job->offline_members[0]     ? "offline_members"
+                              : job->source_offline[0]      ? "source_offline"
+                                                            : NULL;
+    if (unsupported)
+        return rc_err_set(err, RC_EXIT_USAGE,
+                          "%s: not available in population mode (population = %d)", unsupported,
+                          job->population);
+    return 0;
+}
+
 int rc_job_validate(const rc_job *job, rc_err *err)
 {
+    int prc = validate_population(job, err);
+    if (prc) return prc;
     int gs = rc_job_group_size(job);
     if (gs > job->users)
         return rc_err_set(err, RC_EXIT_USAGE,

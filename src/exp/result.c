@@ -27,6 +27,8 @@ void rc_result_free(rc_result *r)
     free(r->hist_all);
     free(r->raw_online);
     free(r->undelivered);
+    free(r->user_sent);
+    free(r->user_groups);
     memset(r, 0, sizeof *r);
 }
 
@@ -126,6 +128,91 @@ void rc_summary_compute(rc_summary *s, double *v, size_t n)
     }
 }
 
+/* The value of the sample of 0-based rank k, the samples of its bin taken as
+ * evenly spread over the bin. */
+static double hist_rank(const uint32_t *hist, const uint64_t *cum, double k, double min, double max)
+{
+    size_t lo = 0, hi = RC_HIST_BINS - 1;
+    while (lo < hi) { /* first bin whose cumulative count exceeds k */
+        size_t mid = lo + (hi - lo) / 2;
+        if ((double)cum[mid] > k) hi = mid;
+        else lo = mid + 1;
+    }
+    double before = (double)(cum[lo] - hist[lo]);
+    double a = rc_hist_edge(lo), b = lo + 1 < RC_HIST_BINS ? rc_hist_edge(lo + 1) : max;
+    if (!isfinite(b) || b > max) b = max;
+    if (a < min) a = min;
+    if (b < a) b = a;
+    return a + (k - before + 0.5) / (double)hist[lo] * (b - a);
+}
+
+void rc_summary_from_hist(rc_summary *s, const uint32_t *hist, double mean, double m2,
+                          double min, double max)
+{
+    memset(s, 0, sizeof *s);
+    uint64_t *cum = rc_xmalloc(RC_HIST_BINS * sizeof *cum), n = 0;
+    for (size_t i = 0; i < RC_HIST_BINS; i++) cum[i] = n += hist[i];
+    s->count = n;
+    if (n == 0) {
+        s->mean_s = s->sd_s = s->min_s = s->max_s = NAN;
+        for (int i = 0; i < RC_SUMMARY_QUANTILES; i++) s->q[i] = NAN;
+        free(cum);
+        return;
+    }
+    s->mean_s = mean;
+    s->sd_s = n > 1 ? sqrt(m2 / (double)(n - 1)) : 0;
+    s->min_s = min;
+    s->max_s = max;
+    for (int i = 0; i < RC_SUMMARY_QUANTILES; i++) {
+        /* numpy.percentile's linear rule on the estimated order statistics */
+        double h = (double)(n - 1) * rc_summary_q[i], lo = floor(h);
+        double hi = lo + 1 < (double)n ? lo + 1 : lo;
+        double vlo = hist_rank(hist, cum, lo, min, max), vhi = hist_rank(hist, cum, hi, min, max);
+        s->q[i] = vlo + (h - lo) * (vhi - vlo);
+    }
+    free(cum);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* mean, p50, p90, p99 and max of v (n > 0), sorting a copy */
+static void u32_stats(const uint32_t *v, size_t n, double out[5])
+{
+    uint32_t *s = rc_xmalloc(n * sizeof *s);
+    memcpy(s, v, n * sizeof *s);
+    qsort(s, n, sizeof *s, cmp_u32);
+    double sum = 0;
+    for (size_t i = 0; i < n; i++) sum += s[i];
+    static const double q[3] = {0.5, 0.9, 0.99};
+    out[0] = sum / (double)n;
+    for (int k = 0; k < 3; k++) {
+        double h = (double)(n - 1) * q[k];
+        size_t lo = (size_t)floor(h), hi = lo + 1 < n ? lo + 1 : lo;
+        out[1 + k] = s[lo] + (h - (double)lo) * ((double)s[hi] - s[lo]);
+    }
+    out[4] = s[n - 1];
+    free(s);
+}
+
+void rc_result_load_summary(const rc_result *r, rc_load_summary *o)
+{
+    memset(o, 0, sizeof *o);
+    size_t n = r->n_users_load;
+    if (n == 0) return;
+    o->users = n;
+    double a[5], b[5];
+    u32_stats(r->user_sent, n, a);
+    u32_stats(r->user_groups, n, b);
+    o->sent_mean = a[0], o->sent_p50 = a[1], o->sent_p90 = a[2], o->sent_p99 = a[3];
+    o->sent_max = a[4];
+    o->groups_mean = b[0], o->groups_p50 = b[1], o->groups_p90 = b[2], o->groups_max = b[4];
+    for (size_t i = 0; i < n; i++) o->without_group += r->user_groups[i] == 0;
+}
+
 /* ---------- flat image ---------- */
 
 #define MAGIC 0x53524352u /* "RCRS" */
@@ -136,13 +223,16 @@ typedef struct image_head {
     rc_counters c;
     rc_summary online, all;
     uint64_t n_raw, n_undelivered;
+    uint64_t n_sizes, n_users_load;
+    rc_size_bucket sizes[RC_SIZE_BUCKETS];
 } image_head;
 
 void rc_result_pack(const rc_result *r, void **buf, size_t *len)
 {
     size_t hist = (size_t)RC_HIST_BINS * sizeof(uint32_t);
+    size_t load = r->n_users_load * 2 * sizeof(uint32_t);
     size_t n = sizeof(image_head) + 2 * hist + r->n_raw * sizeof(float) +
-               r->n_undelivered * sizeof(rc_undelivered);
+               r->n_undelivered * sizeof(rc_undelivered) + load;
     unsigned char *p = rc_xmalloc(n);
     image_head h;
     memset(&h, 0, sizeof h);
@@ -154,6 +244,9 @@ void rc_result_pack(const rc_result *r, void **buf, size_t *len)
     h.all = r->all;
     h.n_raw = r->n_raw;
     h.n_undelivered = r->n_undelivered;
+    h.n_sizes = r->n_sizes;
+    h.n_users_load = r->n_users_load;
+    memcpy(h.sizes, r->sizes, sizeof h.sizes);
     size_t off = 0;
     memcpy(p + off, &h, sizeof h), off += sizeof h;
     memcpy(p + off, r->hist_online, hist), off += hist;
@@ -162,6 +255,12 @@ void rc_result_pack(const rc_result *r, void **buf, size_t *len)
     off += r->n_raw * sizeof(float);
     if (r->n_undelivered)
         memcpy(p + off, r->undelivered, r->n_undelivered * sizeof(rc_undelivered));
+    off += r->n_undelivered * sizeof(rc_undelivered);
+    if (r->n_users_load) {
+        memcpy(p + off, r->user_sent, r->n_users_load * sizeof(uint32_t));
+        off += r->n_users_load * sizeof(uint32_t);
+        memcpy(p + off, r->user_groups, r->n_users_load * sizeof(uint32_t));
+    }
     *buf = p;
     *len = n;
 }
@@ -176,8 +275,10 @@ int rc_result_unpack(rc_result *r, const void *buf, size_t len, rc_err *err)
     if (h.magic != MAGIC || h.layout != RC_RESULT_LAYOUT)
         return rc_err_set(err, RC_EXIT_RUNTIME, "result image has layout %u, expected %u",
                           h.layout, RC_RESULT_LAYOUT);
+    if (h.n_sizes > RC_SIZE_BUCKETS || h.n_users_load > ((size_t)1 << 30))
+        return rc_err_set(err, RC_EXIT_RUNTIME, "result image: bad population section");
     size_t need = sizeof h + 2 * hist + h.n_raw * sizeof(float) +
-                  h.n_undelivered * sizeof(rc_undelivered);
+                  h.n_undelivered * sizeof(rc_undelivered) + h.n_users_load * 2 * sizeof(uint32_t);
     if (len != need || h.n_undelivered > RC_UNDELIVERED_MAX)
         return rc_err_set(err, RC_EXIT_RUNTIME, "result image has %zu bytes, expected %zu", len,
                           need);
@@ -199,6 +300,17 @@ int rc_result_unpack(rc_result *r, const void *buf, size_t len, rc_err *err)
     if (h.n_undelivered) {
         r->undelivered = rc_xmalloc(RC_UNDELIVERED_MAX * sizeof(rc_undelivered));
         memcpy(r->undelivered, p + off, h.n_undelivered * sizeof(rc_undelivered));
+    }
+    off += h.n_undelivered * sizeof(rc_undelivered);
+    r->n_sizes = (uint32_t)h.n_sizes;
+    memcpy(r->sizes, h.sizes, sizeof r->sizes);
+    r->n_users_load = h.n_users_load;
+    if (h.n_users_load) {
+        r->user_sent = rc_xmalloc(h.n_users_load * sizeof(uint32_t));
+        r->user_groups = rc_xmalloc(h.n_users_load * sizeof(uint32_t));
+        memcpy(r->user_sent, p + off, h.n_users_load * sizeof(uint32_t));
+        off += h.n_users_load * sizeof(uint32_t);
+        memcpy(r->user_groups, p + off, h.n_users_load * sizeof(uint32_t));
     }
     return 0;
 }

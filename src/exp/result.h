@@ -71,6 +71,16 @@ typedef struct rc_counters {
     uint64_t peak_rss_kb;         /* peak resident set of the process after the job */
 } rc_counters;
 
+/* Population mode (issue 17): first deliveries by the size of their group,
+ * in buckets of sizes [2^b, 2^(b+1)) for b = 1 .. RC_SIZE_BUCKETS. */
+#define RC_SIZE_BUCKETS 20
+typedef struct rc_size_bucket {
+    uint64_t lo, hi;              /* group sizes lo..hi */
+    uint64_t groups, multicasts;  /* groups of these sizes, and their multicasts */
+    uint64_t expected, deliveries, undelivered;
+    rc_summary online;            /* online-only latency of these deliveries */
+} rc_size_bucket;
+
 typedef struct rc_undelivered {
     uint32_t group, nonce, recipient; /* recipient = user index */
 } rc_undelivered;
@@ -86,6 +96,12 @@ typedef struct rc_result {
     size_t n_raw;
     rc_undelivered *undelivered;      /* up to RC_UNDELIVERED_MAX */
     size_t n_undelivered;
+    /* population mode only (n_sizes = 0 and NULL arrays otherwise) */
+    uint32_t n_sizes;                 /* buckets in use: sizes[0 .. n_sizes) */
+    rc_size_bucket sizes[RC_SIZE_BUCKETS];
+    uint32_t *user_sent;              /* per user: real sub-messages that left it */
+    uint32_t *user_groups;            /* per user: groups it is in */
+    size_t n_users_load;
 } rc_result;
 
 void rc_result_init(rc_result *r);   /* zeroes and allocates the histograms */
@@ -98,6 +114,20 @@ double rc_hist_edge(size_t i);
 
 /* Summary from a sample array (sorted in place). */
 void rc_summary_compute(rc_summary *s, double *samples, size_t n);
+/* Summary from a histogram (RC_HIST_BINS) and the exact moments of its samples
+ * (mean, and m2 = the sum of squared deviations, as Welford keeps them):
+ * count, mean, sd, min and max exact; quantiles interpolated within a bin
+ * (the samples of a bin taken as evenly spread, clipped to [min, max]). */
+void rc_summary_from_hist(rc_summary *s, const uint32_t *hist, double mean, double m2,
+                          double min, double max);
+
+/* Population mode: the per-user load in a few numbers (zeros otherwise). */
+typedef struct rc_load_summary {
+    uint64_t users, without_group;
+    double sent_mean, sent_p50, sent_p90, sent_p99, sent_max;       /* sub-messages sent */
+    double groups_mean, groups_p50, groups_p90, groups_max;         /* memberships */
+} rc_load_summary;
+void rc_result_load_summary(const rc_result *r, rc_load_summary *out);
 
 /* Flat image for MPI and the journal.  pack allocates *buf (free()). */
 void rc_result_pack(const rc_result *r, void **buf, size_t *len);

@@ -507,6 +507,57 @@ static const struct {
     COUNTER(adv_acks_withheld), COUNTER(adv_acks_faked), COUNTER(adv_delayed),
 };
 
+/* Population mode (docs/results-layout.md): latency by group size and load by user. */
+#define BUCKET_COLS (7 + SUMMARY_LEN)
+static int write_population(hid_t g, const rc_result *r)
+{
+    double *v = rc_xmalloc((size_t)r->n_sizes * BUCKET_COLS * sizeof *v);
+    for (uint32_t i = 0; i < r->n_sizes; i++) {
+        const rc_size_bucket *b = &r->sizes[i];
+        double *row = &v[(size_t)i * BUCKET_COLS];
+        row[0] = (double)b->lo, row[1] = b->hi == UINT64_MAX ? INFINITY : (double)b->hi;
+        row[2] = (double)b->groups, row[3] = (double)b->multicasts, row[4] = (double)b->expected;
+        row[5] = (double)b->deliveries, row[6] = (double)b->undelivered;
+        row[7] = (double)b->online.count;
+        bool none = b->online.count == 0;
+        row[8] = none ? NAN : b->online.mean_s, row[9] = none ? NAN : b->online.sd_s;
+        row[10] = none ? NAN : b->online.min_s, row[11] = none ? NAN : b->online.max_s;
+        for (int q = 0; q < RC_SUMMARY_QUANTILES; q++) row[12 + q] = none ? NAN : b->online.q[q];
+    }
+    hsize_t dims[2] = {r->n_sizes, BUCKET_COLS};
+    int bad = write_dataset(g, "size_buckets", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 2, dims, v);
+    free(v);
+    if (!bad) {
+        static const char *base[12] = {"lo", "hi", "groups", "multicasts", "expected",
+                                       "deliveries", "undelivered", "count", "mean", "sd",
+                                       "min", "max"};
+        const char *names[BUCKET_COLS];
+        for (int i = 0; i < 12; i++) names[i] = base[i];
+        for (int i = 0; i < RC_SUMMARY_QUANTILES; i++) names[12 + i] = rc_summary_q_names[i];
+        hid_t d = H5Dopen2(g, "size_buckets", H5P_DEFAULT);
+        hsize_t nn = BUCKET_COLS;
+        hid_t space = H5Screate_simple(1, &nn, NULL), t = vlen_str_type();
+        bad = d < 0 || attr_write(d, "names", t, space, names);
+        H5Tclose(t);
+        H5Sclose(space);
+        if (d >= 0) H5Dclose(d);
+    }
+    hsize_t n = r->n_users_load;
+    if (!bad) bad = write_dataset(g, "user_sent", H5T_NATIVE_UINT32, H5T_STD_U32LE, 1, &n,
+                                  r->user_sent) ||
+                    write_dataset(g, "user_groups", H5T_NATIVE_UINT32, H5T_STD_U32LE, 1, &n,
+                                  r->user_groups);
+    rc_load_summary ls;
+    rc_result_load_summary(r, &ls);
+    if (!bad) bad = attr_f64(g, "load_sent_mean", ls.sent_mean) ||
+                    attr_f64(g, "load_sent_p99", ls.sent_p99) ||
+                    attr_f64(g, "load_sent_max", ls.sent_max) ||
+                    attr_f64(g, "load_groups_mean", ls.groups_mean) ||
+                    attr_f64(g, "load_groups_max", ls.groups_max) ||
+                    attr_u64(g, "load_users_without_group", ls.without_group);
+    return bad;
+}
+
 static int delete_if_exists(hid_t loc, const char *name)
 {
     htri_t e = H5Lexists(loc, name, H5P_DEFAULT);
@@ -563,6 +614,7 @@ int rc_h5out_write_job(rc_h5out *h, const rc_job *job, const rc_result *r,
         bad = write_dataset(g, "undelivered", H5T_NATIVE_UINT32, H5T_STD_U32LE, 2, dims, u);
         free(u);
     }
+    if (!bad && r->n_sizes > 0) bad = write_population(g, r);
     /* status last: a group cut short by a crash has no status = "ok". */
     if (!bad) bad = attr_str(g, "status", "ok");
     if (g >= 0) H5Gclose(g);

@@ -12,6 +12,7 @@
 
 #include <gsl/gsl_rng.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/sim.h"
@@ -61,6 +62,18 @@ uint32_t rc_mc_groups(const rc_mc *mc);
 uint32_t rc_mc_group_size(const rc_mc *mc, uint32_t g);
 const uint32_t *rc_mc_group_members(const rc_mc *mc, uint32_t g); /* group order */
 int32_t rc_mc_group_pos(const rc_mc *mc, uint32_t g, uint32_t user); /* -1 if not a member */
+/* Population mode (issue 17; multicast/poptab.h): membership is static and
+ * (group, member) pairs are numbered 0 .. rc_mc_slots-1 by rc_mc_slot, so
+ * per-member state is sized by the memberships, not groups x users.  In the
+ * paper's mode the slot of (g, u) is g x users + u. */
+bool rc_mc_population(const rc_mc *mc);
+size_t rc_mc_slots(const rc_mc *mc);
+size_t rc_mc_slot(const rc_mc *mc, uint32_t g, uint32_t user);
+/* In population mode a payload's record is reused once nothing refers to it:
+ * mc counts the message bodies in flight; a strategy that keeps a payload id
+ * beyond its messages (a session) holds it.  No-ops otherwise. */
+void rc_mc_payload_hold(rc_mc *mc, uint32_t p);
+void rc_mc_payload_release(rc_mc *mc, uint32_t p);
 
 /* Time, availability, randomness, environment. */
 rc_time rc_mc_now(const rc_mc *mc);
@@ -73,8 +86,9 @@ rc_counters *rc_mc_counters(rc_mc *mc);
 double rc_mc_mean_hop_delay_s(const rc_mc *mc);
 double rc_mc_payload_rate(const rc_mc *mc);
 
-/* Sends m from user `from` (m->recipient must be set). */
-void rc_mc_send(rc_mc *mc, uint32_t from, const rc_msg *m);
+/* Sends m from user `from` (m->recipient must be set).  False when it will
+ * never leave (a misbehaving member withholds it, multicast/adversary.h). */
+bool rc_mc_send(rc_mc *mc, uint32_t from, const rc_msg *m);
 /* Timer for the strategy at time t (class: strategy timers). */
 void rc_mc_timer(rc_mc *mc, rc_time t, uint32_t obj, uint64_t arg);
 
