@@ -137,3 +137,230 @@ Test(population, groups_are_samples_without_replacement_in_linear_memory)
     free(in);
     rc_sizedist_free(&d);
 }
+
+/* ---------- population mode, end to end ---------- */
+
+#include "core/sim.h"
+#include "exp/job.h"
+#include "exp/param.h"
+#include "exp/result.h"
+#include "exp/run.h"
+#include "multicast/mc.h"
+
+static void pop_job(rc_job *j, const char *strategy)
+{
+    rc_job_defaults(j);
+    j->population = 600;
+    j->groups = 150;
+    strcpy(j->group_size_dist, "zipf:1.3:2:120");
+    strcpy(j->strategy, strategy);
+    j->duration_s = 1800;
+    j->check = true;
+}
+
+/* Every group's first member multicasts once at t = 0; nothing else happens. */
+static void one_round(rc_job *j, rc_result *out, uint64_t *memberships)
+{
+    rc_job_resolve(j);
+    rc_err err = {0};
+    cr_assert_eq(rc_job_validate(j, &err), 0, "%s", err.msg);
+    j->app_rate = 0;
+    rc_sim sim;
+    rc_sim_init(&sim, (rc_time)(j->duration_s * 1e6));
+    rc_mc *mc = rc_mc_new(&sim, j, NULL, &err);
+    cr_assert_not_null(mc, "%s", err.msg);
+    rc_mc_start(mc);
+    *memberships = 0;
+    for (uint32_t g = 0; g < rc_mc_groups(mc); g++) {
+        uint32_t src = rc_mc_group_members(mc, g)[0];
+        *memberships += rc_mc_group_size(mc, g);
+        cr_assert_eq(rc_mc_group_pos(mc, g, src), 0);
+        rc_mc_multicast(mc, g, src, rc_mc_payload_new(mc, g, src));
+    }
+    rc_sim_run(&sim, NULL, NULL, 0);
+    rc_result_init(out);
+    rc_mc_collect(mc, out);
+    rc_mc_free(mc);
+    rc_sim_free(&sim);
+}
+
+static void check_round(const char *strategy)
+{
+    rc_job j;
+    pop_job(&j, strategy);
+    rc_result r;
+    uint64_t mships;
+    one_round(&j, &r, &mships);
+    uint64_t expected = mships - 150;
+    cr_assert_eq(r.c.expected_deliveries, expected);
+    cr_assert_eq(r.c.deliveries, expected, "%s: %llu of %llu delivered", strategy,
+                 (unsigned long long)r.c.deliveries, (unsigned long long)expected);
+    cr_assert_eq(r.c.undelivered, 0);
+    if (!strstr(strategy, "ft")) cr_assert_eq(r.c.duplicates, 0);
+    /* the buckets partition the groups, the multicasts and the deliveries */
+    uint64_t g = 0, m = 0, d = 0, on = 0;
+    for (uint32_t i = 0; i < r.n_sizes; i++) {
+        cr_assert(r.sizes[i].lo <= r.sizes[i].hi);
+        g += r.sizes[i].groups, m += r.sizes[i].multicasts, d += r.sizes[i].deliveries;
+        on += r.sizes[i].online.count;
+    }
+    cr_assert_eq(g, 150);
+    cr_assert_eq(m, 150);
+    cr_assert_eq(d, expected);
+    cr_assert_eq(on, r.online.count);
+    /* per-user load adds up */
+    cr_assert_eq(r.n_users_load, 600);
+    uint64_t sent = 0, groups = 0;
+    for (size_t u = 0; u < 600; u++) sent += r.user_sent[u], groups += r.user_groups[u];
+    cr_assert_eq(groups, mships);
+    cr_assert_eq(sent, r.c.payload_packets + r.c.ack_packets, "%llu sent by users, %llu packets",
+                 (unsigned long long)sent,
+                 (unsigned long long)(r.c.payload_packets + r.c.ack_packets));
+    /* a bigger group takes more hops: its mean latency is not below the smallest's */
+    cr_assert_geq(r.sizes[r.n_sizes - 1].online.mean_s, r.sizes[0].online.mean_s);
+    rc_result_free(&r);
+}
+
+Test(population, every_member_of_every_group_gets_its_message_once_unicast)
+{
+    check_round("unicast");
+}
+Test(population, every_member_of_every_group_gets_its_message_once_rc)
+{
+    check_round("rc-k2-p2");
+}
+Test(population, every_member_of_every_group_gets_its_message_once_rc_ft)
+{
+    check_round("rc-k2-p2-ft-dropoffline");
+}
+
+Test(population, a_full_run_accounts_for_every_delivery_and_is_deterministic)
+{
+    rc_job j;
+    pop_job(&j, "rc-k2-p2-ft-dropoffline");
+    j.adversary = 1; /* drop */
+    j.adversary_fraction = 0.05;
+    rc_result a, b, c;
+    rc_err err = {0};
+    cr_assert_eq(rc_run_job(&j, &a, NULL, NULL, &err), 0, "%s", err.msg);
+    cr_assert_eq(rc_run_job(&j, &b, NULL, NULL, &err), 0, "%s", err.msg);
+    cr_assert_gt(a.c.multicasts, 1000);
+    cr_assert_eq(a.c.deliveries + a.c.undelivered, a.c.expected_deliveries);
+    cr_assert_eq(memcmp(&a.online, &b.online, sizeof a.online), 0);
+    cr_assert_eq(memcmp(a.user_sent, b.user_sent, 600 * sizeof(uint32_t)), 0);
+    j.seed = 2;
+    cr_assert_eq(rc_run_job(&j, &c, NULL, NULL, &err), 0, "%s", err.msg);
+    cr_assert_neq(memcmp(a.user_groups, c.user_groups, 600 * sizeof(uint32_t)), 0,
+                  "another seed drew the same groups");
+    /* the image round-trips the population section */
+    void *buf;
+    size_t len;
+    rc_result_pack(&a, &buf, &len);
+    rc_result d;
+    cr_assert_eq(rc_result_unpack(&d, buf, len, &err), 0, "%s", err.msg);
+    cr_assert_eq(d.n_sizes, a.n_sizes);
+    cr_assert_eq(memcmp(d.sizes, a.sizes, sizeof a.sizes), 0);
+    cr_assert_eq(memcmp(d.user_sent, a.user_sent, 600 * sizeof(uint32_t)), 0);
+    free(buf);
+    rc_result_free(&a);
+    rc_result_free(&b);
+    rc_result_free(&c);
+    rc_result_free(&d);
+}
+
+Test(population, bad_population_jobs_are_usage_errors)
+{
+    struct {
+        const char *key, *value, *why;
+    } bad[] = {
+        {"group_size_dist", "zipf:1.5:700:800", "larger than the population"},
+        {"group_size_dist", "lognormal:2:-1", "negative"},
+        {"membership_rate", "0.01", "not available in population mode"},
+        {"gossip_interval", "60", "not available in population mode"},
+        {"source_offline", "10:10", "not available in population mode"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        rc_job j;
+        pop_job(&j, "unicast");
+        rc_err err = {0};
+        cr_assert_eq(rc_param_set_by_name(&j, bad[i].key, bad[i].value, &err), 0, "%s", err.msg);
+        rc_job_resolve(&j);
+        cr_assert_eq(rc_job_validate(&j, &err), RC_EXIT_USAGE, "%s=%s accepted", bad[i].key,
+                     bad[i].value);
+        cr_assert_not_null(strstr(err.msg, bad[i].why), "%s", err.msg);
+    }
+    rc_job j;
+    rc_job_defaults(&j);
+    strcpy(j.group_size_dist, "fixed:4");
+    rc_err err = {0};
+    cr_assert_eq(rc_job_validate(&j, &err), RC_EXIT_USAGE, "a distribution without --population");
+    rc_job_defaults(&j);
+    j.population = 100;
+    cr_assert_eq(rc_job_validate(&j, &err), RC_EXIT_USAGE, "--population without a distribution");
+}
+
+Test(population, mixes_scale_with_the_population_and_ids_of_old_jobs_stay)
+{
+    rc_job j;
+    rc_job_defaults(&j);
+    char buf[8192];
+    rc_job_canonical(&j, buf, sizeof buf);
+    cr_assert_null(strstr(buf, "population"), "%s", buf);
+    j.population = 10000;
+    strcpy(j.group_size_dist, "fixed:8");
+    rc_job_resolve(&j);
+    cr_assert_eq(j.users, 10000);
+    cr_assert_eq(j.mixes_per_layer, 10, "one mix per 1,000 users per layer: %d", j.mixes_per_layer);
+    cr_assert_eq(rc_job_providers(&j), 625);
+}
+
+Test(population, histogram_summaries_agree_with_exact_ones)
+{
+    gsl_rng *r = rc_rng_new(5, 1);
+    const size_t n = 50000;
+    double *v = malloc(n * sizeof *v);
+    uint32_t *h = calloc(RC_HIST_BINS, sizeof *h);
+    double mean = 0, m2 = 0, mn = 1e300, mx = 0;
+    for (size_t i = 0; i < n; i++) {
+        v[i] = rc_rng_exp(r, 8.0) + (i % 10 == 0 ? 200 * rc_rng_uniform(r) : 0);
+        h[rc_hist_bin(v[i])]++;
+        double d = v[i] - mean;
+        mean += d / (double)(i + 1);
+        m2 += d * (v[i] - mean);
+        if (v[i] < mn) mn = v[i];
+        if (v[i] > mx) mx = v[i];
+    }
+    rc_summary a, b;
+    rc_summary_from_hist(&b, h, mean, m2, mn, mx);
+    rc_summary_compute(&a, v, n);
+    cr_assert_eq(a.count, b.count);
+    cr_assert_float_eq(a.mean_s, b.mean_s, 1e-9);
+    cr_assert_float_eq(a.sd_s, b.sd_s, 1e-6);
+    for (int q = 0; q < RC_SUMMARY_QUANTILES; q++) {
+        double tol = a.q[q] < 100 ? 0.01 : 0.01 * a.q[q];
+        cr_assert_leq(fabs(a.q[q] - b.q[q]), tol, "%s: exact %g, from the histogram %g",
+                      rc_summary_q_names[q], a.q[q], b.q[q]);
+    }
+    free(v);
+    free(h);
+    rc_rng_free(r);
+}
+
+Test(population, histogram_quantiles_interpolate_within_a_bin)
+{
+    /* 1000 samples evenly spread over one 10 ms bin: the median is its middle */
+    uint32_t *h = calloc(RC_HIST_BINS, sizeof *h);
+    double mean = 0, m2 = 0;
+    for (int i = 0; i < 1000; i++) {
+        double x = 5.0 + 0.01 * (i + 0.5) / 1000;
+        h[rc_hist_bin(x)]++;
+        double d = x - mean;
+        mean += d / (i + 1);
+        m2 += d * (x - mean);
+    }
+    rc_summary s;
+    rc_summary_from_hist(&s, h, mean, m2, 5.0 + 0.005 / 1000, 5.01 - 0.005 / 1000);
+    cr_assert_lt(fabs(s.q[4] - 5.005), 1e-4, "median %.6f", s.q[4]);
+    cr_assert_lt(fabs(s.q[0] - 5.0001), 1e-4, "p1 %.6f", s.q[0]);
+    free(h);
+}
