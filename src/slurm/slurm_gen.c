@@ -390,7 +390,7 @@ static int fit_partition(const rc_slurm_opts *o, const rc_sweep *sw, long time_s
         pi->known = st == RC_SLURM_PART_OK;
         if (o->array > 0) pi->max_array = rc_slurm_max_array_size();
     }
-    const char *hint = "; use --no-partition-check to write the script anyway";
+    const char *hint = " (or --no-partition-check to write the script anyway)";
     long jobs = (long)rc_sweep_count(sw);
     if (o->array > 0) {
         *ntasks = 1;
@@ -416,6 +416,9 @@ static int fit_partition(const rc_slurm_opts *o, const rc_sweep *sw, long time_s
     char pn[200];
     snprintf(pn, sizeof pn, "partition '%s'", p->name);
     long need = *ntasks * o->cpus;
+    if (p->cpus_per_node > 0 && o->cpus > p->cpus_per_node && !p->cpus_vary)
+        return rc_err_set(err, RC_EXIT_USAGE, "--cpus-per-task %ld, but the nodes of %s have %ld "
+                                              "CPUs%s", o->cpus, pn, p->cpus_per_node, hint);
     /* SLURM does not reject these at submission: the job waits forever
      * (Reason=PartitionConfig / PartitionNodeLimit / PartitionTimeLimit). */
     if (p->total_cpus > 0 && need > p->total_cpus)
@@ -431,9 +434,6 @@ static int fit_partition(const rc_slurm_opts *o, const rc_sweep *sw, long time_s
     if (p->max_nodes > 0 && o->nodes > p->max_nodes)
         return rc_err_set(err, RC_EXIT_USAGE, "--nodes %ld, but %s allows at most %ld per job "
                                               "(MaxNodes)%s", o->nodes, pn, p->max_nodes, hint);
-    if (p->cpus_per_node > 0 && o->cpus > p->cpus_per_node && !p->cpus_vary)
-        return rc_err_set(err, RC_EXIT_USAGE, "--cpus-per-task %ld, but the nodes of %s have %ld "
-                                              "CPUs%s", o->cpus, pn, p->cpus_per_node, hint);
     long fit = tasks_that_fit(pi, o->nodes, o->cpus);
     if (fit > 0 && *ntasks > fit) {
         if (p->cpus_vary)
@@ -539,7 +539,7 @@ int rc_slurm_generate(const rc_slurm_opts *o, const char *file, rc_err *err)
 
     int rc = RC_EXIT_USAGE;
     char *exe = NULL, *sweep_abs = NULL, *out_abs = NULL, *log_abs = NULL, *data_abs = NULL;
-    char *merge_path = NULL, *merge_log = NULL, *parts_abs = NULL;
+    char *merge_path = NULL, *merge_abs = NULL, *script_abs = NULL, *merge_log = NULL, *parts_abs = NULL;
     sbuf name = {0}, tmp = {0}, args = {0}, hdr = {0}, script = {0}, mhdr = {0}, mscript = {0};
     sbuf setup = {0}, mname = {0}, outv = {0};
     substs s = {0}, ms = {0};
@@ -619,8 +619,11 @@ int rc_slurm_generate(const rc_slurm_opts *o, const char *file, rc_err *err)
     if (o->have_grace) sb_printf(&args, " --grace %g", o->grace);
     if (o->have_progress) sb_printf(&args, " --progress %g", o->progress);
 
+    if (o->array > 0 && ((merge_abs = abs_new_file("merge script", merge_path, err)) == NULL ||
+                         (script_abs = abs_new_file("-o", o->script, err)) == NULL))
+        goto done;
     build_header(&hdr, sw, o, ntasks, o->array > 0 ? parts_abs : out_abs, log_abs, time_s, &pi,
-                 merge_path);
+                 merge_abs);
 
     if (o->array > 0) {
         sb_puts(&setup, "# Array task TASK of NSHARDS: shard TASK/NSHARDS of the sweep, on one "
@@ -668,7 +671,7 @@ int rc_slurm_generate(const rc_slurm_opts *o, const char *file, rc_err *err)
     expand_template(slurm_sweep_template, &s, &script);
 
     if (o->array > 0) {
-        build_merge_header(&mhdr, sw, o, out_abs, parts_abs, merge_log, o->script);
+        build_merge_header(&mhdr, sw, o, out_abs, parts_abs, merge_log, script_abs);
         subst_add(&ms, "HEADER", mhdr.p);
         subst_add(&ms, "JOB_NAME", mname.p);
         subst_add(&ms, "TIME", o->time ? o->time : "");
@@ -724,6 +727,8 @@ done:
     free(log_abs);
     free(data_abs);
     free(merge_path);
+    free(merge_abs);
+    free(script_abs);
     free(merge_log);
     free(parts_abs);
     rc_sweep_free(sw);
