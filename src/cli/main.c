@@ -39,7 +39,8 @@ static void usage(FILE *out)
             RCSIM_VERSION, RCSIM_GIT_REVISION);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (commands[i].fn != NULL) fprintf(out, "  %-7s %s\n", commands[i].name, commands[i].summary);
-    fprintf(out, "\n  --version  print the version and exit\n");
+    fprintf(out, "\n  --version           print the version and the build, and exit\n"
+                 "  --help strategies   strategy names in full\n");
 }
 
 int main(int argc, char **argv)
@@ -49,6 +50,7 @@ int main(int argc, char **argv)
         return RC_EXIT_USAGE;
     }
     if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+        if (argc > 2) return rc_help_topic(argv[2], stdout); /* rcsim --help strategies */
         usage(stdout);
         return 0;
     }
