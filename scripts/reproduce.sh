@@ -31,7 +31,7 @@ single-run means fall among our per-run means (needs several seeds, so not --qui
   -h, --help       this help
 
 Outputs: results/<tag>/figN.h5, figures/<tag>/figN.{png,pdf}, figures/<tag>/comparison.{md,csv},
-figures/<tag>/timings.tsv, docs/figures.md.  Environment: PYTHON (default /usr/bin/python3),
+figures/<tag>/timings.tsv, figures/<tag>/traces.tsv, docs/figures.md.  Environment: PYTHON (default /usr/bin/python3),
 MPIEXEC (default mpirun).
 EOF
 }
@@ -184,6 +184,11 @@ for n in "${FIGS[@]}"; do
     record "$n" "$after" "$sweep_s" "$an_s"
     echo "== figure $n: $after jobs, sweep ${sweep_s}s, analysis ${an_s}s"
 done
+
+# The traces' online fractions (all lines, and the first 16 that the paper model uses),
+# quoted by the notes of docs/figures.md.
+"$RCSIM" trace stats --tsv gen_os10 gen_os15 gen_os20 > "$OUT/traces.tsv" ||
+    { echo "reproduce.sh: rcsim trace stats failed (traces not found?)" >&2; rm -f "$OUT/traces.tsv"; }
 
 shopt -s nullglob
 files=("$RES"/fig*.h5)

@@ -16,7 +16,7 @@ for arg in "$@"; do
     *) echo "test.sh: unknown option $arg" >&2; exit 2 ;;
   esac
 done
-if [ "$SLURM" = 1 ]; then scripts/deps.sh --slurm; else scripts/deps.sh; fi
+if [ "$SLURM" = 1 ]; then scripts/deps.sh --slurm --browser; else scripts/deps.sh --browser; fi
 JOBS=$(nproc)
 start=$(date +%s)
 

@@ -21,6 +21,8 @@
 #pragma weak rc_cmd_slurm
 #pragma weak rc_cmd_trace
 #pragma weak rc_cmd_bench
+#pragma weak rc_cmd_plot
+#pragma weak rc_cmd_report
 #pragma weak rc_cmd_figures
 #pragma weak rc_cmd_summarize
 
@@ -37,8 +39,10 @@ static const command commands[] = {
     {"slurm", rc_cmd_slurm, "write an sbatch script that runs (and resumes) a sweep"},
     {"trace", rc_cmd_trace, "availability traces: statistics and synthetic traces"},
     {"bench", rc_cmd_bench, "benchmark suite: events/s, wall time, sweep throughput"},
-    {"figures", rc_cmd_figures, "draw the paper's figures from results files (Python)"},
-    {"summarize", rc_cmd_summarize, "print a results file as a table, seeds pooled (Python)"},
+    {"plot", rc_cmd_plot, "plot a results file: any sweep, axes chosen from its parameters"},
+    {"report", rc_cmd_report, "one-page HTML + Markdown report of a results file"},
+    {"figures", rc_cmd_figures, "draw the paper's figures (5-9, 14-16) from results files"},
+    {"summarize", rc_cmd_summarize, "print results files as a table, one line per configuration"},
 };
 
 static void usage(FILE *out)

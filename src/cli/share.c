@@ -33,13 +33,6 @@ static int try_dir(const char *dir, char *buf, size_t n)
 
 int rc_share_dir(char *buf, size_t n, rc_err *err)
 {
-    const char *env = getenv("RCSIM_SHARE_DIR");
-    if (env != NULL && env[0] != '\0') {
-        if (try_dir(env, buf, n) == 0) return 0;
-        return rc_err_set(err, RC_EXIT_RUNTIME,
-                          "RCSIM_SHARE_DIR='%s' has no analysis/ directory (unset it to use the "
-                          "files installed beside this rcsim)", env);
-    }
     char exe[PATH_MAX];
     ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (len <= 0)
@@ -54,8 +47,8 @@ int rc_share_dir(char *buf, size_t n, rc_err *err)
     if (try_dir(inst, buf, n) == 0 || try_dir(build, buf, n) == 0) return 0;
     return rc_err_set(err, RC_EXIT_RUNTIME,
                       "cannot find rcsim's analysis files: no analysis/ in %s (installed tree) "
-                      "or %s (build tree); install with `cmake --install BUILD --prefix DIR`, or "
-                      "set RCSIM_SHARE_DIR", inst, build);
+                      "or %s (build tree); install with `cmake --install BUILD --prefix DIR`",
+                      inst, build);
 }
 
 const char *rc_share_python(void)

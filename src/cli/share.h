@@ -8,8 +8,8 @@
  *   installed:   PREFIX/bin/rcsim  ->  PREFIX/share/rcsim      (cmake --install)
  *   build tree:  BUILD/rcsim       ->  BUILD/share/rcsim       (links into the source
  *                                                               tree, made by CMake)
- * $RCSIM_SHARE_DIR, when set, is used instead (and must hold analysis/).
- * The first candidate that holds an analysis/ directory wins.
+ * The first candidate that holds an analysis/ directory wins.  (The analysis
+ * commands also honour $RCSIM_ANALYSIS_DIR, cli/cmd_analysis.c.)
  *
  * Errors: a user-tier rc_err (RC_EXIT_RUNTIME) naming every place tried.
  */

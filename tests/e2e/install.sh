@@ -8,7 +8,8 @@
 #     RCSIM_DATA_DIR only when P/share/rcsim/data/availability exists; `rcsim --version` names
 #     the build; unload takes it all back;
 #  4. with the module loaded, in a directory outside the source tree: `mpirun rcsim sweep` of
-#     the installed ci-small sweep, then `rcsim summarize` and `rcsim figures` on its output;
+#     the installed ci-small sweep, then `rcsim summarize`, `rcsim plot` and `rcsim figures` on
+#     its output;
 #  5. the Tcl modulefile: through Lmod's Tcl support, through Environment Modules' modulecmd.tcl
 #     when that is installed (Debian's environment-modules package conflicts with lmod, so
 #     usually it is not), and always in plain tclsh with the module commands stubbed, which
@@ -89,7 +90,9 @@ grep -q "^libraries: GSL .*HDF5 .*MPI" version.txt || fail "--version: no librar
     >sweep.log 2>&1 || { cat sweep.log; fail "installed rcsim sweep under $MPIEXEC failed"; }
 grep -q "8 jobs: 8 run" sweep.log || { cat sweep.log; fail "installed sweep did not run 8 jobs"; }
 rcsim summarize r.h5 >table.txt 2>&1 || { cat table.txt; fail "installed rcsim summarize failed"; }
-[ "\$(grep -c '^users=' table.txt)" = 4 ] || { cat table.txt; fail "rcsim summarize: want 4 configurations"; }
+[ "\$(grep -Ec '^(16|32) +(rc-k2-p2|unicast) +2 ' table.txt)" = 4 ] || { cat table.txt; fail "rcsim summarize: want 4 configurations of 2 seeds"; }
+rcsim plot r.h5 --out plot.png >plot.log 2>&1 || { cat plot.log; fail "installed rcsim plot failed"; }
+[ -s plot.png ] || fail "rcsim plot wrote no plot.png"
 rcsim figures r.h5 --out figs --fig 5 >figures.log 2>&1 || { cat figures.log; fail "installed rcsim figures failed"; }
 [ -s figs/fig5.png ] && [ -s figs/fig5.pdf ] || fail "rcsim figures wrote no figs/fig5.{png,pdf}"
 /usr/bin/python3 -c 'import sys; d = open("figs/fig5.png", "rb").read(24); sys.exit(d[:8] != b"\x89PNG\r\n\x1a\n")' ||
