@@ -7,6 +7,8 @@
 #   DIR/share/rcsim/slurm/                 the batch templates `rcsim slurm` fills in (for reading:
 #                                          the binary embeds them)
 #   DIR/share/rcsim/experiments/           the sweep files (paper figures, quick, ci-small, ...)
+#   DIR/share/rcsim/scripts/get-traces.sh  fetches the paper's traces into
+#                                          DIR/share/rcsim/data/availability (its default there)
 #   DIR/share/doc/rcsim/                   README.md, docs/, data/README.md
 #   DIR/share/modulefiles/rcsim/V.lua      modulefile for Lmod
 #   DIR/share/modulefiles/rcsim/V          the same for Environment Modules (Tcl); Lmod prefers
@@ -29,6 +31,11 @@ install(DIRECTORY analysis/ DESTINATION ${CMAKE_INSTALL_DATADIR}/rcsim/analysis
 install(FILES slurm/rcsim-sweep.sbatch.in slurm/rcsim-merge.sbatch.in slurm/README.md
         DESTINATION ${CMAKE_INSTALL_DATADIR}/rcsim/slurm)
 install(DIRECTORY experiments/ DESTINATION ${CMAKE_INSTALL_DATADIR}/rcsim/experiments)
+# scripts/get-traces.sh fetches the paper's traces; installed, its default target is
+# PREFIX/share/rcsim/data/availability, the directory the modulefiles point RCSIM_DATA_DIR at.
+if(EXISTS ${CMAKE_SOURCE_DIR}/scripts/get-traces.sh)
+  install(PROGRAMS scripts/get-traces.sh DESTINATION ${CMAKE_INSTALL_DATADIR}/rcsim/scripts)
+endif()
 install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs)
 install(FILES data/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR}/data)

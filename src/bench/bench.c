@@ -237,8 +237,8 @@ static void run_config(cfg_result *cr, const opts *o)
             char name[sizeof cr->job.trace];
             memcpy(name, cr->job.trace, sizeof name); /* snprintf must not read from *cr */
             cr->status = CR_SKIPPED;
-            snprintf(cr->note, sizeof cr->note, "skipped: trace %.200s not found (set RCSIM_DATA_DIR)",
-                     name);
+            snprintf(cr->note, sizeof cr->note,
+                     "skipped: trace %.200s not found (scripts/get-traces.sh, RCSIM_DATA_DIR)", name);
             return;
         }
     }

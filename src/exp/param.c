@@ -36,8 +36,8 @@ static const rc_param_def table[] = {
     {"trace", RC_PT_STRING, OFF(trace), SZ(trace), "online", 0, 0, "", NULL, C | A,
      "availability: 'online', a trace name (gen_os15, os15) in --data-dir, or a .txt.gz path"},
     {"data_dir", RC_PT_STRING, OFF(data_dir), SZ(data_dir), "", 0, 0, "", NULL, 0,
-     "directory holding availability traces (default $RCSIM_DATA_DIR, then data/availability "
-     "and ../shared/data/availability)"},
+     "directory holding availability traces (default $RCSIM_DATA_DIR, then data/availability; "
+     "looked at only when a trace name is resolved)"},
     {"model", RC_PT_ENUM, OFF(model), 0, "exact", 0, 1, "", "exact|paper", C | A,
      "exact = continuous-time Loopix; paper = the reference's 10 ms lattice and quirks"},
     {"q_lattice", RC_PT_TRI, OFF(quirks.lattice), 0, "auto", -1, 1, "", NULL, C | A,

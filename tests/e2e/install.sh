@@ -1,6 +1,6 @@
 #!/bin/bash
 # e2e: rcsim installs like HPC software (issue 12 item 6).
-#  1. `cmake --install BUILD --prefix P` lays out bin/rcsim, share/rcsim/{analysis,slurm,experiments},
+#  1. `cmake --install BUILD --prefix P` lays out bin/rcsim, share/rcsim/{analysis,slurm,experiments,scripts},
 #     share/doc/rcsim and the modulefiles share/modulefiles/rcsim/VERSION{.lua,};
 #  2. the installed binary finds its files under P (not in the build or source tree), also when
 #     the whole prefix is moved; a binary without share/rcsim beside it says where it looked;
@@ -19,6 +19,7 @@
 set -uo pipefail
 : "${RCSIM:?RCSIM must point at the rcsim binary}"
 : "${RCSIM_BUILD_DIR:?RCSIM_BUILD_DIR must point at the build directory}"
+: "${RCSIM_SOURCE_DIR:?RCSIM_SOURCE_DIR must point at the source tree}"
 MPIEXEC=${MPIEXEC:-mpirun}
 WORK=$(mktemp -d /tmp/rcsim-install.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
@@ -49,6 +50,17 @@ for f in bin/rcsim share/rcsim/analysis/figures.py share/rcsim/analysis/summariz
     [ -s "$P/$f" ] || fail "the install lacks $f"
 done
 [ -x "$P/bin/rcsim" ] || fail "bin/rcsim is not executable"
+if [ -f "$RCSIM_SOURCE_DIR/scripts/get-traces.sh" ]; then
+    [ -x "$P/share/rcsim/scripts/get-traces.sh" ] || fail "the install lacks share/rcsim/scripts/get-traces.sh"
+    "$P/share/rcsim/scripts/get-traces.sh" --help >"$WORK/gt" 2>&1 || fail "installed get-traces.sh --help: $(cat "$WORK/gt")"
+    # Its default target is the modulefiles' site trace directory (an empty mirror: nothing
+    # is fetched, the first line names the target).
+    mkdir -p "$WORK/empty-mirror"
+    "$P/share/rcsim/scripts/get-traces.sh" --mirror "$WORK/empty-mirror" >"$WORK/gt" 2>&1
+    grep -q "into $P/share/rcsim/data/availability\$" "$WORK/gt" ||
+        fail "installed get-traces.sh does not default to $P/share/rcsim/data/availability: $(head -n 3 "$WORK/gt")"
+    rm -rf "$P/share/rcsim/data"
+fi
 ! find "$P" -name __pycache__ | grep -q . || fail "the install holds __pycache__ directories"
 grep -q "^local prefix = \"$P\"$" "$P/share/modulefiles/rcsim/$VERSION.lua" || fail "the .lua modulefile does not name the prefix $P"
 grep -q "^set prefix {$P}$" "$P/share/modulefiles/rcsim/$VERSION" || fail "the Tcl modulefile does not name the prefix $P"
