@@ -12,7 +12,7 @@
 #include "core/sim.h"
 #include "exp/job.h"
 #include "loopix/net.h"
-#include "workload/avail.h"
+#include "trace/avail.h"
 
 typedef struct obs {
     double *net_s;     /* emitted -> postbox */

@@ -40,7 +40,7 @@
 #include "exp/job.h"
 #include "exp/param.h"
 #include "exp/run.h"
-#include "workload/avail.h"
+#include "trace/avail.h"
 
 #define BENCH_MAX_REPEAT 99
 #define BENCH_MAX_NP 8

@@ -9,7 +9,7 @@
 #include "core/sim.h"
 #include "multicast/mc.h"
 #include "workload/app.h"
-#include "workload/avail.h"
+#include "trace/avail.h"
 
 typedef struct progress_ctx {
     rc_run_progress_fn fn;

@@ -30,7 +30,7 @@
 #include "core/sim.h"
 #include "exp/job.h"
 #include "exp/result.h"
-#include "workload/avail.h"
+#include "trace/avail.h"
 
 typedef struct rc_net rc_net;
 

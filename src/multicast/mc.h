@@ -95,7 +95,7 @@ const uint32_t *rc_mc_group_payloads(const rc_mc *mc, uint32_t g, uint32_t *n);
 double rc_mc_delivered_at(const rc_mc *mc, uint32_t user, uint32_t p);
 
 /* Lifecycle (used by exp/run.c).  mc builds the net below it. */
-#include "workload/avail.h"
+#include "trace/avail.h"
 rc_mc *rc_mc_new(rc_sim *sim, const rc_job *job, const rc_trace *trace, rc_err *err);
 void rc_mc_start(rc_mc *mc);
 void rc_mc_free(rc_mc *mc);
