@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "exp/param.h"
+#include "loopix/net.h"
 #include "multicast/strategy_name.h"
 
 void rc_job_defaults(rc_job *job)
@@ -50,6 +51,30 @@ int rc_job_group_size(const rc_job *job)
 int rc_job_providers(const rc_job *job)
 {
     return (job->users + job->users_per_provider - 1) / job->users_per_provider;
+}
+
+void rc_job_net_cfg(const rc_job *job, rc_net_cfg *out)
+{
+    memset(out, 0, sizeof *out);
+    out->seed = job->seed;
+    out->users = job->users;
+    out->users_per_provider = job->users_per_provider;
+    out->mix_layers = job->mix_layers;
+    out->mixes_per_layer = job->mixes_per_layer;
+    out->rate_payload = job->rate_payload;
+    out->rate_drop = job->rate_drop;
+    out->rate_loop = job->rate_loop;
+    out->rate_delay = job->rate_delay;
+    out->mix_rate_loop = job->mix_rate_loop;
+    out->mix_rate_loop_delay = job->mix_rate_loop_delay;
+    out->lambda_div = job->lambda_div;
+    out->pull_period_s = job->pull_period_s;
+    out->tick_s = job->tick_s;
+    out->cover_full = job->cover == RC_COVER_FULL;
+    out->lattice = job->quirks.lattice == 1;
+    out->trace16 = job->quirks.trace16 != 0;
+    out->frozen_pull = job->quirks.frozen_pull == 1;
+    out->ingress_delay = job->quirks.ingress_delay == 1;
 }
 
 int rc_job_validate(const rc_job *job, rc_err *err)

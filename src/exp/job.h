@@ -106,4 +106,10 @@ void rc_job_id_hex(uint64_t id, char out[17]);
 int rc_job_group_size(const rc_job *job);
 int rc_job_providers(const rc_job *job);
 
+/* The configuration of each model layer, taken from a resolved job: a layer
+ * reads only its own struct, and each quirk switch goes to the layer that
+ * implements it.  (The structs are defined by the layers' headers.) */
+typedef struct rc_net_cfg rc_net_cfg; /* loopix/net.h */
+void rc_job_net_cfg(const rc_job *job, rc_net_cfg *out);
+
 #endif

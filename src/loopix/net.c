@@ -134,8 +134,8 @@ typedef struct cover_pkt {
 struct rc_net {
     rc_sim *sim;
     rc_net_hooks hooks;
-    rc_counters *ctr;
-    uint32_t n_users, n_providers, layers, width;
+    rc_net_counters ctr;
+    uint32_t n_users, layers, width;
     user *users;
     sub *subs;
     uint32_t n_subs, cap_subs, free_head; /* free list threaded through recipient */
@@ -262,7 +262,7 @@ static void on_cover_hop(void *ctx, const rc_event *ev)
     cover_pkt *c = &n->cpk[ev->obj];
     if (c->hops_left == 0) return; /* reached its provider: dropped or ignored */
     c->hops_left--;
-    n->ctr->mix_packets++;
+    n->ctr.mix_packets++;
     rc_time d = hop_delay(n, n->rng_delay, n->mu) + (n->lattice ? n->tick : 0);
     cover_hop_schedule(n, ev->obj, n->sim->now + d);
 }
@@ -292,11 +292,11 @@ static void emit_bundle(rc_net *n, uint32_t ui, rc_time t)
     rc_time hand = n->lattice ? n->tick : 0; /* one tick of hand-off per hop (docs/spec.md §1.2) */
     shared += hand + (n->ingress_delay ? hop_delay(n, n->rng_delay, n->mu) : 0);
     for (uint32_t l = 0; l + 1 < n->layers; l++) shared += hand + hop_delay(n, n->rng_delay, n->mu);
-    n->ctr->bundles++;
+    n->ctr.bundles++;
     for (int i = 0; i < n->p; i++) {
         uint32_t s = ring_pop(&u->wait);
         if (s == COVER) {
-            n->ctr->cover_packets++;
+            n->ctr.cover_packets++;
             if (n->cover_full) {
                 uint32_t pk = cover_new(n, (uint8_t)(n->layers + (n->ingress_delay ? 1 : 0)));
                 cover_hop_schedule(n, pk, t + hand);
@@ -309,7 +309,7 @@ static void emit_bundle(rc_net *n, uint32_t ui, rc_time t)
         /* The last layer delays each sub-message separately, then the egress
          * provider files it in the next tick (delay 0). */
         rc_time arrive = shared + hand + hop_delay(n, n->rng_delay, n->mu) + hand;
-        if (n->cover_full) n->ctr->mix_packets += n->layers;
+        if (n->cover_full) n->ctr.mix_packets += n->layers;
         deliver_to_postbox(n, s, arrive);
     }
 }
@@ -490,7 +490,7 @@ static void on_pull(void *ctx, const rc_event *ev)
     if (ev->arg != u->pull_ver || !u->online) return;
     u->pull_scheduled = false;
     u->pull_due = ev->t + n->pull_period;
-    n->ctr->pulls++;
+    n->ctr.pulls++;
     n->in_pull = true;
     /* Take everything that has arrived by now, in arrival order; what the
      * hooks send now arrives later. */
@@ -687,32 +687,30 @@ static void idle_law(rc_net *n)
     free(Q);
 }
 
-rc_net *rc_net_new(rc_sim *sim, const rc_job *job, const rc_trace *trace, int split,
-                   const bool *forced_offline, rc_net_hooks hooks, rc_counters *counters)
+rc_net *rc_net_new(rc_sim *sim, const rc_net_cfg *cfg, const rc_trace *trace, int split,
+                   const bool *forced_offline, rc_net_hooks hooks)
 {
     rc_net *n = rc_xcalloc(1, sizeof *n);
     n->sim = sim;
     n->hooks = hooks;
-    n->ctr = counters;
-    n->n_users = (uint32_t)job->users;
-    n->n_providers = (uint32_t)rc_job_providers(job);
-    n->layers = (uint32_t)job->mix_layers;
-    n->width = (uint32_t)job->mixes_per_layer;
+    n->n_users = (uint32_t)cfg->users;
+    n->layers = (uint32_t)cfg->mix_layers;
+    n->width = (uint32_t)cfg->mixes_per_layer;
     n->p = split;
-    n->lattice = job->quirks.lattice == 1;
-    n->frozen_pull = job->quirks.frozen_pull == 1;
-    n->ingress_delay = job->quirks.ingress_delay == 1;
-    n->cover_full = job->cover == RC_COVER_FULL;
-    n->tick = n->lattice ? (rc_time)llround(job->tick_s * 1e6) : 1;
+    n->lattice = cfg->lattice;
+    n->frozen_pull = cfg->frozen_pull;
+    n->ingress_delay = cfg->ingress_delay;
+    n->cover_full = cfg->cover_full;
+    n->tick = n->lattice ? (rc_time)llround(cfg->tick_s * 1e6) : 1;
     if (n->tick < 1) n->tick = 1;
-    n->pull_period = (rc_time)llround(job->pull_period_s * 1e6);
-    double div = job->lambda_div;
-    n->rate_pay = job->rate_payload * split / div;
-    n->rate_drop = job->rate_drop * split / div;
-    n->rate_loop = job->rate_loop * split / div;
-    n->mu = job->rate_delay / div;
-    n->mix_rate_loop = job->mix_rate_loop / div;
-    n->mix_mu = job->mix_rate_loop_delay / div;
+    n->pull_period = (rc_time)llround(cfg->pull_period_s * 1e6);
+    double div = cfg->lambda_div;
+    n->rate_pay = cfg->rate_payload * split / div;
+    n->rate_drop = cfg->rate_drop * split / div;
+    n->rate_loop = cfg->rate_loop * split / div;
+    n->mu = cfg->rate_delay / div;
+    n->mix_rate_loop = cfg->mix_rate_loop / div;
+    n->mix_mu = cfg->mix_rate_loop_delay / div;
     double ts = (double)n->tick / 1e6;
     n->f_pay = -expm1(-n->rate_pay * ts);
     n->f_drop = -expm1(-n->rate_drop * ts);
@@ -722,21 +720,21 @@ rc_net *rc_net_new(rc_sim *sim, const rc_job *job, const rc_trace *trace, int sp
     n->g_loop = 1.0 / log1p(-n->f_loop);
     n->trace = trace;
     n->trace_period_s = trace ? rc_trace_period_s(trace) : 0;
-    n->rng_cover = rc_rng_new(job->seed, STREAM_COVER);
-    n->rng_delay = rc_rng_new(job->seed, STREAM_DELAY);
-    n->rng_mixloop = rc_rng_new(job->seed, STREAM_MIXLOOP);
+    n->rng_cover = rc_rng_new(cfg->seed, STREAM_COVER);
+    n->rng_delay = rc_rng_new(cfg->seed, STREAM_DELAY);
+    n->rng_mixloop = rc_rng_new(cfg->seed, STREAM_MIXLOOP);
     n->free_head = UINT32_MAX;
     n->cpk_free = UINT32_MAX;
     idle_law(n);
 
-    gsl_rng *phase = rc_rng_new(job->seed, STREAM_PHASE);
+    gsl_rng *phase = rc_rng_new(cfg->seed, STREAM_PHASE);
     n->users = rc_xcalloc(n->n_users, sizeof *n->users);
-    uint32_t upp = (uint32_t)job->users_per_provider;
+    uint32_t upp = (uint32_t)cfg->users_per_provider;
     for (uint32_t i = 0; i < n->n_users; i++) {
         user *u = &n->users[i];
         u->provider = i / upp; /* providers filled greedily, docs/spec.md §1.1 */
         /* docs/spec.md §4: the reference hands line i to user U_i of every provider. */
-        u->line = job->quirks.trace16 ? i % upp : i;
+        u->line = cfg->trace16 ? i % upp : i;
         u->forced_offline = forced_offline != NULL && forced_offline[i];
         /* Paper: every always-online user pulls at 1000 j (docs/spec.md §1.4); exact:
          * each client polls on its own phase. */
@@ -820,3 +818,5 @@ uint64_t rc_net_backlog(const rc_net *n)
 
 double rc_net_mean_hop_delay_s(const rc_net *n) { return 1.0 / n->mu; }
 double rc_net_payload_rate(const rc_net *n) { return n->rate_pay; }
+uint32_t rc_net_hops(const rc_net *n) { return n->layers + 1; }
+const rc_net_counters *rc_net_counts(const rc_net *n) { return &n->ctr; }

@@ -290,7 +290,9 @@ rc_mc *rc_mc_new(rc_sim *sim, const rc_job *job, const rc_trace *trace, rc_err *
     else
         mc->so_state = 2;
     rc_net_hooks hooks = {mc, hook_sent, hook_deliver, hook_online, NULL};
-    mc->net = rc_net_new(sim, job, trace, mc->spec.p, forced, hooks, &mc->ctr);
+    rc_net_cfg net_cfg;
+    rc_job_net_cfg(job, &net_cfg);
+    mc->net = rc_net_new(sim, &net_cfg, trace, mc->spec.p, forced, hooks);
     free(forced);
     rc_sim_on(sim, EV_MC_TIMER, on_timer, mc);
     rc_sim_on(sim, EV_MC_MEMBERSHIP, on_membership, mc);
@@ -499,6 +501,11 @@ void rc_mc_collect(rc_mc *mc, rc_result *out)
         mc->ctr.so_expected = e;
     }
     out->c = mc->ctr;
+    const rc_net_counters *nc = rc_net_counts(mc->net);
+    out->c.bundles = nc->bundles;
+    out->c.cover_packets = nc->cover_packets;
+    out->c.pulls = nc->pulls;
+    out->c.mix_packets = nc->mix_packets;
     if (mc->job->store_raw) {
         out->n_raw = mc->lat_online.n;
         out->raw_online = rc_xmalloc((out->n_raw ? out->n_raw : 1) * sizeof(float));
