@@ -110,6 +110,8 @@ int rc_job_providers(const rc_job *job);
  * reads only its own struct, and each quirk switch goes to the layer that
  * implements it.  (The structs are defined by the layers' headers.) */
 typedef struct rc_net_cfg rc_net_cfg; /* loopix/net.h */
+typedef struct rc_mc_cfg rc_mc_cfg;   /* multicast/mc.h */
 void rc_job_net_cfg(const rc_job *job, rc_net_cfg *out);
+void rc_job_mc_cfg(const rc_job *job, rc_mc_cfg *out);
 
 #endif
