@@ -8,6 +8,7 @@
 #include "loopix/net.h"
 #include "multicast/mc.h"
 #include "multicast/strategy_name.h"
+#include "workload/app.h"
 
 void rc_job_defaults(rc_job *job)
 {
@@ -102,6 +103,16 @@ void rc_job_mc_cfg(const rc_job *job, rc_mc_cfg *out)
     out->gossip_push_max = job->gossip_push_max;
     out->gossip_window_s = job->gossip_window_s;
     out->membership_rate = job->membership_rate;
+}
+
+void rc_job_app_cfg(const rc_job *job, rc_app_cfg *out)
+{
+    memset(out, 0, sizeof *out);
+    out->seed = job->seed;
+    out->app_rate = job->app_rate;
+    out->burst = job->burst;
+    out->heavy_fraction = job->heavy_fraction;
+    out->heavy_weight = job->heavy_weight;
 }
 
 int rc_job_validate(const rc_job *job, rc_err *err)

@@ -68,7 +68,9 @@ int rc_run_job(const rc_job *job_in, rc_result *out, rc_run_progress_fn progress
         rc_trace_free(trace);
         return err && err->code ? err->code : RC_EXIT_USAGE;
     }
-    rc_app *app = rc_app_new(&sim, mc, &job);
+    rc_app_cfg app_cfg;
+    rc_job_app_cfg(&job, &app_cfg);
+    rc_app *app = rc_app_new(&sim, mc, &app_cfg);
     rc_mc_start(mc);
     rc_app_start(app);
     progress_ctx pc = {progress, ctx};
