@@ -19,6 +19,11 @@
  * its stationary law when they become busy (docs/architecture.md explains why
  * this is exact in distribution).  cover=full routes every cover packet and
  * every mix loop through the mixes instead.
+ *
+ * The code follows Loopix's actors: client.c (streams, bundling), provider.c
+ * (postboxes, pulls), mix.c (per-hop delays, cover traffic through the mixes)
+ * and net.c (construction, availability); loopix/net_internal.h is what they
+ * share.
  */
 #ifndef RCSIM_LOOPIX_NET_H
 #define RCSIM_LOOPIX_NET_H
