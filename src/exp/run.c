@@ -9,8 +9,8 @@
 #include "core/sim.h"
 #include "loopix/net.h"
 #include "multicast/mc.h"
-#include "workload/app.h"
 #include "trace/avail.h"
+#include "workload/app.h"
 
 typedef struct progress_ctx {
     rc_run_progress_fn fn;
