@@ -141,8 +141,8 @@ const uint32_t *rc_mc_group_payloads(const rc_mc *mc, uint32_t g, uint32_t *n);
 double rc_mc_delivered_at(const rc_mc *mc, uint32_t user, uint32_t p);
 
 /* Lifecycle (used by exp/run.c).  mc builds the net below it from net_cfg;
- * both configurations are read here only.  Returns NULL with err set on a bad
- * strategy name or scenario list. */
+ * mc keeps a copy of cfg, so the caller need not keep either.  Returns NULL
+ * with err set on a bad strategy name or scenario list. */
 rc_mc *rc_mc_new(rc_sim *sim, const rc_mc_cfg *cfg, const rc_net_cfg *net_cfg,
                  const rc_trace *trace, rc_err *err);
 void rc_mc_start(rc_mc *mc);
