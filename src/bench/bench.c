@@ -37,7 +37,7 @@
 #include "exp/job.h"
 #include "exp/param.h"
 #include "exp/run.h"
-#include "workload/avail.h"
+#include "trace/avail.h"
 
 #define BENCH_MAX_REPEAT RC_BENCH_MAX_REPEAT
 #define BENCH_MAX_NP RC_BENCH_MAX_NP
