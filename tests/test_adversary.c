@@ -9,6 +9,7 @@
 #include "exp/param.h"
 #include "exp/run.h"
 #include "multicast/adversary.h"
+#include "loopix/net.h"
 #include "multicast/mc.h"
 
 /* ---------- helpers ---------- */
@@ -34,14 +35,18 @@ static void one_multicast(rc_job *job, rc_result *out)
     cr_assert_eq(rc_job_validate(job, &err), 0, "%s", err.msg);
     rc_sim sim;
     rc_sim_init(&sim, (rc_time)(job->duration_s * 1e6));
-    rc_mc *mc = rc_mc_new(&sim, job, NULL, &err);
+    rc_net_cfg net_cfg;
+    rc_mc_cfg mc_cfg;
+    rc_job_net_cfg(job, &net_cfg);
+    rc_job_mc_cfg(job, &mc_cfg);
+    rc_mc *mc = rc_mc_new(&sim, &mc_cfg, &net_cfg, NULL, &err);
     cr_assert_not_null(mc, "%s", err.msg);
     rc_mc_start(mc);
     uint32_t source = rc_mc_group_members(mc, 0)[0];
     rc_mc_multicast(mc, 0, source, rc_mc_payload_new(mc, 0, source));
     rc_sim_run(&sim, NULL, NULL, 0);
     rc_result_init(out);
-    rc_mc_collect(mc, out);
+    rc_result_gather(out, mc, false);
     rc_mc_free(mc);
     rc_sim_free(&sim);
 }
@@ -61,7 +66,11 @@ static uint32_t user_at(const rc_job *job, uint32_t pos)
     rc_sim sim;
     rc_sim_init(&sim, 1);
     rc_err err = {0};
-    rc_mc *mc = rc_mc_new(&sim, &j, NULL, &err);
+    rc_net_cfg net_cfg;
+    rc_mc_cfg mc_cfg;
+    rc_job_net_cfg(&j, &net_cfg);
+    rc_job_mc_cfg(&j, &mc_cfg);
+    rc_mc *mc = rc_mc_new(&sim, &mc_cfg, &net_cfg, NULL, &err);
     cr_assert_not_null(mc, "%s", err.msg);
     uint32_t u = rc_mc_group_members(mc, 0)[pos];
     rc_mc_free(mc);

@@ -145,6 +145,7 @@ Test(population, groups_are_samples_without_replacement_in_linear_memory)
 #include "exp/param.h"
 #include "exp/result.h"
 #include "exp/run.h"
+#include "loopix/net.h"
 #include "multicast/mc.h"
 
 static void pop_job(rc_job *j, const char *strategy)
@@ -167,7 +168,11 @@ static void one_round(rc_job *j, rc_result *out, uint64_t *memberships)
     j->app_rate = 0;
     rc_sim sim;
     rc_sim_init(&sim, (rc_time)(j->duration_s * 1e6));
-    rc_mc *mc = rc_mc_new(&sim, j, NULL, &err);
+    rc_net_cfg net_cfg;
+    rc_mc_cfg mc_cfg;
+    rc_job_net_cfg(j, &net_cfg);
+    rc_job_mc_cfg(j, &mc_cfg);
+    rc_mc *mc = rc_mc_new(&sim, &mc_cfg, &net_cfg, NULL, &err);
     cr_assert_not_null(mc, "%s", err.msg);
     rc_mc_start(mc);
     *memberships = 0;
@@ -179,7 +184,7 @@ static void one_round(rc_job *j, rc_result *out, uint64_t *memberships)
     }
     rc_sim_run(&sim, NULL, NULL, 0);
     rc_result_init(out);
-    rc_mc_collect(mc, out);
+    rc_result_gather(out, mc, false);
     rc_mc_free(mc);
     rc_sim_free(&sim);
 }

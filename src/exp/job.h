@@ -117,4 +117,14 @@ void rc_job_id_hex(uint64_t id, char out[17]);
 int rc_job_group_size(const rc_job *job);
 int rc_job_providers(const rc_job *job);
 
+/* The configuration of each model layer, taken from a resolved job: a layer
+ * reads only its own struct, and each quirk switch goes to the layer that
+ * implements it.  (The structs are defined by the layers' headers.) */
+typedef struct rc_net_cfg rc_net_cfg; /* loopix/net.h */
+typedef struct rc_mc_cfg rc_mc_cfg;   /* multicast/mc.h */
+typedef struct rc_app_cfg rc_app_cfg; /* workload/app.h */
+void rc_job_net_cfg(const rc_job *job, rc_net_cfg *out);
+void rc_job_mc_cfg(const rc_job *job, rc_mc_cfg *out);
+void rc_job_app_cfg(const rc_job *job, rc_app_cfg *out);
+
 #endif

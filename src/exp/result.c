@@ -5,14 +5,15 @@
 #include <string.h>
 
 #include "core/log.h"
+#include "loopix/net.h"
+#include "multicast/mc.h"
+#include "multicast/poptab.h"
 
 const double rc_summary_q[RC_SUMMARY_QUANTILES] = {0.01, 0.05, 0.10, 0.25, 0.50,
                                                    0.75, 0.90, 0.95, 0.99, 0.999};
 const char *const rc_summary_q_names[RC_SUMMARY_QUANTILES] = {
     "p1", "p5", "p10", "p25", "p50", "p75", "p90", "p95", "p99", "p99.9"};
 
-#define LOG_RATIO 1.01
-#define LINEAR_TOP 100.0
 
 void rc_result_init(rc_result *r)
 {
@@ -30,26 +31,6 @@ void rc_result_free(rc_result *r)
     free(r->user_sent);
     free(r->user_groups);
     memset(r, 0, sizeof *r);
-}
-
-size_t rc_hist_bin(double x)
-{
-    if (!(x >= 0)) return 0;
-    if (x < LINEAR_TOP) {
-        /* Latencies on the 10 ms lattice sit exactly on edges: nudge up. */
-        size_t b = (size_t)floor(x * 100.0 + 1e-7);
-        return b < RC_HIST_LINEAR_BINS ? b : RC_HIST_LINEAR_BINS - 1;
-    }
-    double k = floor(log(x / LINEAR_TOP) / log(LOG_RATIO) + 1e-12);
-    if (k >= RC_HIST_LOG_BINS) return RC_HIST_BINS - 1;
-    return RC_HIST_LINEAR_BINS + (size_t)k;
-}
-
-double rc_hist_edge(size_t i)
-{
-    if (i <= RC_HIST_LINEAR_BINS) return (double)i / 100.0;
-    if (i >= RC_HIST_BINS) return INFINITY;
-    return LINEAR_TOP * pow(LOG_RATIO, (double)(i - RC_HIST_LINEAR_BINS));
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -211,6 +192,103 @@ void rc_result_load_summary(const rc_result *r, rc_load_summary *o)
     o->sent_max = a[4];
     o->groups_mean = b[0], o->groups_p50 = b[1], o->groups_p90 = b[2], o->groups_max = b[4];
     for (size_t i = 0; i < n; i++) o->without_group += r->user_groups[i] == 0;
+}
+
+/* ---------- gathering a job's outputs ---------- */
+
+static void note_missed(void *ctx, uint32_t group, uint32_t payload, uint32_t recipient)
+{
+    rc_result *r = ctx;
+    if (r->n_undelivered >= RC_UNDELIVERED_MAX) return;
+    if (r->undelivered == NULL)
+        r->undelivered = rc_xmalloc(RC_UNDELIVERED_MAX * sizeof *r->undelivered);
+    r->undelivered[r->n_undelivered++] = (rc_undelivered){group, payload, recipient};
+}
+
+/* Population mode: histograms and moments instead of samples (no raw
+ * latencies), the size buckets and the per-user load. */
+_Static_assert(RC_SIZE_BUCKETS == RC_POPTAB_BUCKETS, "size bucket counts differ");
+static void gather_population(rc_result *r, const rc_poptab *pt)
+{
+    rc_moments m;
+    const uint32_t *h = rc_poptab_hist(pt, false, &m);
+    memcpy(r->hist_all, h, RC_HIST_BINS * sizeof *h);
+    rc_summary_from_hist(&r->all, h, m.mean, m.m2, m.min, m.max);
+    h = rc_poptab_hist(pt, true, &m);
+    memcpy(r->hist_online, h, RC_HIST_BINS * sizeof *h);
+    rc_summary_from_hist(&r->online, h, m.mean, m.m2, m.min, m.max);
+    static const uint32_t empty[RC_HIST_BINS];
+    r->n_sizes = 0;
+    for (unsigned i = 0; i < RC_POPTAB_BUCKETS; i++) {
+        rc_poptab_bucket b;
+        if (!rc_poptab_bucket_get(pt, i, &b)) continue;
+        rc_size_bucket *s = &r->sizes[r->n_sizes++];
+        *s = (rc_size_bucket){b.lo, b.hi, b.groups, b.multicasts, b.expected, b.deliveries,
+                              b.undelivered, {0}};
+        rc_summary_from_hist(&s->online, b.hist_online ? b.hist_online : empty, b.online.mean,
+                             b.online.m2, b.online.min, b.online.max);
+    }
+    size_t n = rc_poptab_users(pt);
+    r->n_users_load = n;
+    r->user_sent = rc_xmalloc((n ? n : 1) * sizeof(uint32_t));
+    r->user_groups = rc_xmalloc((n ? n : 1) * sizeof(uint32_t));
+    memcpy(r->user_sent, rc_poptab_user_sent(pt), n * sizeof(uint32_t));
+    for (size_t u = 0; u < n; u++) r->user_groups[u] = rc_poptab_user_groups(pt, (uint32_t)u);
+}
+
+void rc_result_gather(rc_result *r, rc_mc *mc, bool keep_raw)
+{
+    rc_mc_finish(mc, note_missed, r);
+    const rc_mc_counters *m = rc_mc_counts(mc);
+    rc_counters *c = &r->c;
+    c->multicasts = m->multicasts;
+    c->deliveries = m->deliveries;
+    c->deliveries_online = m->deliveries_online;
+    c->duplicates = m->duplicates;
+    c->expected_deliveries = m->expected_deliveries;
+    c->undelivered = m->undelivered;
+    c->payload_packets = m->payload_packets;
+    c->ack_packets = m->ack_packets;
+    c->repair_packets = m->repair_packets;
+    c->reassignments = m->reassignments;
+    c->timeouts = m->timeouts;
+    c->joins = m->joins;
+    c->leaves = m->leaves;
+    c->repairs = m->repairs;
+    c->so_expected = m->so_expected;
+    c->so_delivered = m->so_delivered;
+    c->so_delivered_online = m->so_delivered_online;
+    c->so_latency_sum_ms = m->so_latency_sum_ms;
+    c->so_latency_max_ms = m->so_latency_max_ms;
+    c->adv_members = m->adv_members;
+    c->adv_withheld = m->adv_withheld;
+    c->adv_acks_withheld = m->adv_acks_withheld;
+    c->adv_acks_faked = m->adv_acks_faked;
+    c->adv_delayed = m->adv_delayed;
+    const rc_net_counters *n = rc_net_counts(rc_mc_net(mc));
+    c->bundles = n->bundles;
+    c->cover_packets = n->cover_packets;
+    c->pulls = n->pulls;
+    c->mix_packets = n->mix_packets;
+
+    const rc_poptab *pt = rc_mc_poptab(mc);
+    if (pt != NULL) {
+        gather_population(r, pt);
+        return;
+    }
+    size_t n_all, n_online;
+    double *all = rc_mc_latencies(mc, false, &n_all);
+    double *online = rc_mc_latencies(mc, true, &n_online);
+    /* Raw samples keep delivery order: copy them before the summaries sort. */
+    if (keep_raw) {
+        r->n_raw = n_online;
+        r->raw_online = rc_xmalloc((r->n_raw ? r->n_raw : 1) * sizeof(float));
+        for (size_t i = 0; i < r->n_raw; i++) r->raw_online[i] = (float)online[i];
+    }
+    for (size_t i = 0; i < n_all; i++) r->hist_all[rc_hist_bin(all[i])]++;
+    for (size_t i = 0; i < n_online; i++) r->hist_online[rc_hist_bin(online[i])]++;
+    rc_summary_compute(&r->all, all, n_all);
+    rc_summary_compute(&r->online, online, n_online);
 }
 
 /* ---------- flat image ---------- */

@@ -14,18 +14,16 @@
 #ifndef RCSIM_EXP_RESULT_H
 #define RCSIM_EXP_RESULT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "core/err.h"
+#include "core/hist.h"
 
 #define RC_RESULT_LAYOUT 2 /* 2: adversary counters (issue 17) */
 
-/* Histogram edges (seconds): [0, 0.01, ..., 100.0] linear (10000 bins), then
- * log bins of ratio 1.01 up to >= 1e6 s, then one overflow bin. */
-#define RC_HIST_LINEAR_BINS 10000
-#define RC_HIST_LOG_BINS 926
-#define RC_HIST_BINS (RC_HIST_LINEAR_BINS + RC_HIST_LOG_BINS + 1)
+/* Histogram edges: core/hist.h (rc_hist_bin, rc_hist_edge, RC_HIST_BINS). */
 
 /* Which quantiles the summary holds, in this order. */
 #define RC_SUMMARY_QUANTILES 10
@@ -38,6 +36,11 @@ typedef struct rc_summary {
     double q[RC_SUMMARY_QUANTILES]; /* linear interpolation like numpy.percentile */
 } rc_summary;
 
+/* The job's counters, gathered from the layers that count them: the engine
+ * (events), the network (rc_net_counters: bundles, cover_packets, pulls,
+ * mix_packets), the multicast layer (rc_mc_counters: the rest) and the run
+ * itself (wall_s, sim_s, peak_rss_kb).  The field names are the output names
+ * (HDF5 counter_*, --json). */
 typedef struct rc_counters {
     uint64_t events;              /* engine events processed */
     uint64_t multicasts;          /* payloads created by the apps */
@@ -107,10 +110,6 @@ typedef struct rc_result {
 void rc_result_init(rc_result *r);   /* zeroes and allocates the histograms */
 void rc_result_free(rc_result *r);
 
-/* Histogram geometry: bin of a latency, and the lower edge of bin i
- * (edge RC_HIST_BINS-1 is the overflow's lower edge). */
-size_t rc_hist_bin(double latency_s);
-double rc_hist_edge(size_t i);
 
 /* Summary from a sample array (sorted in place). */
 void rc_summary_compute(rc_summary *s, double *samples, size_t n);
@@ -128,6 +127,16 @@ typedef struct rc_load_summary {
     double groups_mean, groups_p50, groups_p90, groups_max;         /* memberships */
 } rc_load_summary;
 void rc_result_load_summary(const rc_result *r, rc_load_summary *out);
+
+/* Gathers a finished job's model outputs into r (rc_result_init'ed by the
+ * caller): ends the multicast layer's run (rc_mc_finish), keeps the first
+ * RC_UNDELIVERED_MAX undelivered pairs, copies the network's and the
+ * multicast layer's counters into r->c, and turns the latency samples into
+ * histograms, summaries and (keep_raw) the raw online array.  The engine's
+ * and the run's own counters (events, sim_s, wall_s, peak_rss_kb) are the
+ * caller's to set. */
+typedef struct rc_mc rc_mc;
+void rc_result_gather(rc_result *r, rc_mc *mc, bool keep_raw);
 
 /* Flat image for MPI and the journal.  pack allocates *buf (free()). */
 void rc_result_pack(const rc_result *r, void **buf, size_t *len);

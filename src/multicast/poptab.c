@@ -8,21 +8,6 @@
 #include "core/rng.h"
 #include "multicast/population.h"
 
-typedef struct moments {
-    uint64_t n;
-    double mean, m2, min, max;
-} moments;
-
-static void moments_add(moments *m, double x)
-{
-    m->n++;
-    double d = x - m->mean;
-    m->mean += d / (double)m->n;
-    m->m2 += d * (x - m->mean);
-    if (m->n == 1 || x < m->min) m->min = x;
-    if (m->n == 1 || x > m->max) m->max = x;
-}
-
 typedef struct payload {
     uint32_t group, source;
     rc_time created;
@@ -34,7 +19,7 @@ typedef struct payload {
 typedef struct bucket {
     uint64_t groups, multicasts, expected, deliveries, undelivered;
     uint32_t *hist; /* online latencies, allocated on first use */
-    moments online;
+    rc_moments online;
 } bucket;
 
 /* Bitsets of 2^c words come from per-class free lists, carved from chunks
@@ -55,11 +40,11 @@ struct rc_poptab {
     size_t n_chunks, cap_chunks, chunk_left;
     uint64_t *chunk_at;
     uint32_t *hist_all, *hist_online;
-    moments all, online;
-    bucket b[RC_SIZE_BUCKETS];
+    rc_moments all, online;
+    bucket b[RC_POPTAB_BUCKETS];
     uint32_t *sent;
     uint64_t undelivered;
-    rc_undelivered *miss;
+    struct missed { uint32_t group, payload, recipient; } *miss;
     size_t n_miss;
 };
 
@@ -108,7 +93,7 @@ static size_t words_of(uint32_t n) { return ((size_t)n + 63) / 64; }
 static unsigned bucket_of(uint32_t size)
 {
     unsigned b = 0;
-    while (b + 1 < RC_SIZE_BUCKETS && ((uint64_t)4 << b) <= size) b++;
+    while (b + 1 < RC_POPTAB_BUCKETS && ((uint64_t)4 << b) <= size) b++;
     return b; /* sizes [2^(b+1), 2^(b+2)) */
 }
 
@@ -148,7 +133,7 @@ rc_poptab *rc_poptab_new(uint32_t users, uint32_t groups, const char *dist, uint
     t->hist_all = rc_xcalloc(RC_HIST_BINS, sizeof(uint32_t));
     t->hist_online = rc_xcalloc(RC_HIST_BINS, sizeof(uint32_t));
     t->sent = rc_xcalloc(users ? users : 1, sizeof(uint32_t));
-    t->miss = rc_xmalloc(RC_UNDELIVERED_MAX * sizeof *t->miss);
+    t->miss = rc_xmalloc(RC_POPTAB_MISSED_MAX * sizeof *t->miss);
     return t;
 }
 
@@ -164,7 +149,7 @@ void rc_poptab_free(rc_poptab *t)
     free(t->chunks);
     free(t->hist_all);
     free(t->hist_online);
-    for (int b = 0; b < RC_SIZE_BUCKETS; b++) free(t->b[b].hist);
+    for (int b = 0; b < RC_POPTAB_BUCKETS; b++) free(t->b[b].hist);
     free(t->sent);
     free(t->miss);
     free(t);
@@ -234,9 +219,9 @@ static void count_missing(rc_poptab *t, uint32_t id)
     t->b[bucket_of(rc_poptab_size(t, p->group))].undelivered += p->left;
     const uint32_t *mem = rc_poptab_members(t, p->group);
     uint32_t n = rc_poptab_size(t, p->group);
-    for (uint32_t i = 0; i < n && t->n_miss < RC_UNDELIVERED_MAX; i++)
+    for (uint32_t i = 0; i < n && t->n_miss < RC_POPTAB_MISSED_MAX; i++)
         if (!((p->bits[i / 64] >> (i % 64)) & 1))
-            t->miss[t->n_miss++] = (rc_undelivered){p->group, id, mem[i]};
+            t->miss[t->n_miss++] = (struct missed){p->group, id, mem[i]};
 }
 
 void rc_poptab_ref(rc_poptab *t, uint32_t p)
@@ -278,13 +263,13 @@ bool rc_poptab_deliver(rc_poptab *t, uint32_t id, uint32_t user, double lat, boo
     b->deliveries++;
     size_t bin = rc_hist_bin(lat);
     t->hist_all[bin]++;
-    moments_add(&t->all, lat);
+    rc_moments_add(&t->all, lat);
     if (online) {
         t->hist_online[bin]++;
-        moments_add(&t->online, lat);
+        rc_moments_add(&t->online, lat);
         if (b->hist == NULL) b->hist = rc_xcalloc(RC_HIST_BINS, sizeof(uint32_t));
         b->hist[bin]++;
-        moments_add(&b->online, lat);
+        rc_moments_add(&b->online, lat);
     }
     return true;
 }
@@ -294,41 +279,41 @@ void rc_poptab_sent(rc_poptab *t, uint32_t user)
     if (t->sent[user] < UINT32_MAX) t->sent[user]++;
 }
 
-void rc_poptab_finish(rc_poptab *t, rc_result *out, rc_counters *c)
+uint64_t rc_poptab_finish(rc_poptab *t,
+                          void (*missed)(void *ctx, uint32_t group, uint32_t payload,
+                                         uint32_t recipient),
+                          void *ctx)
 {
     for (uint32_t id = 0; id < t->n_pl; id++)
-        if (t->pl[id].bits != NULL) count_missing(t, id);
-    c->undelivered = t->undelivered;
-    memcpy(out->hist_all, t->hist_all, RC_HIST_BINS * sizeof(uint32_t));
-    memcpy(out->hist_online, t->hist_online, RC_HIST_BINS * sizeof(uint32_t));
-    rc_summary_from_hist(&out->all, t->hist_all, t->all.mean, t->all.m2, t->all.min, t->all.max);
-    rc_summary_from_hist(&out->online, t->hist_online, t->online.mean, t->online.m2,
-                         t->online.min, t->online.max);
-    out->n_sizes = 0;
-    for (unsigned i = 0; i < RC_SIZE_BUCKETS; i++) {
-        const bucket *b = &t->b[i];
-        if (b->groups == 0) continue;
-        rc_size_bucket *s = &out->sizes[out->n_sizes++];
-        s->lo = (uint64_t)2 << i;
-        s->hi = i + 1 < RC_SIZE_BUCKETS ? ((uint64_t)4 << i) - 1 : UINT64_MAX;
-        s->groups = b->groups;
-        s->multicasts = b->multicasts;
-        s->expected = b->expected;
-        s->deliveries = b->deliveries;
-        s->undelivered = b->undelivered;
-        static const uint32_t empty[RC_HIST_BINS];
-        rc_summary_from_hist(&s->online, b->hist ? b->hist : empty, b->online.mean,
-                             b->online.m2, b->online.min, b->online.max);
-    }
-    out->n_users_load = t->users;
-    out->user_sent = rc_xmalloc((t->users ? t->users : 1) * sizeof(uint32_t));
-    out->user_groups = rc_xmalloc((t->users ? t->users : 1) * sizeof(uint32_t));
-    memcpy(out->user_sent, t->sent, t->users * sizeof(uint32_t));
-    for (uint32_t u = 0; u < t->users; u++)
-        out->user_groups[u] = (uint32_t)(t->u_off[u + 1] - t->u_off[u]);
-    out->n_undelivered = t->n_miss;
-    if (t->n_miss) {
-        out->undelivered = rc_xmalloc(RC_UNDELIVERED_MAX * sizeof *out->undelivered);
-        memcpy(out->undelivered, t->miss, t->n_miss * sizeof *t->miss);
-    }
+        if (t->pl[id].bits != NULL) {
+            count_missing(t, id);
+            t->pl[id].left = 0; /* counted once, even if finish runs again */
+        }
+    for (size_t i = 0; missed && i < t->n_miss; i++)
+        missed(ctx, t->miss[i].group, t->miss[i].payload, t->miss[i].recipient);
+    return t->undelivered;
 }
+
+const uint32_t *rc_poptab_hist(const rc_poptab *t, bool online, rc_moments *m)
+{
+    *m = online ? t->online : t->all;
+    return online ? t->hist_online : t->hist_all;
+}
+
+bool rc_poptab_bucket_get(const rc_poptab *t, unsigned i, rc_poptab_bucket *out)
+{
+    if (i >= RC_POPTAB_BUCKETS || t->b[i].groups == 0) return false;
+    const bucket *b = &t->b[i];
+    *out = (rc_poptab_bucket){(uint64_t)2 << i,
+                              i + 1 < RC_POPTAB_BUCKETS ? ((uint64_t)4 << i) - 1 : UINT64_MAX,
+                              b->groups, b->multicasts, b->expected, b->deliveries,
+                              b->undelivered, b->hist, b->online};
+    return true;
+}
+
+const uint32_t *rc_poptab_user_sent(const rc_poptab *t) { return t->sent; }
+uint32_t rc_poptab_user_groups(const rc_poptab *t, uint32_t u)
+{
+    return (uint32_t)(t->u_off[u + 1] - t->u_off[u]);
+}
+uint32_t rc_poptab_users(const rc_poptab *t) { return t->users; }

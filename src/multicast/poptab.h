@@ -13,10 +13,10 @@
  *   recipients are counted as undelivered, its bitset returns to a pool and
  *   its id is reused.  Payloads still referred to at the end are counted by
  *   rc_poptab_finish.
- * - Latencies go into the fixed-edge histograms of exp/result.h (whole run,
+ * - Latencies go into the fixed-edge histograms of core/hist.h (whole run,
  *   and online latencies per group-size bucket [2^b, 2^(b+1))) plus exact
- *   moments; quantiles are read from the histograms (within 10 ms below
- *   100 s, within 1 % above).
+ *   moments; exp/result reads quantiles from them (within 10 ms below 100 s,
+ *   within 1 % above).
  * - Per-user load: real sub-messages that left each user, and its groups.
  *
  * Memory: O(users + groups + memberships + live payloads); rc_poptab owns all.
@@ -30,8 +30,8 @@
 #include <stdint.h>
 
 #include "core/err.h"
+#include "core/hist.h"
 #include "core/sim.h"
-#include "exp/result.h"
 
 typedef struct rc_poptab rc_poptab;
 
@@ -59,9 +59,28 @@ bool rc_poptab_deliver(rc_poptab *t, uint32_t p, uint32_t user, double lat_s, bo
 /* A real sub-message left `user`. */
 void rc_poptab_sent(rc_poptab *t, uint32_t user);
 
-/* End of run: counts the payloads still referred to, then fills out's
- * histograms, summaries, size buckets, per-user load and undelivered list,
- * and c->undelivered. */
-void rc_poptab_finish(rc_poptab *t, rc_result *out, rc_counters *c);
+/* End of run: counts the missing recipients of the payloads still referred
+ * to, calls `missed` (may be NULL) for the first RC_POPTAB_MISSED_MAX missing
+ * (recipient, payload) pairs of the run, and returns the undelivered total. */
+#define RC_POPTAB_MISSED_MAX 1000
+uint64_t rc_poptab_finish(rc_poptab *t,
+                          void (*missed)(void *ctx, uint32_t group, uint32_t payload,
+                                         uint32_t recipient),
+                          void *ctx);
+
+/* What the run measured, for exp/result. */
+const uint32_t *rc_poptab_hist(const rc_poptab *t, bool online, rc_moments *m);
+#define RC_POPTAB_BUCKETS 20
+typedef struct rc_poptab_bucket {
+    uint64_t lo, hi;                 /* group sizes lo..hi (hi = UINT64_MAX: no bound) */
+    uint64_t groups, multicasts, expected, deliveries, undelivered;
+    const uint32_t *hist_online;     /* NULL when nothing was delivered online */
+    rc_moments online;
+} rc_poptab_bucket;
+/* Bucket i (sizes [2^(i+1), 2^(i+2))); false when no group has such a size. */
+bool rc_poptab_bucket_get(const rc_poptab *t, unsigned i, rc_poptab_bucket *out);
+const uint32_t *rc_poptab_user_sent(const rc_poptab *t);
+uint32_t rc_poptab_user_groups(const rc_poptab *t, uint32_t user);
+uint32_t rc_poptab_users(const rc_poptab *t);
 
 #endif

@@ -9,8 +9,8 @@
  *
  * Ownership: rc_trace owns everything; rc_trace_free releases it.
  */
-#ifndef RCSIM_WORKLOAD_AVAIL_H
-#define RCSIM_WORKLOAD_AVAIL_H
+#ifndef RCSIM_TRACE_AVAIL_H
+#define RCSIM_TRACE_AVAIL_H
 
 #include <stdbool.h>
 #include <stddef.h>
