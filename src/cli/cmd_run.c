@@ -128,6 +128,19 @@ static void print_human(const rc_job *job, const rc_result *r)
            RCSIM_VERSION, job->strategy, job->users, job->groups, rc_job_group_size(job),
            job->trace, job->model == RC_MODEL_PAPER ? "paper" : "exact", job->duration_s,
            (unsigned long long)job->seed);
+    if (r->n_sizes > 0) {
+        rc_load_summary l;
+        rc_result_load_summary(r, &l);
+        printf("  population %d in %d groups of sizes %s; groups per user mean %.1f, max %.0f "
+               "(%llu in none); sub-messages sent per user mean %.0f, p99 %.0f, max %.0f\n",
+               job->population, job->groups, job->group_size_dist, l.groups_mean, l.groups_max,
+               (unsigned long long)l.without_group, l.sent_mean, l.sent_p99, l.sent_max);
+        printf("  median online latency by group size (s):");
+        for (uint32_t i = 0; i < r->n_sizes; i++)
+            printf(" %llu-%llu: %.2f", (unsigned long long)r->sizes[i].lo,
+                   (unsigned long long)r->sizes[i].hi, r->sizes[i].online.q[4]);
+        printf("\n");
+    }
     printf("  multicasts %llu, deliveries %llu (online %llu), undelivered %llu, duplicates %llu\n",
            (unsigned long long)r->c.multicasts, (unsigned long long)r->c.deliveries,
            (unsigned long long)r->c.deliveries_online, (unsigned long long)r->c.undelivered,
