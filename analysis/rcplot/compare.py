@@ -96,6 +96,12 @@ def beyond_seeds(rows):
                and _quantile(r) in (0.0, 1.0))
 
 
+def has_quantiles(rows):
+    """True when the rows carry the paper's seed quantile (tables written before it
+    existed do not)."""
+    return any(math.isfinite(_quantile(r)) for r in rows)
+
+
 PAIR_KEYS = ("m", "schedule", "strategy", "burst", "groups", "lambda_div", "stat")
 
 
