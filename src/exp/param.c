@@ -106,7 +106,7 @@ static const rc_param_def table[] = {
      "anti-entropy: a digest covers the group's payloads created this recently"},
     {"membership_rate", RC_PT_DOUBLE, OFF(membership_rate), 0, "0", 0, 1e3, "1/s", NULL, C | A,
      "changing membership: join/leave events per second per group (0 = static groups)"},
-    {"store_raw", RC_PT_BOOL, OFF(store_raw), 0, "false", 0, 1, "", NULL, 0,
+    {"store_raw", RC_PT_BOOL, OFF(store_raw), 0, "false", 0, 1, "", NULL, RC_PF_STORED,
      "keep raw per-delivery latencies in the results"},
     {"check", RC_PT_BOOL, OFF(check), 0, "false", 0, 1, "", NULL, 0,
      "check run-time invariants for this job (slower)"},

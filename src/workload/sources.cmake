@@ -1,1 +1,2 @@
-set(RCSIM_WORKLOAD_SOURCES src/workload/avail.c src/workload/app.c src/workload/synth.c)
+set(RCSIM_WORKLOAD_SOURCES src/workload/avail.c src/workload/app.c src/workload/synth.c
+    src/workload/trace_id.c)
