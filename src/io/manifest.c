@@ -224,11 +224,12 @@ static const rc_manifest_build *find_build(const rc_manifest *m, const char *id)
     return NULL;
 }
 
-static void describe_build(const rc_manifest_build *b, char *buf, size_t n)
+/* `same_config`: leave the configuration out (the other build's says it). */
+static void describe_build(const rc_manifest_build *b, bool same_config, char *buf, size_t n)
 {
-    snprintf(buf, n, "build %s (git %s%s, sources sha256 %.12s..., %s)", b->id, b->revision,
+    snprintf(buf, n, "build %s (git %s%s, sources sha256 %.12s...%s%s)", b->id, b->revision,
              b->dirty == 1 && !strstr(b->revision, "dirty") ? ", dirty" : "", b->sources_sha256,
-             b->config);
+             same_config ? ", same configuration" : ", ", same_config ? "" : b->config);
 }
 
 int rc_manifest_check(const rc_manifest *old, const rc_manifest *now, const char *out,
@@ -263,9 +264,10 @@ int rc_manifest_check(const rc_manifest *old, const rc_manifest *now, const char
     const rc_manifest_build *cur = &now->builds[0];
     if (!allow_other_build && find_build(old, cur->id) == NULL) {
         char was[1400], is[1400];
-        if (old->n_builds > 0) describe_build(&old->builds[old->n_builds - 1], was, sizeof was);
+        const rc_manifest_build *last = old->n_builds > 0 ? &old->builds[old->n_builds - 1] : NULL;
+        if (last != NULL) describe_build(last, false, was, sizeof was);
         else snprintf(was, sizeof was, "an unrecorded build");
-        describe_build(cur, is, sizeof is);
+        describe_build(cur, last != NULL && !strcmp(last->config, cur->config), is, sizeof is);
         return rc_err_set(err, RC_EXIT_USAGE,
                           "the finished jobs in %s were run by %s%s; this binary is %s. "
                           "Resuming would mix results of two builds: use the original binary, "
