@@ -3,6 +3,7 @@
 # is missing, truncated, corrupt, not gzip, has a bad line or too few lines exits 2 with the
 # reason (naming the sweep file's line and the trace file) and writes nothing: no results file,
 # no journal, no lock, no manifest.  Also under mpirun -np 2 (every rank exits, nobody hangs).
+# So does a --data-dir that does not exist.
 source "$(dirname "$0")/rel_lib.sh"
 MPIEXEC=${MPIEXEC:-mpirun}
 T="$WORK/traces"
@@ -54,4 +55,10 @@ for c in "${cases[@]}"; do
     echo "ok: $name -> $(head -1 "$WORK/e_$name")"
     i=$((i + 1))
 done
-echo "PASS ($i bad traces refused)"
+# A --data-dir that does not exist would fail every job at dispatch: refused up front too.
+rc=0; "$RCSIM" sweep "$SWEEP" --out "$WORK/dd.h5" --data-dir "$WORK/nodir" > /dev/null 2> "$WORK/e_dd" || rc=$?
+[ "$rc" = 2 ] || fail "--data-dir missing: exit $rc, want 2 ($(head -3 "$WORK/e_dd"))"
+grep -qF -- "--data-dir $WORK/nodir: not a directory" "$WORK/e_dd" || fail "--data-dir: $(cat "$WORK/e_dd")"
+for f in "$WORK/dd.h5" "$WORK/dd.h5.journal"; do [ ! -e "$f" ] || fail "--data-dir missing: wrote $f"; done
+echo "ok: $(cat "$WORK/e_dd")"
+echo "PASS ($i bad traces and a missing --data-dir refused)"
