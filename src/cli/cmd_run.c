@@ -243,9 +243,11 @@ int rc_cmd_run(int argc, char **argv)
             return RC_EXIT_USAGE;
         }
     }
-    if (strcmp(job.trace, "online") != 0) {
-        /* Bound before the run, so the id, --out's canonical text and its
-         * trace_* attributes name the trace's content, not its spelling. */
+    if (out_path != NULL && strcmp(job.trace, "online") != 0) {
+        /* Bound before the run so that --out's canonical text and trace_*
+         * attributes name the trace's content, not its spelling (rc_run_job
+         * binds its own copy, so the printed job id names it either way; the
+         * second read costs one trace load, only with --out). */
         rc_trace_id id;
         rc_trace *t = rc_trace_id_load(job.trace, job.data_dir, rc_job_trace_lines_needed(&job),
                                        &id, &err);
