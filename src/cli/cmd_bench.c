@@ -144,8 +144,7 @@ static void print_usage(FILE *out)
             "      --no-sweep       skip the sweep throughput measurement\n"
             "      --only TEXT      only configurations whose name contains TEXT\n"
             "      --data-dir DIR   where availability traces are looked up (else\n"
-            "                       $RCSIM_DATA_DIR, ./data/availability,\n"
-            "                       ../shared/data/availability)\n"
+            "                       $RCSIM_DATA_DIR, then ./data/availability)\n"
             "  -q, --quiet          no progress lines on stderr\n"
             "  -h, --help           this help\n"
             "\n"
@@ -311,8 +310,8 @@ static void run_config(cfg_result *cr, const opts *o)
             char name[sizeof cr->job.trace];
             memcpy(name, cr->job.trace, sizeof name); /* snprintf must not read from *cr */
             cr->status = CR_SKIPPED;
-            snprintf(cr->note, sizeof cr->note, "skipped: trace %.200s not found (set RCSIM_DATA_DIR)",
-                     name);
+            snprintf(cr->note, sizeof cr->note,
+                     "skipped: trace %.200s not found (scripts/get-traces.sh, RCSIM_DATA_DIR)", name);
             return;
         }
     }

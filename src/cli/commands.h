@@ -11,5 +11,7 @@ int rc_cmd_plan(int argc, char **argv);    /* cli/cmd_plan.c: expand and estimat
 int rc_cmd_slurm(int argc, char **argv);   /* cli/cmd_slurm.c: write an sbatch script */
 int rc_cmd_trace(int argc, char **argv);   /* cli/cmd_trace.c: trace stats and synthetic traces */
 int rc_cmd_bench(int argc, char **argv);   /* cli/cmd_bench.c: benchmark suite */
+int rc_cmd_plot(int argc, char **argv);    /* cli/cmd_analysis.c: exec analysis/plot.py */
+int rc_cmd_report(int argc, char **argv);  /* cli/cmd_analysis.c: exec analysis/report.py */
 
 #endif

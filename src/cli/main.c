@@ -14,6 +14,8 @@
 #pragma weak rc_cmd_slurm
 #pragma weak rc_cmd_trace
 #pragma weak rc_cmd_bench
+#pragma weak rc_cmd_plot
+#pragma weak rc_cmd_report
 
 typedef struct command {
     const char *name;
@@ -28,6 +30,8 @@ static const command commands[] = {
     {"slurm", rc_cmd_slurm, "write an sbatch script that runs (and resumes) a sweep"},
     {"trace", rc_cmd_trace, "availability traces: statistics and synthetic traces"},
     {"bench", rc_cmd_bench, "benchmark suite: events/s, wall time, sweep throughput"},
+    {"plot", rc_cmd_plot, "plot a results file: any sweep, axes chosen from its parameters"},
+    {"report", rc_cmd_report, "one-page HTML + Markdown report of a results file"},
 };
 
 static void usage(FILE *out)

@@ -1,6 +1,6 @@
 # Each subcommand lives in its own file; main.c dispatches by name.
 set(RCSIM_CLI_SOURCES src/cli/main.c src/cli/cmd_run.c src/cli/json_out.c)
-foreach(cmd sweep plan slurm trace bench)
+foreach(cmd sweep plan slurm trace bench analysis)
   if(EXISTS ${CMAKE_SOURCE_DIR}/src/cli/cmd_${cmd}.c)
     list(APPEND RCSIM_CLI_SOURCES src/cli/cmd_${cmd}.c)
   endif()
@@ -14,4 +14,11 @@ if(EXISTS ${CMAKE_SOURCE_DIR}/src/cli/cmd_slurm.c)
   set(RCSIM_SLURM_TEMPLATE ${CMAKE_SOURCE_DIR}/slurm/rcsim-sweep.sbatch.in)
   set(RCSIM_SLURM_TEMPLATE_H ${CMAKE_BINARY_DIR}/generated/cli/slurm_template.h)
   include(${CMAKE_SOURCE_DIR}/slurm/embed-template.cmake)
+endif()
+
+# `rcsim plot` / `rcsim report` exec the Python analysis; a binary run from its build tree
+# finds it in the source tree it was built from (src/cli/cmd_analysis.c).
+if(EXISTS ${CMAKE_SOURCE_DIR}/src/cli/cmd_analysis.c)
+  set_property(SOURCE src/cli/cmd_analysis.c APPEND PROPERTY COMPILE_DEFINITIONS
+               RCSIM_ANALYSIS_SOURCE_DIR="${CMAKE_SOURCE_DIR}/analysis")
 endif()

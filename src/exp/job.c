@@ -94,14 +94,19 @@ int rc_job_validate(const rc_job *job, rc_err *err)
     rc_strategy_spec s;
     int rc = rc_strategy_parse(job->strategy, &s, err);
     if (rc) return rc;
-    if (job->data_dir[0] != '\0') {
-        struct stat st;
-        if (stat(job->data_dir, &st) != 0 || !S_ISDIR(st.st_mode))
-            return rc_err_set(err, RC_EXIT_USAGE, "data_dir: '%s' is not a directory",
-                              job->data_dir);
-    }
     if (job->trace[0] == '\0')
         return rc_err_set(err, RC_EXIT_USAGE, "trace: empty (use 'online' for no trace)");
+    /* The data directory matters only to a trace given by name: a run without
+     * a trace, or with a trace path, never looks at it (a clone without the
+     * traces, or a stale $RCSIM_DATA_DIR, must not stop it). */
+    struct stat st;
+    bool by_name = strcmp(job->trace, "online") != 0 &&
+                   !(stat(job->trace, &st) == 0 && S_ISREG(st.st_mode));
+    if (by_name && job->data_dir[0] != '\0' &&
+        (stat(job->data_dir, &st) != 0 || !S_ISDIR(st.st_mode)))
+        return rc_err_set(err, RC_EXIT_USAGE,
+                          "data_dir: '%s' is not a directory (looking up trace '%s')",
+                          job->data_dir, job->trace);
     if (job->rate_payload <= 0)
         return rc_err_set(err, RC_EXIT_USAGE, "rate_payload: must be > 0");
     if (job->quirks.lattice == 1) {

@@ -94,7 +94,8 @@ void rc_job_resolve(rc_job *job);
 
 /* Cross-field validation after resolve: group larger than population, bad
  * strategy name, missing trace, ...  Message names the key.  Returns 0 or
- * RC_EXIT_USAGE. */
+ * RC_EXIT_USAGE.  data_dir is checked only when the trace is a name to look
+ * up (not "online", not an existing file). */
 int rc_job_validate(const rc_job *job, rc_err *err);
 
 /* Canonical text: "key=value\n" for every parameter that affects results,

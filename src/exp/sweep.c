@@ -1083,8 +1083,16 @@ static int bind_all(rc_sweep *s, const char *data_dir, rc_err *err)
 {
     for (size_t i = 0; i < s->n; i++) {
         rc_job *job = &s->jobs[i];
-        if (!strcmp(job->trace, "online")) continue;
         const char *dir = data_dir != NULL && data_dir[0] != '\0' ? data_dir : job->data_dir;
+        if (dir != job->data_dir) {
+            /* The job as the farm will hand it out (with --data-dir), checked
+             * now rather than by the job itself at run time. */
+            rc_job run = *job;
+            snprintf(run.data_dir, sizeof run.data_dir, "%s", dir);
+            rc_err e = {0};
+            if (rc_job_validate(&run, &e) != 0) return bind_fail(s, i, err, "%s", e.msg);
+        }
+        if (!strcmp(job->trace, "online")) continue;
         bound_trace *b = find_bound(s, job->trace, dir);
         if (b == NULL) {
             /* Each distinct trace is read once, completely: a bad file is

@@ -37,7 +37,8 @@ uint64_t rc_sweep_job_id(const rc_sweep *s, size_t i);
  * (gzip, every line), each job's line requirement is checked, and the jobs
  * get the trace's canonical name, SHA-256 and line count, which changes
  * their ids and the sweep hash.  `data_dir`, if not NULL or empty, replaces
- * the jobs' own (as `rcsim sweep --data-dir` does for the runs).  Errors are
+ * the jobs' own (as `rcsim sweep --data-dir` does for the runs; the jobs are
+ * validated again with it, rc_job_validate).  Errors are
  * RC_EXIT_USAGE naming the sweep file, the line that set the trace and the
  * problem; so are two jobs that turn out to be one (os15 and gen_os15 on one
  * axis).  Until bound (and after a failed bind), ids use the trace as

@@ -103,12 +103,6 @@ static void describe_now(const rc_sweep *sw, rc_manifest *m)
 int rc_preflight_run(rc_sweep *sw, const rc_preflight_opts *o, rc_preflight **pf, rc_err *err)
 {
     *pf = NULL;
-    /* Every job would get it at dispatch (and fail on it); the sweep file's own
-     * data_dir was checked with the jobs when it was loaded. */
-    struct stat st;
-    if (o->data_dir != NULL && o->data_dir[0] != '\0' &&
-        (stat(o->data_dir, &st) != 0 || !S_ISDIR(st.st_mode)))
-        return rc_err_set(err, RC_EXIT_USAGE, "--data-dir %s: not a directory", o->data_dir);
     int rc = rc_sweep_bind(sw, o->data_dir, err);
     if (rc == 0) rc = check_out_dir(o->out, err);
     if (rc != 0) return rc;
@@ -125,6 +119,7 @@ int rc_preflight_run(rc_sweep *sw, const rc_preflight_opts *o, rc_preflight **pf
     bool found = false;
     rc = rc_manifest_read(o->out, &old, &found, err);
     char *jpath = rc_journal_path(o->out);
+    struct stat st;
     bool resumed = stat(jpath, &st) == 0;
     if (rc == 0 && resumed) {
         if (found) {

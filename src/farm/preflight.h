@@ -1,8 +1,8 @@
 /* preflight: what rank 0 checks and claims before the first job of a sweep.
  *
  * In this order, so that a refusal writes nothing:
- *   1. inputs: --data-dir must be a directory; every job is bound to the
- *      content of its trace (rc_sweep_bind):
+ *   1. inputs: every job is validated as it will run (with --data-dir) and
+ *      bound to the content of its trace (rc_sweep_bind):
  *      each trace is read completely, a missing, truncated, corrupt or too
  *      short one is an error naming the sweep line and the file;
  *   2. --out: its directory must exist and be writable (the message names it);

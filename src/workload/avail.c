@@ -371,10 +371,10 @@ int rc_trace_resolve(const char *name, const char *data_dir, char *path, size_t 
         strcpy(path, name);
         return 0;
     }
-    /* Search order (avail.h): explicit --data-dir, $RCSIM_DATA_DIR, then the
-     * places a checkout usually has them. */
+    /* Search order (avail.h): explicit --data-dir, $RCSIM_DATA_DIR, then where
+     * scripts/get-traces.sh puts them by default. */
     const char *env = getenv("RCSIM_DATA_DIR");
-    const char *dirs[] = {data_dir, env, "./data/availability", "../shared/data/availability"};
+    const char *dirs[] = {data_dir, env, "./data/availability"};
     static const char *const forms[] = {"%s/%s", "%s/%s.txt.gz", "%s/schedules_%s.txt.gz",
                                         "%s/schedules_gen_%s.txt.gz"};
     char tried[600] = "";
@@ -399,7 +399,7 @@ int rc_trace_resolve(const char *name, const char *data_dir, char *path, size_t 
     }
     return rc_err_set(err, RC_EXIT_USAGE,
                       "trace '%s' not found: tried %s{,.txt.gz}, schedules_%s.txt.gz and "
-                      "schedules_gen_%s.txt.gz in %s (set --data-dir or RCSIM_DATA_DIR; see "
-                      "data/README.md)",
+                      "schedules_gen_%s.txt.gz in %s (set --data-dir or RCSIM_DATA_DIR; the "
+                      "paper's traces: scripts/get-traces.sh, data/README.md)",
                       name, name, name, name, used ? tried : "(no directories)");
 }

@@ -23,7 +23,7 @@ typedef struct rc_trace rc_trace;
 /* Resolves a trace name: "online" -> *path = "" (no trace); an existing path
  * is used as is; otherwise NAME, NAME.txt.gz, schedules_NAME.txt.gz and
  * schedules_gen_NAME.txt.gz are tried in data_dir (if non-empty), then in
- * $RCSIM_DATA_DIR, then ./data/availability and ../shared/data/availability.
+ * $RCSIM_DATA_DIR, then ./data/availability (scripts/get-traces.sh's default).
  * Returns 0 or RC_EXIT_USAGE naming what was tried. */
 int rc_trace_resolve(const char *name, const char *data_dir, char *path, size_t n, rc_err *err);
 

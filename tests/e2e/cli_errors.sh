@@ -27,6 +27,10 @@ expect_error "group_size" --users 10 --group-size 11
 expect_error "strategy" --strategy rc-k0-p1
 expect_error "users" --users
 expect_error "nonexistent-trace" --trace nonexistent-trace
+expect_error "scripts/get-traces.sh" --trace nonexistent-trace
+# a trace name with a data directory that does not exist (a trace-less run ignores it: below)
+expect_error "data_dir: '/nonexistent-rcsim-dir' is not a directory" --trace gen_os15 \
+    --data-dir /nonexistent-rcsim-dir
 # a malformed trace: second line too short
 printf '1111\n11\n1111\n' | gzip >"$T/short.txt.gz"
 expect_error "short.txt.gz:2" --trace "$T/short.txt.gz" --users 3 --model exact
@@ -45,5 +49,12 @@ expect_error "trunc.txt.gz" --trace "$T/trunc.txt.gz" --users 3
 "$RCSIM" run --users 16 --duration 600 --out "$T/good.h5" --quiet || { echo "FAIL: good run"; fail=1; }
 [ -s "$T/good.h5" ] || { echo "FAIL: good run wrote no file"; fail=1; }
 [ -e "$T/good.h5.tmp" ] && { echo "FAIL: temp file left"; fail=1; }
+# A run that needs no trace (or names its trace by path) never looks at the data directory.
+printf '1111\n1111\n1111\n' | gzip >"$T/ok.txt.gz"
+for args in "--data-dir /nonexistent-rcsim-dir" "--trace $T/ok.txt.gz --users 3 --data-dir /nonexistent-rcsim-dir"; do
+  # shellcheck disable=SC2086  # a word list
+  RCSIM_DATA_DIR=/nonexistent-rcsim-dir "$RCSIM" run --users 16 --duration 600 --quiet $args \
+    >/dev/null 2>"$T/stderr" || { echo "FAIL: rcsim run $args with a missing data directory:"; cat "$T/stderr"; fail=1; }
+done
 if [ $fail -eq 0 ]; then echo "cli_errors: all passed"; fi
 exit $fail

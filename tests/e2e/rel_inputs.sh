@@ -8,14 +8,14 @@ source "$(dirname "$0")/rel_lib.sh"
 MPIEXEC=${MPIEXEC:-mpirun}
 T="$WORK/traces"
 mkdir -p "$T"
-synth_trace "$T/good.txt.gz" 1
+synth_hour_trace "$T/good.txt.gz" 1
 size=$(stat -c %s "$T/good.txt.gz")
 head -c $((size / 2)) "$T/good.txt.gz" > "$T/trunc.txt.gz"
 # The gzip trailer's CRC-32 of the text, flipped: the data inflates but does not check.
 cp "$T/good.txt.gz" "$T/crc.txt.gz"
 printf '\xff\xff\xff\xff' | dd of="$T/crc.txt.gz" bs=1 seek=$((size - 8)) conv=notrunc status=none
 gzip -dc "$T/good.txt.gz" > "$T/plain.txt"
-synth_trace "$T/short.txt.gz" 1 5
+synth_hour_trace "$T/short.txt.gz" 1 5
 { head -3 "$T/plain.txt"; echo "01x1"; } | gzip > "$T/badline.txt.gz"
 
 # case  --set trace=...  words the message must contain
@@ -55,10 +55,15 @@ for c in "${cases[@]}"; do
     echo "ok: $name -> $(head -1 "$WORK/e_$name")"
     i=$((i + 1))
 done
-# A --data-dir that does not exist would fail every job at dispatch: refused up front too.
-rc=0; "$RCSIM" sweep "$SWEEP" --out "$WORK/dd.h5" --data-dir "$WORK/nodir" > /dev/null 2> "$WORK/e_dd" || rc=$?
+# A --data-dir that does not exist, for traces given by name, fails every job at dispatch
+# (even when $RCSIM_DATA_DIR holds the trace): refused up front too.
+mkdir -p "$WORK/data"
+cp "$T/good.txt.gz" "$WORK/data/schedules_gen_syn.txt.gz"
+sed "s|$T/good.txt.gz|syn|" "$WORK/t.yaml" > "$WORK/byname.yaml"
+rc=0; RCSIM_DATA_DIR="$WORK/data" "$RCSIM" sweep "$WORK/byname.yaml" --out "$WORK/dd.h5" \
+    --data-dir "$WORK/nodir" > /dev/null 2> "$WORK/e_dd" || rc=$?
 [ "$rc" = 2 ] || fail "--data-dir missing: exit $rc, want 2 ($(head -3 "$WORK/e_dd"))"
-grep -qF -- "--data-dir $WORK/nodir: not a directory" "$WORK/e_dd" || fail "--data-dir: $(cat "$WORK/e_dd")"
+grep -qF "data_dir: '$WORK/nodir' is not a directory" "$WORK/e_dd" || fail "--data-dir: $(cat "$WORK/e_dd")"
 for f in "$WORK/dd.h5" "$WORK/dd.h5.journal"; do [ ! -e "$f" ] || fail "--data-dir missing: wrote $f"; done
 echo "ok: $(cat "$WORK/e_dd")"
 echo "PASS ($i bad traces and a missing --data-dir refused)"

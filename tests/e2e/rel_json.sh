@@ -8,7 +8,7 @@ source "$(dirname "$0")/rel_lib.sh"
 odd="$WORK/q\"uo\\te d"
 mkdir -p "$odd"
 trace="$odd/t\"r.txt.gz"
-synth_trace "$trace" 3
+synth_hour_trace "$trace" 3
 
 "$RCSIM" run --users 16 --duration 10m --trace "$trace" --json > "$WORK/run.json" || fail "run --json"
 $PY - "$WORK/run.json" "$trace" <<'PY' || fail "rcsim run --json: $(cat "$WORK/run.json")"

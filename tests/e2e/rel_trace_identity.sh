@@ -7,8 +7,8 @@
 # Synthetic traces only (no real trace files needed).
 source "$(dirname "$0")/rel_lib.sh"
 mkdir -p "$WORK/A" "$WORK/B"
-synth_trace "$WORK/A/schedules_gen_syn.txt.gz" 1
-synth_trace "$WORK/B/schedules_gen_syn.txt.gz" 2
+synth_hour_trace "$WORK/A/schedules_gen_syn.txt.gz" 1
+synth_hour_trace "$WORK/B/schedules_gen_syn.txt.gz" 2
 sha_a=$(gzip -dc "$WORK/A/schedules_gen_syn.txt.gz" | sha256sum | cut -d' ' -f1)
 sha_b=$(gzip -dc "$WORK/B/schedules_gen_syn.txt.gz" | sha256sum | cut -d' ' -f1)
 [ "$sha_a" != "$sha_b" ] || fail "the two synthetic traces are identical"

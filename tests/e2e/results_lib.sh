@@ -51,8 +51,8 @@ open(path, "r+b").truncate(pos)
 PY
 }
 
-# A synthetic trace: $1 output, $2 seed, $3 lines (default 40), one hour per line.
-synth_trace() {
+# A small synthetic trace (one hour per line): $1 output, $2 seed, $3 lines (default 40).
+synth_hour_trace() {
     "$RCSIM" trace synth --online 0.8 --gaps 2 --gap-median 300 --period 3600 \
         --lines "${3:-40}" --seed "$2" -o "$1" > /dev/null
 }
