@@ -136,10 +136,14 @@ int rc_preflight_run(rc_sweep *sw, const rc_preflight_opts *o, rc_preflight **pf
     }
     if (rc == 0 && !o->dry_run) {
         /* A fresh start (no journal) forgets an old manifest: there is
-         * nothing finished that it could describe. */
-        if (resumed && found) rc_manifest_merge(&old, &now);
-        rc = rc_manifest_write(o->out, resumed && found ? &old : &now, err);
-        if (rc == 0 && !found) p->manifest_created = rc_manifest_path(o->out);
+         * nothing finished that it could describe.  An unchanged one is not
+         * rewritten (a resume on a full disk fails where it did before). */
+        if (resumed && found) {
+            if (rc_manifest_merge(&old, &now)) rc = rc_manifest_write(o->out, &old, err);
+        } else {
+            rc = rc_manifest_write(o->out, &now, err);
+            if (rc == 0 && !found) p->manifest_created = rc_manifest_path(o->out);
+        }
     }
     free(jpath);
     rc_manifest_free(&now);

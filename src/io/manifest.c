@@ -278,20 +278,30 @@ int rc_manifest_check(const rc_manifest *old, const rc_manifest *now, const char
     return 0;
 }
 
-void rc_manifest_merge(rc_manifest *old, const rc_manifest *now)
+bool rc_manifest_merge(rc_manifest *old, const rc_manifest *now)
 {
+    bool changed = strcmp(old->sweep_name, now->sweep_name) != 0 ||
+                   strcmp(old->sweep_file, now->sweep_file) != 0 ||
+                   old->sweep_hash != now->sweep_hash || strcmp(old->stored, now->stored) != 0;
     copy(old->sweep_name, sizeof old->sweep_name, now->sweep_name);
     copy(old->sweep_file, sizeof old->sweep_file, now->sweep_file);
     old->sweep_hash = now->sweep_hash;
     copy(old->stored, sizeof old->stored, now->stored);
     for (size_t i = 0; i < now->n_builds; i++)
-        if (find_build(old, now->builds[i].id) == NULL) *push_build(old) = now->builds[i];
+        if (find_build(old, now->builds[i].id) == NULL) {
+            *push_build(old) = now->builds[i];
+            changed = true;
+        }
     for (size_t i = 0; i < now->n_traces; i++) {
         const rc_manifest_trace *t = &now->traces[i];
         bool have = false;
         for (size_t k = 0; k < old->n_traces && !have; k++)
             have = !strcmp(old->traces[k].written, t->written) &&
                    !strcmp(old->traces[k].id.sha256, t->id.sha256);
-        if (!have) *push_trace(old) = *t;
+        if (!have) {
+            *push_trace(old) = *t;
+            changed = true;
+        }
     }
+    return changed;
 }

@@ -78,7 +78,8 @@ int rc_manifest_write(const char *out, const rc_manifest *m, rc_err *err);
 int rc_manifest_check(const rc_manifest *old, const rc_manifest *now, const char *out,
                       bool allow_other_build, rc_err *err);
 
-/* old := old plus what `now` adds (its sweep, new traces, new builds). */
-void rc_manifest_merge(rc_manifest *old, const rc_manifest *now);
+/* old := old plus what `now` adds (its sweep, new traces, new builds).
+ * Returns whether anything changed (the file then needs writing). */
+bool rc_manifest_merge(rc_manifest *old, const rc_manifest *now);
 
 #endif
