@@ -6,7 +6,7 @@
 # record layout and compile against src/core/evq.h itself; the pairing heap has
 # its own layout, so bench/evq_pairing.h is installed as "core/evq.h" in a
 # variant include directory searched before src/.  src/ is not modified.
-set(RCSIM_BENCH_CORE_SOURCES ${RCSIM_CORE_SOURCES} ${RCSIM_LOOPIX_SOURCES}
+set(RCSIM_BENCH_CORE_SOURCES ${RCSIM_CORE_SOURCES} ${RCSIM_TRACE_SOURCES} ${RCSIM_LOOPIX_SOURCES}
     ${RCSIM_MULTICAST_SOURCES} ${RCSIM_WORKLOAD_SOURCES} ${RCSIM_EXP_SOURCES})
 list(REMOVE_ITEM RCSIM_BENCH_CORE_SOURCES src/core/evq.c)
 

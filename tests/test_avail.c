@@ -1,4 +1,4 @@
-/* Tests of workload/avail: reading good traces, every bad-input case naming
+/* Tests of trace/avail: reading good traces, every bad-input case naming
  * file and line, toggles round-tripping through rc_trace_write, name
  * resolution, and the reference traces against docs/spec.md §4 (suite avail_ref:
  * needs the artefact's traces in $RCSIM_DATA_DIR; ctest runs it as unit_avail_traces,
@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "workload/avail.h"
+#include "trace/avail.h"
 
 static char tmpdir[256];
 

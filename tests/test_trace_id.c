@@ -1,4 +1,4 @@
-/* Tests of workload/trace_id and the job side of trace identity (exp/job.h): canonical
+/* Tests of trace/trace_id and the job side of trace identity (exp/job.h): canonical
  * names, the SHA-256 of the decompressed text, one id for every spelling of a file, another
  * for another content, and a bound job refusing a changed file. */
 #include <criterion/criterion.h>
@@ -11,8 +11,8 @@
 #include "exp/job.h"
 #include "exp/result.h"
 #include "exp/run.h"
-#include "workload/avail.h"
-#include "workload/trace_id.h"
+#include "trace/avail.h"
+#include "trace/trace_id.h"
 
 static char dir[64];
 

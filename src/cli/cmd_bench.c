@@ -35,13 +35,13 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
-#include "cli/json_out.h"
+#include "io/json.h"
 #include "core/err.h"
 #include "core/version.h"
 #include "exp/job.h"
 #include "exp/param.h"
 #include "exp/run.h"
-#include "workload/avail.h"
+#include "trace/avail.h"
 
 #define BENCH_MAX_REPEAT 99
 #define BENCH_MAX_NP 8
@@ -594,7 +594,7 @@ static int write_json(const char *path, const cfg_result *cr, size_t n, const sw
     gethostname(host, sizeof host);
     host[sizeof host - 1] = '\0';
     cpu_model(cpu, sizeof cpu);
-    /* One document through cli/json_out.h; reals as %.6g (JSON_REAL_PRECISION(6)). */
+    /* One document through io/json.h; reals as %.6g (JSON_REAL_PRECISION(6)). */
     json_t *doc = json_object();
 #define PUT(obj, k, v) json_object_set_new(obj, k, v)
     PUT(doc, "format", rc_json_str("rcsim-bench/1"));

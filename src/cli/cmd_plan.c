@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "cli/json_out.h"
+#include "io/json.h"
 #include "core/err.h"
 #include "core/log.h"
 #include "exp/job.h"

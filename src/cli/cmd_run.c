@@ -9,12 +9,12 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
-#include "cli/json_out.h"
+#include "io/json.h"
 #include "core/version.h"
 #include "exp/param.h"
 #include "exp/run.h"
 #include "multicast/strategy_name.h"
-#include "workload/trace_id.h"
+#include "trace/trace_id.h"
 
 #include "io/h5out.h"
 
@@ -103,7 +103,7 @@ static void print_human(const rc_job *job, const rc_result *r)
            (unsigned long long)(r->c.peak_rss_kb / 1024));
 }
 
-/* One line of JSON (cli/json_out.h); keys and formats are what scripts parse. */
+/* One line of JSON (io/json.h); keys and formats are what scripts parse. */
 static void print_json(const rc_job *job, const rc_result *r)
 {
     char id[17];

@@ -1,5 +1,5 @@
 /* cmd_trace: `rcsim trace stats|synth` — availability-trace statistics and
- * synthetic traces (workload/avail.h, workload/synth.h; docs/traces.md). */
+ * synthetic traces (trace/avail.h, trace/synth.h; docs/traces.md). */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -10,8 +10,8 @@
 
 #include "cli/commands.h"
 #include "core/err.h"
-#include "workload/avail.h"
-#include "workload/synth.h"
+#include "trace/avail.h"
+#include "trace/synth.h"
 
 static void usage(FILE *out)
 {

@@ -6,8 +6,11 @@
 #include <sys/stat.h>
 
 #include "exp/param.h"
+#include "loopix/net.h"
+#include "multicast/mc.h"
 #include "multicast/strategy_name.h"
-#include "workload/trace_id.h"
+#include "trace/trace_id.h"
+#include "workload/app.h"
 
 void rc_job_defaults(rc_job *job)
 {
@@ -83,6 +86,66 @@ int rc_job_check_trace(const rc_job *job, const rc_trace_id *id, rc_err *err)
                       job->trace_lines, job->trace_name);
 }
 
+void rc_job_net_cfg(const rc_job *job, rc_net_cfg *out)
+{
+    memset(out, 0, sizeof *out);
+    out->seed = job->seed;
+    out->users = job->users;
+    out->users_per_provider = job->users_per_provider;
+    out->mix_layers = job->mix_layers;
+    out->mixes_per_layer = job->mixes_per_layer;
+    out->rate_payload = job->rate_payload;
+    out->rate_drop = job->rate_drop;
+    out->rate_loop = job->rate_loop;
+    out->rate_delay = job->rate_delay;
+    out->mix_rate_loop = job->mix_rate_loop;
+    out->mix_rate_loop_delay = job->mix_rate_loop_delay;
+    out->lambda_div = job->lambda_div;
+    out->pull_period_s = job->pull_period_s;
+    out->tick_s = job->tick_s;
+    out->cover_full = job->cover == RC_COVER_FULL;
+    out->lattice = job->quirks.lattice == 1;
+    out->trace16 = job->quirks.trace16 != 0;
+    out->frozen_pull = job->quirks.frozen_pull == 1;
+    out->ingress_delay = job->quirks.ingress_delay == 1;
+}
+
+void rc_job_mc_cfg(const rc_job *job, rc_mc_cfg *out)
+{
+    memset(out, 0, sizeof *out);
+    out->seed = job->seed;
+    out->users = job->users;
+    out->groups = job->groups;
+    out->group_size = rc_job_group_size(job);
+    _Static_assert(sizeof out->strategy == sizeof job->strategy, "strategy name sizes differ");
+    memcpy(out->strategy, job->strategy, sizeof out->strategy);
+    out->rc_base_delay_factor = job->rc_base_delay_factor;
+    out->seed0_groups = job->quirks.seed0_groups != 0;
+    out->arm_once = job->quirks.arm_once == 1;
+    out->acks_always = job->quirks.acks_always == 1;
+    out->nonce0_plain = job->quirks.nonce0_plain == 1;
+    out->nonce_perm = job->quirks.nonce_perm == 1;
+    _Static_assert(sizeof out->offline_members == sizeof job->offline_members &&
+                       sizeof out->source_offline == sizeof job->source_offline,
+                   "scenario string sizes differ");
+    memcpy(out->offline_members, job->offline_members, sizeof out->offline_members);
+    memcpy(out->source_offline, job->source_offline, sizeof out->source_offline);
+    out->gossip_interval_s = job->gossip_interval_s;
+    out->gossip_push_max = job->gossip_push_max;
+    out->gossip_window_s = job->gossip_window_s;
+    out->membership_rate = job->membership_rate;
+}
+
+void rc_job_app_cfg(const rc_job *job, rc_app_cfg *out)
+{
+    memset(out, 0, sizeof *out);
+    out->seed = job->seed;
+    out->app_rate = job->app_rate;
+    out->burst = job->burst;
+    out->heavy_fraction = job->heavy_fraction;
+    out->heavy_weight = job->heavy_weight;
+}
+
 int rc_job_validate(const rc_job *job, rc_err *err)
 {
     int gs = rc_job_group_size(job);
@@ -152,7 +215,7 @@ size_t rc_job_canonical(const rc_job *job, char *buf, size_t n)
         rc_param_format(&r, &t[i], val, sizeof val);
         int w;
         if (t[i].offset == offsetof(rc_job, trace) && r.trace_sha256[0] != '\0')
-            /* The content, not the spelling (workload/trace_id.h). */
+            /* The content, not the spelling (trace/trace_id.h). */
             w = snprintf(buf + (used < n ? used : n), used < n ? n - used : 0,
                          "trace=%s\ntrace_sha256=%s\ntrace_lines=%u\n", r.trace_name,
                          r.trace_sha256, r.trace_lines);

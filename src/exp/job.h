@@ -49,7 +49,7 @@ typedef struct rc_job {
     /* availability */
     char trace[256];           /* "online", a name like "gen_os15"/"os15" or a path */
     char data_dir[256];        /* where trace names are looked up (not part of the job id) */
-    /* The trace's identity (workload/trace_id.h), set by rc_job_bind_trace (`rcsim run`,
+    /* The trace's identity (trace/trace_id.h), set by rc_job_bind_trace (`rcsim run`,
      * rc_sweep_bind, rc_run_job) from the file itself; not options.  Once bound, these,
      * not the spelling in `trace`, are what the canonical text and the job id contain. */
     char trace_name[64];       /* canonical name ("gen_os15"); "" = not bound */
@@ -127,5 +127,15 @@ void rc_job_bind_trace(rc_job *job, const struct rc_trace_id *id);
  * checksums and the path if the content differs (the file changed since the
  * job was bound, or this host sees another file), else 0. */
 int rc_job_check_trace(const rc_job *job, const struct rc_trace_id *id, rc_err *err);
+
+/* The configuration of each model layer, taken from a resolved job: a layer
+ * reads only its own struct, and each quirk switch goes to the layer that
+ * implements it.  (The structs are defined by the layers' headers.) */
+typedef struct rc_net_cfg rc_net_cfg; /* loopix/net.h */
+typedef struct rc_mc_cfg rc_mc_cfg;   /* multicast/mc.h */
+typedef struct rc_app_cfg rc_app_cfg; /* workload/app.h */
+void rc_job_net_cfg(const rc_job *job, rc_net_cfg *out);
+void rc_job_mc_cfg(const rc_job *job, rc_mc_cfg *out);
+void rc_job_app_cfg(const rc_job *job, rc_app_cfg *out);
 
 #endif

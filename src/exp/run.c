@@ -9,10 +9,11 @@
 #include "core/build.h"
 #include "core/log.h"
 #include "core/sim.h"
+#include "loopix/net.h"
 #include "multicast/mc.h"
+#include "trace/avail.h"
 #include "workload/app.h"
-#include "workload/avail.h"
-#include "workload/trace_id.h"
+#include "trace/trace_id.h"
 
 typedef struct progress_ctx {
     rc_run_progress_fn fn;
@@ -66,13 +67,19 @@ int rc_run_job(const rc_job *job_in, rc_result *out, rc_run_progress_fn progress
     double t0 = wall_now();
     rc_sim sim;
     rc_sim_init(&sim, (rc_time)llround(job.duration_s * 1e6));
-    rc_mc *mc = rc_mc_new(&sim, &job, trace, err);
+    rc_net_cfg net_cfg;
+    rc_mc_cfg mc_cfg;
+    rc_job_net_cfg(&job, &net_cfg);
+    rc_job_mc_cfg(&job, &mc_cfg);
+    rc_mc *mc = rc_mc_new(&sim, &mc_cfg, &net_cfg, trace, err);
     if (mc == NULL) {
         rc_sim_free(&sim);
         rc_trace_free(trace);
         return err && err->code ? err->code : RC_EXIT_USAGE;
     }
-    rc_app *app = rc_app_new(&sim, mc, &job);
+    rc_app_cfg app_cfg;
+    rc_job_app_cfg(&job, &app_cfg);
+    rc_app *app = rc_app_new(&sim, mc, &app_cfg);
     rc_mc_start(mc);
     rc_app_start(app);
     progress_ctx pc = {progress, ctx};
@@ -83,7 +90,7 @@ int rc_run_job(const rc_job *job_in, rc_result *out, rc_run_progress_fn progress
     /* The build that ran the job travels with its result (journal, HDF5). */
     snprintf(out->build_id, sizeof out->build_id, "%s", rc_build()->id);
     snprintf(out->build_revision, sizeof out->build_revision, "%s", rc_build()->revision);
-    rc_mc_collect(mc, out);
+    rc_result_gather(out, mc, job.store_raw);
     out->c.events = sim.events;
     out->c.sim_s = job.duration_s;
     out->c.wall_s = wall_now() - t0;

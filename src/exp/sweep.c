@@ -31,7 +31,7 @@
 #include "core/log.h"
 #include "exp/param.h"
 #include "multicast/strategy_name.h"
-#include "workload/trace_id.h"
+#include "trace/trace_id.h"
 
 /* Guards against a typo (seeds: 1000000000) eating all memory. */
 #define RC_SWEEP_MAX_JOBS 1000000u

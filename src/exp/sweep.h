@@ -32,7 +32,7 @@ size_t rc_sweep_count(const rc_sweep *s);
 const rc_job *rc_sweep_job(const rc_sweep *s, size_t i); /* resolved, validated */
 uint64_t rc_sweep_job_id(const rc_sweep *s, size_t i);
 
-/* Binds every job to the content of its trace (workload/trace_id.h): each
+/* Binds every job to the content of its trace (trace/trace_id.h): each
  * distinct (trace, data directory) is resolved and read once, completely
  * (gzip, every line), each job's line requirement is checked, and the jobs
  * get the trace's canonical name, SHA-256 and line count, which changes

@@ -2,7 +2,7 @@
  *
  * `<results>.manifest.json` records, for the jobs the journal holds, the
  * builds of rcsim that ran them (core/build.h), the trace files they read
- * (workload/trace_id.h: spelling, canonical name, path, SHA-256, lines) and
+ * (trace/trace_id.h: spelling, canonical name, path, SHA-256, lines) and
  * the options that change what is stored (exp/param.h RC_PF_STORED, e.g.
  * store_raw).  It is written (atomically: temporary file, fsync, rename)
  * before the journal receives its first record, and compared at every
@@ -28,7 +28,7 @@
 
 #include "core/build.h"
 #include "core/err.h"
-#include "workload/trace_id.h"
+#include "trace/trace_id.h"
 
 #define RC_MANIFEST_FORMAT "rcsim-manifest/1"
 

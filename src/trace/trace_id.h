@@ -12,14 +12,14 @@
  * a trace that yields an id is one every job that needs at most `lines`
  * lines can run on.  User errors are rc_err (RC_EXIT_USAGE).
  */
-#ifndef RCSIM_WORKLOAD_TRACE_ID_H
-#define RCSIM_WORKLOAD_TRACE_ID_H
+#ifndef RCSIM_TRACE_TRACE_ID_H
+#define RCSIM_TRACE_TRACE_ID_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "core/err.h"
-#include "workload/avail.h"
+#include "trace/avail.h"
 
 #define RC_TRACE_NAME_MAX 64
 #define RC_TRACE_PATH_MAX 4096

@@ -6,7 +6,7 @@
  * toggles of a trace live in one array; a line is an (offset, count) slice of
  * it.  User errors name file:line and the problem (style rule 7).
  */
-#include "workload/avail.h"
+#include "trace/avail.h"
 
 #include <errno.h>
 #include <nettle/sha2.h>

@@ -1,4 +1,4 @@
-#include "cli/json_out.h"
+#include "io/json.h"
 
 #include <math.h>
 #include <stdlib.h>

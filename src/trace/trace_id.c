@@ -1,4 +1,4 @@
-#include "workload/trace_id.h"
+#include "trace/trace_id.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -9,8 +9,8 @@
  *
  * Ownership: rc_trace owns everything; rc_trace_free releases it.
  */
-#ifndef RCSIM_WORKLOAD_AVAIL_H
-#define RCSIM_WORKLOAD_AVAIL_H
+#ifndef RCSIM_TRACE_AVAIL_H
+#define RCSIM_TRACE_AVAIL_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -39,7 +39,7 @@ size_t rc_trace_lines(const rc_trace *t);
 uint32_t rc_trace_period_s(const rc_trace *t);     /* line length in seconds (86400) */
 /* SHA-256 of the decompressed text as read (every byte, empty lines and line
  * ends included), 64 lower-case hex digits plus NUL: the trace's identity
- * (workload/trace_id.h). */
+ * (trace/trace_id.h). */
 void rc_trace_sha256(const rc_trace *t, char hex[65]);
 double rc_trace_online_fraction(const rc_trace *t, size_t line);
 

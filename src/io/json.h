@@ -1,4 +1,4 @@
-/* json_out: the one JSON writer of rcsim's command line (jansson).
+/* json: the one JSON writer of rcsim (jansson).
  *
  * `rcsim run --json`, `rcsim plan --json` and `rcsim bench --json` build a
  * jansson value and print it with rc_json_print, so every string is escaped
@@ -7,8 +7,8 @@
  * that are not valid UTF-8, non-finite numbers, fixed decimals, 64-bit
  * unsigned counters.  Values built here are new references (json_*_new).
  */
-#ifndef RCSIM_CLI_JSON_OUT_H
-#define RCSIM_CLI_JSON_OUT_H
+#ifndef RCSIM_IO_JSON_H
+#define RCSIM_IO_JSON_H
 
 #include <jansson.h>
 #include <stdint.h>
