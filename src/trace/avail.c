@@ -381,6 +381,9 @@ int rc_trace_resolve(const char *name, const char *data_dir, char *path, size_t 
     size_t used = 0;
     for (size_t d = 0; d < sizeof dirs / sizeof dirs[0]; d++) {
         if (dirs[d] == NULL || dirs[d][0] == '\0') continue;
+        bool seen = false; /* `rcsim run` passes $RCSIM_DATA_DIR as data_dir too: try it once */
+        for (size_t e = 0; e < d && !seen; e++) seen = dirs[e] != NULL && !strcmp(dirs[e], dirs[d]);
+        if (seen) continue;
         for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++) {
             char cand[4096];
             int len = snprintf(cand, sizeof cand, forms[f], dirs[d], name);
