@@ -16,8 +16,52 @@
 
 struct rc_preflight {
     rc_lock *lock;
-    char *manifest_created; /* path of a manifest this run created, else NULL */
+    char *manifest;  /* path of the manifest if this run wrote it, else NULL */
+    char *before;    /* its bytes before (NULL: there was none), for a refusal */
+    size_t before_len;
 };
+
+/* The whole file, or NULL if it cannot be read. */
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) return NULL;
+    size_t cap = 4096, n = 0;
+    char *buf = rc_xmalloc(cap);
+    size_t got;
+    while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap) buf = rc_xrealloc(buf, cap *= 2);
+    }
+    bool bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        free(buf);
+        return NULL;
+    }
+    *len = n;
+    return buf;
+}
+
+/* Puts back what a refused run changed: the old bytes (temporary file, rename) or nothing. */
+static void restore_manifest(const rc_preflight *p)
+{
+    if (p->before == NULL) {
+        unlink(p->manifest);
+        return;
+    }
+    size_t n = strlen(p->manifest) + 8;
+    char *tmp = rc_xmalloc(n);
+    snprintf(tmp, n, "%s.tmp", p->manifest);
+    FILE *f = fopen(tmp, "wb");
+    bool ok = f != NULL && fwrite(p->before, 1, p->before_len, f) == p->before_len;
+    if (f != NULL && fclose(f) != 0) ok = false;
+    if (!ok || rename(tmp, p->manifest) != 0) {
+        fprintf(stderr, "rcsim sweep: could not restore %s: %s\n", p->manifest, strerror(errno));
+        unlink(tmp);
+    }
+    free(tmp);
+}
 
 /* The directory --out goes into must exist and take new files. */
 static int check_out_dir(const char *out, rc_err *err)
@@ -138,11 +182,14 @@ int rc_preflight_run(rc_sweep *sw, const rc_preflight_opts *o, rc_preflight **pf
         /* A fresh start (no journal) forgets an old manifest: there is
          * nothing finished that it could describe.  An unchanged one is not
          * rewritten (a resume on a full disk fails where it did before). */
-        if (resumed && found) {
-            if (rc_manifest_merge(&old, &now)) rc = rc_manifest_write(o->out, &old, err);
-        } else {
-            rc = rc_manifest_write(o->out, &now, err);
-            if (rc == 0 && !found) p->manifest_created = rc_manifest_path(o->out);
+        const rc_manifest *m = &now;
+        if (resumed && found) m = rc_manifest_merge(&old, &now) ? &old : NULL;
+        if (m != NULL) {
+            /* Kept so that a run the farm then refuses (a results file of another
+             * sweep) leaves the manifest as it found it. */
+            p->manifest = rc_manifest_path(o->out);
+            if (found) p->before = slurp(p->manifest, &p->before_len);
+            rc = rc_manifest_write(o->out, m, err);
         }
     }
     free(jpath);
@@ -159,8 +206,9 @@ int rc_preflight_run(rc_sweep *sw, const rc_preflight_opts *o, rc_preflight **pf
 void rc_preflight_release(rc_preflight *pf, bool refused)
 {
     if (pf == NULL) return;
-    if (refused && pf->manifest_created != NULL) unlink(pf->manifest_created);
+    if (refused && pf->manifest != NULL) restore_manifest(pf);
     rc_lock_release(pf->lock);
-    free(pf->manifest_created);
+    free(pf->manifest);
+    free(pf->before);
     free(pf);
 }

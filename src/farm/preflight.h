@@ -39,8 +39,9 @@ typedef struct rc_preflight rc_preflight;
 int rc_preflight_run(rc_sweep *sw, const rc_preflight_opts *o, rc_preflight **pf, rc_err *err);
 
 /* Releases the lock.  `refused`: the sweep was then refused as bad input
- * (a foreign results file): a manifest this preflight created is removed
- * again, so a refusal leaves nothing behind.  NULL is fine. */
+ * (a results file or journal of another sweep): the manifest is put back as
+ * the preflight found it (removed if there was none), so a refusal changes
+ * nothing.  NULL is fine. */
 void rc_preflight_release(rc_preflight *pf, bool refused);
 
 #endif
