@@ -120,7 +120,7 @@ Test(schedule, worked_examples_of_the_spec)
     expect_children(16, 2, 2, (uint32_t[]){7, 8, 13, 14}, 4);
     expect_children(16, 2, 3, (uint32_t[]){15}, 1);
     cr_assert_eq(rc_sched_rounds(16, 2), 3);
-    /* n=128, k=16: the source has 32 direct children (spec: why k >> p is slow). */
+    /* n=128, k=16: the source has 32 direct children (docs/spec.md §2.3.2: why k >> p is slow). */
     cr_assert_eq(rc_sched_child_count(128, 16, 0), 32);
     cr_assert_eq(rc_sched_child_count(128, 16, 6), 15);
     /* small groups */

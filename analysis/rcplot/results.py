@@ -216,3 +216,69 @@ def load(paths):
             seen.add(key)
             res.jobs.append(Job(g, path))
     return res
+
+
+# --- Adapter for the generic analysis (plot.py, report.py, summarize.py) -------------------
+# What the sweep-agnostic tools need beyond the figure code above: a job's parameters and
+# counters, the sweep's own description, and the optional per-delivery records.  New code
+# reads results only through these functions and the classes above, never with h5py, so a
+# change of the file layout (docs/results-layout.md) is absorbed here.  Keep the signatures.
+
+# Keys of the sweep description, as load() found them on the file's root.
+SWEEP_KEYS = ("sweep_name", "sweep_file", "sweep_text", "sweep_hash", "created_utc",
+              "rcsim_version", "git_revision", "layout")
+
+# Fields of one per-delivery record (store_raw; docs/results-layout.md), in this order.
+DELIVERY_FIELDS = ("msg", "group", "sender", "recipient", "send_s", "deliver_s", "online")
+
+
+def job_params(job):
+    """{name: value text} of every result-affecting parameter of a job, seed included, in
+    registry order: the job's canonical text (docs/sweep-format.md, "Job ids").  Files
+    without it fall back to the parameter attributes the figure code reads."""
+    canon = job.attrs.get("canonical")
+    if canon:
+        out = {}
+        for line in str(canon).splitlines():
+            k, sep, v = line.partition("=")
+            if sep:
+                out[k.strip()] = v.strip()
+        return out
+    keys = ("users", "group_size", "groups", "strategy", "burst", "trace", "model",
+            "duration", "seed", "lambda_div")
+    return {k: str(job.attrs[k]) for k in keys if k in job.attrs}
+
+
+def job_counters(job):
+    """{name: number} of a job's counters (rc_counters: deliveries, expected_deliveries,
+    payload_packets, ...), without the counter_ prefix of the attributes."""
+    return {k[len("counter_"):]: v for k, v in job.attrs.items()
+            if k.startswith("counter_") and isinstance(v, (int, float))}
+
+
+def sweep_info(res):
+    """One dict per loaded file (in load order) with the keys of SWEEP_KEYS that the file
+    holds (sweep_text is the sweep file's bytes as stored) and "path"."""
+    out = []
+    for f, path in zip(res.files, res.sources):
+        d = {"path": path}
+        for k in SWEEP_KEYS:
+            if k in f.attrs:
+                d[k] = _value(f.attrs[k])
+        out.append(d)
+    return out
+
+
+def job_deliveries(job):
+    """The job's per-delivery records as {field: numpy array} over DELIVERY_FIELDS, one
+    entry per first delivery (online or not), or None when the job has none (store_raw off,
+    or a file written before rcsim recorded send times).  Expected as the per-job table
+    `deliveries` with those column names."""
+    if "deliveries" not in job._group:
+        return None
+    ds = job._group["deliveries"]
+    names_ = ds.dtype.names or ()
+    if not all(k in names_ for k in DELIVERY_FIELDS):
+        return None
+    data = ds[()]
+    return {k: np.asarray(data[k]) for k in DELIVERY_FIELDS}

@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "core/log.h"
+#include "loopix/net.h"
+#include "multicast/mc.h"
 
 const double rc_summary_q[RC_SUMMARY_QUANTILES] = {0.01, 0.05, 0.10, 0.25, 0.50,
                                                    0.75, 0.90, 0.95, 0.99, 0.999};
@@ -126,6 +128,62 @@ void rc_summary_compute(rc_summary *s, double *v, size_t n)
     }
 }
 
+/* ---------- gathering a job's outputs ---------- */
+
+static void note_missed(void *ctx, uint32_t group, uint32_t payload, uint32_t recipient)
+{
+    rc_result *r = ctx;
+    if (r->n_undelivered >= RC_UNDELIVERED_MAX) return;
+    if (r->undelivered == NULL)
+        r->undelivered = rc_xmalloc(RC_UNDELIVERED_MAX * sizeof *r->undelivered);
+    r->undelivered[r->n_undelivered++] = (rc_undelivered){group, payload, recipient};
+}
+
+void rc_result_gather(rc_result *r, rc_mc *mc, bool keep_raw)
+{
+    rc_mc_finish(mc, note_missed, r);
+    const rc_mc_counters *m = rc_mc_counts(mc);
+    rc_counters *c = &r->c;
+    c->multicasts = m->multicasts;
+    c->deliveries = m->deliveries;
+    c->deliveries_online = m->deliveries_online;
+    c->duplicates = m->duplicates;
+    c->expected_deliveries = m->expected_deliveries;
+    c->undelivered = m->undelivered;
+    c->payload_packets = m->payload_packets;
+    c->ack_packets = m->ack_packets;
+    c->repair_packets = m->repair_packets;
+    c->reassignments = m->reassignments;
+    c->timeouts = m->timeouts;
+    c->joins = m->joins;
+    c->leaves = m->leaves;
+    c->repairs = m->repairs;
+    c->so_expected = m->so_expected;
+    c->so_delivered = m->so_delivered;
+    c->so_delivered_online = m->so_delivered_online;
+    c->so_latency_sum_ms = m->so_latency_sum_ms;
+    c->so_latency_max_ms = m->so_latency_max_ms;
+    const rc_net_counters *n = rc_net_counts(rc_mc_net(mc));
+    c->bundles = n->bundles;
+    c->cover_packets = n->cover_packets;
+    c->pulls = n->pulls;
+    c->mix_packets = n->mix_packets;
+
+    size_t n_all, n_online;
+    double *all = rc_mc_latencies(mc, false, &n_all);
+    double *online = rc_mc_latencies(mc, true, &n_online);
+    /* Raw samples keep delivery order: copy them before the summaries sort. */
+    if (keep_raw) {
+        r->n_raw = n_online;
+        r->raw_online = rc_xmalloc((r->n_raw ? r->n_raw : 1) * sizeof(float));
+        for (size_t i = 0; i < r->n_raw; i++) r->raw_online[i] = (float)online[i];
+    }
+    for (size_t i = 0; i < n_all; i++) r->hist_all[rc_hist_bin(all[i])]++;
+    for (size_t i = 0; i < n_online; i++) r->hist_online[rc_hist_bin(online[i])]++;
+    rc_summary_compute(&r->all, all, n_all);
+    rc_summary_compute(&r->online, online, n_online);
+}
+
 /* ---------- flat image ---------- */
 
 #define MAGIC 0x53524352u /* "RCRS" */
@@ -133,6 +191,8 @@ void rc_summary_compute(rc_summary *s, double *v, size_t n)
 typedef struct image_head {
     uint32_t magic, layout;
     uint64_t job_id;
+    char build_id[24]; /* 17 used; 24 keeps the next fields 8-aligned */
+    char build_revision[64];
     rc_counters c;
     rc_summary online, all;
     uint64_t n_raw, n_undelivered;
@@ -149,6 +209,8 @@ void rc_result_pack(const rc_result *r, void **buf, size_t *len)
     h.magic = MAGIC;
     h.layout = RC_RESULT_LAYOUT;
     h.job_id = r->job_id;
+    memcpy(h.build_id, r->build_id, sizeof r->build_id);
+    memcpy(h.build_revision, r->build_revision, sizeof r->build_revision);
     h.c = r->c;
     h.online = r->online;
     h.all = r->all;
@@ -183,6 +245,10 @@ int rc_result_unpack(rc_result *r, const void *buf, size_t len, rc_err *err)
                           need);
     rc_result_init(r);
     r->job_id = h.job_id;
+    memcpy(r->build_id, h.build_id, sizeof r->build_id);
+    r->build_id[sizeof r->build_id - 1] = '\0';
+    memcpy(r->build_revision, h.build_revision, sizeof r->build_revision);
+    r->build_revision[sizeof r->build_revision - 1] = '\0';
     r->c = h.c;
     r->online = h.online;
     r->all = h.all;
