@@ -119,8 +119,8 @@ def headline(rows):
     """One sentence with both counts: rows of the paper's figures and distinct pairs."""
     ok = sum(r["flag"] == "ok" for r in rows)
     pok, pn = distinct_pairs(rows)
-    return ("**%d of %d** paper values (rows of the paper's figures) within the docs/spec.md "
-            "§9.3 tolerance; they are %d distinct (configuration, statistic) pairs, %d of them "
+    return ("**%d of %d** values within the docs/spec.md §9.3 tolerance (rows of the paper's "
+            "figures); they are %d distinct (configuration, statistic) pairs, %d of them "
             "within tolerance in every row" % (ok, len(rows), pn, pok))
 
 
