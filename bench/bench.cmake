@@ -7,7 +7,7 @@
 # record layout and compile against src/core/evq.h itself; the pairing heap has
 # its own layout, so bench/evq_pairing.h is installed as "core/evq.h" in a
 # variant include directory searched before src/.  src/ is not modified.
-set(RCSIM_BENCH_CORE_SOURCES ${RCSIM_CORE_SOURCES} ${RCSIM_LOOPIX_SOURCES}
+set(RCSIM_BENCH_CORE_SOURCES ${RCSIM_CORE_SOURCES} ${RCSIM_TRACE_SOURCES} ${RCSIM_LOOPIX_SOURCES}
     ${RCSIM_MULTICAST_SOURCES} ${RCSIM_WORKLOAD_SOURCES} ${RCSIM_EXP_SOURCES})
 list(REMOVE_ITEM RCSIM_BENCH_CORE_SOURCES src/core/evq.c)
 
@@ -16,7 +16,8 @@ list(REMOVE_ITEM RCSIM_BENCH_CORE_SOURCES src/core/evq.c)
 add_executable(bench_evq_heap2b EXCLUDE_FROM_ALL bench/bench_evq.c src/core/evq.c
                ${RCSIM_BENCH_CORE_SOURCES})
 target_include_directories(bench_evq_heap2b PRIVATE src ${CMAKE_BINARY_DIR}/generated)
-target_link_libraries(bench_evq_heap2b PRIVATE GSL::gsl GSL::gslcblas ZLIB::ZLIB PkgConfig::YAML m)
+target_link_libraries(bench_evq_heap2b PRIVATE ${RCSIM_CORE_LIBS})
+add_dependencies(bench_evq_heap2b rcsim_build_info)
 target_compile_definitions(bench_evq_heap2b PRIVATE BENCH_EVQ_NAME="heap2b")
 set(RCSIM_BENCH_EVQ_TARGETS bench_evq_heap2b)
 
@@ -28,7 +29,8 @@ foreach(v heap2 heap4 heap4b pairing)
     target_include_directories(bench_evq_${v} BEFORE PRIVATE ${CMAKE_BINARY_DIR}/bench/evq-${v})
   endif()
   target_include_directories(bench_evq_${v} PRIVATE src ${CMAKE_BINARY_DIR}/generated)
-  target_link_libraries(bench_evq_${v} PRIVATE GSL::gsl GSL::gslcblas ZLIB::ZLIB PkgConfig::YAML m)
+  target_link_libraries(bench_evq_${v} PRIVATE ${RCSIM_CORE_LIBS})
+  add_dependencies(bench_evq_${v} rcsim_build_info)
   target_compile_definitions(bench_evq_${v} PRIVATE BENCH_EVQ_NAME="${v}")
   list(APPEND RCSIM_BENCH_EVQ_TARGETS bench_evq_${v})
 endforeach()
@@ -49,8 +51,8 @@ if(RCSIM_BENCH_CRITERION_FOUND)
       target_include_directories(test_evq_${v} BEFORE PRIVATE ${CMAKE_BINARY_DIR}/bench/evq-${v})
     endif()
     target_include_directories(test_evq_${v} PRIVATE src ${CMAKE_BINARY_DIR}/generated)
-    target_link_libraries(test_evq_${v} PRIVATE PkgConfig::RCSIM_BENCH_CRITERION GSL::gsl
-                          GSL::gslcblas ZLIB::ZLIB PkgConfig::YAML m)
+    target_link_libraries(test_evq_${v} PRIVATE PkgConfig::RCSIM_BENCH_CRITERION ${RCSIM_CORE_LIBS})
+    add_dependencies(test_evq_${v} rcsim_build_info)
     add_dependencies(bench_evq test_evq_${v})
   endforeach()
 endif()

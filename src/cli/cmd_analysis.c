@@ -1,15 +1,20 @@
-/* cmd_analysis: `rcsim plot` and `rcsim report`, the analysis of a results file.
+/* cmd_analysis: the commands that run the Python analysis on a results file:
+ * `rcsim plot` (analysis/plot.py), `rcsim report` (analysis/report.py),
+ * `rcsim figures` (analysis/figures.py, the paper's figures) and
+ * `rcsim summarize` (analysis/summarize.py, the table).
  *
- * The analysis is Python (analysis/plot.py, analysis/report.py; matplotlib does the
- * drawing), so these commands only find the script and exec Debian's python3 on it with
- * the user's arguments: every option, its help and its errors belong to the script
- * (docs/analysis.md).  Where the scripts are looked for, first hit wins:
+ * The analysis is Python (matplotlib does the drawing), so these commands only
+ * find the script and exec the interpreter on it with the user's arguments:
+ * every option, its help and its errors belong to the script (docs/analysis.md,
+ * docs/install.md).  Where the scripts are looked for, first hit wins:
  *   1. $RCSIM_ANALYSIS_DIR, when set (and then nothing else);
- *   2. <directory of the executable>/../share/rcsim/analysis (an installed tree);
- *   3. the source tree's analysis/ that this binary was built from (a build tree).
- * The interpreter is $RCSIM_PYTHON, else /usr/bin/python3 (not the first python3 on
- * PATH, which may lack h5py and matplotlib).  Exit codes are the script's; this file
- * adds 1 when the script or the interpreter cannot be found or started.
+ *   2. the analysis/ of rcsim's share directory (cli/share.h), found relative
+ *      to the executable: PREFIX/share/rcsim when installed, BUILD/share/rcsim
+ *      (links into the source tree) in a build tree.
+ * The interpreter is $RCSIM_PYTHON, else /usr/bin/python3 (not the first
+ * python3 on PATH, which may lack h5py and matplotlib).  Exit codes are the
+ * script's; this file adds 1 when the script or the interpreter cannot be
+ * found or started.
  */
 #include <errno.h>
 #include <limits.h>
@@ -20,81 +25,90 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/share.h"
 #include "core/err.h"
 
-#ifndef RCSIM_ANALYSIS_SOURCE_DIR
-#define RCSIM_ANALYSIS_SOURCE_DIR ""
-#endif
-#define DEFAULT_PYTHON "/usr/bin/python3"
+typedef struct script_cmd {
+    const char *name;   /* rcsim NAME */
+    const char *script; /* analysis/SCRIPT */
+    /* Printed before the script's own --help, for scripts whose usage does not
+     * name the rcsim command (they do not read $RCSIM_PROG); NULL otherwise. */
+    const char *usage;
+} script_cmd;
 
-static void print_usage(FILE *out, const char *cmd, const char *script)
+static const script_cmd cmds[] = {
+    {"plot", "plot.py", NULL},
+    {"report", "report.py", NULL},
+    {"figures", "figures.py",
+     "usage: rcsim figures RESULTS.h5 ... [--out DIR] [--model paper|exact] [--fig N ...]\n"
+     "\n"
+     "Draws the paper's figures (5, 6, 7, 8, 9, 14, 15, 16) that the results hold data\n"
+     "for, as DIR/figN.png and DIR/figN.pdf (docs/figures.md).\n"},
+    {"summarize", "summarize.py",
+     "usage: rcsim summarize RESULTS.h5 ... [options]\n"
+     "\n"
+     "Prints a results file as a table, one line per configuration (seeds pooled).\n"},
+};
+
+static void print_usage(FILE *out, const script_cmd *c, const char *why)
 {
+    if (c->usage != NULL) fputs(c->usage, out);
+    else fprintf(out, "usage: rcsim %s RESULTS.h5 [options]\n", c->name);
     fprintf(out,
-            "usage: rcsim %s RESULTS.h5 [options]\n"
             "\n"
-            "Runs analysis/%s with %s; `rcsim %s --help` lists its options when the\n"
+            "Runs analysis/%s with python3; `rcsim %s --help` lists its options when the\n"
             "analysis scripts are found (docs/analysis.md).  Looked up in $RCSIM_ANALYSIS_DIR,\n"
-            "then ../share/rcsim/analysis beside the executable, then the source tree\n"
-            "(%s).  $RCSIM_PYTHON overrides the interpreter.\n",
-            cmd, script, DEFAULT_PYTHON, cmd,
-            RCSIM_ANALYSIS_SOURCE_DIR[0] ? RCSIM_ANALYSIS_SOURCE_DIR : "unknown");
+            "else in share/rcsim/analysis beside the executable (docs/install.md).\n"
+            "$RCSIM_PYTHON overrides the interpreter.\n",
+            c->script, c->name);
+    if (why != NULL) fprintf(out, "(%s)\n", why);
 }
 
-static int is_file(const char *path) { return access(path, R_OK) == 0; }
-
-/* Fills `out` with the first existing DIR/script; returns 0, or -1 with the places tried
- * listed in `tried`. */
-static int locate(const char *script, char *out, size_t n, char *tried, size_t tn)
+/* Fills `out` with the script's path; returns 0, or -1 with the reason in `why`. */
+static int locate(const char *script, char *out, size_t n, char *why, size_t wn)
 {
     const char *env = getenv("RCSIM_ANALYSIS_DIR");
-    char dirs[2][PATH_MAX];
-    size_t nd = 0;
-    tried[0] = '\0';
+    char dir[PATH_MAX + 16];
     if (env != NULL && env[0] != '\0') {
-        if (snprintf(dirs[nd], PATH_MAX, "%s", env) < PATH_MAX) nd++;
+        snprintf(dir, sizeof dir, "%s", env);
     } else {
-        char exe[PATH_MAX];
-        ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-        if (len > 0) {
-            exe[len] = '\0';
-            char *slash = strrchr(exe, '/');
-            if (slash != NULL) *slash = '\0';
-            if (snprintf(dirs[nd], PATH_MAX, "%s/../share/rcsim/analysis", exe) < PATH_MAX)
-                nd++;
+        rc_err err = {0};
+        char share[PATH_MAX];
+        if (rc_share_dir(share, sizeof share, &err) != 0) {
+            snprintf(why, wn, "%s", err.msg);
+            return -1;
         }
-        if (RCSIM_ANALYSIS_SOURCE_DIR[0] != '\0' &&
-            snprintf(dirs[nd], PATH_MAX, "%s", RCSIM_ANALYSIS_SOURCE_DIR) < PATH_MAX)
-            nd++;
+        snprintf(dir, sizeof dir, "%s/analysis", share);
     }
-    for (size_t i = 0; i < nd; i++) {
-        int w = snprintf(out, n, "%s/%s", dirs[i], script);
-        if (w > 0 && (size_t)w < n && is_file(out)) return 0;
-        size_t used = strlen(tried);
-        snprintf(tried + used, tn - used, "%s%s", used ? ", " : "", dirs[i]);
-    }
+    int w = snprintf(out, n, "%s/%s", dir, script);
+    if (w > 0 && (size_t)w < n && access(out, R_OK) == 0) return 0;
+    snprintf(why, wn, "cannot find %s in %s%s", script, dir,
+             env != NULL && env[0] != '\0' ? " ($RCSIM_ANALYSIS_DIR)" : "");
     return -1;
 }
 
-static int run_script(const char *cmd, const char *script, int argc, char **argv)
+static int run_script(const script_cmd *c, int argc, char **argv)
 {
     bool help = false;
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) help = true;
-    char path[PATH_MAX], tried[3 * PATH_MAX];
-    if (locate(script, path, sizeof path, tried, sizeof tried) != 0) {
+    char path[PATH_MAX + 64], why[PATH_MAX + 256];
+    if (locate(c->script, path, sizeof path, why, sizeof why) != 0) {
         if (help) {
-            print_usage(stdout, cmd, script);
+            print_usage(stdout, c, why);
             return 0;
         }
-        fprintf(stderr, "rcsim %s: cannot find %s (looked in: %s); set RCSIM_ANALYSIS_DIR\n",
-                cmd, script, tried);
+        fprintf(stderr, "rcsim %s: %s; set RCSIM_ANALYSIS_DIR\n", c->name, why);
         return RC_EXIT_RUNTIME;
     }
-    const char *py = getenv("RCSIM_PYTHON");
-    if (py == NULL || py[0] == '\0') py = DEFAULT_PYTHON;
+    const char *py = rc_share_python();
+    if (help && c->usage != NULL) {
+        fputs(c->usage, stdout);
+        printf("(runs: %s %s)\n\nThe script's options:\n\n", py, path);
+    }
     char **args = calloc((size_t)argc + 4, sizeof *args);
     if (args == NULL) {
-        fprintf(stderr, "rcsim %s: out of memory\n", cmd);
+        fprintf(stderr, "rcsim %s: out of memory\n", c->name);
         return RC_EXIT_RUNTIME;
     }
     size_t k = 0;
@@ -104,19 +118,24 @@ static int run_script(const char *cmd, const char *script, int argc, char **argv
     for (int i = 1; i < argc; i++) args[k++] = argv[i];
     args[k] = NULL;
     char prog[64];
-    snprintf(prog, sizeof prog, "rcsim %s", cmd);
+    snprintf(prog, sizeof prog, "rcsim %s", c->name);
     setenv("RCSIM_PROG", prog, 1); /* the script's usage lines name the command */
     fflush(NULL);
-    execv(py, args);
+    execvp(py, args);
     fprintf(stderr, "rcsim %s: cannot run %s: %s (set RCSIM_PYTHON to a python3 with h5py, "
-                    "numpy and matplotlib)\n", cmd, py, strerror(errno));
+                    "numpy and matplotlib)\n", c->name, py, strerror(errno));
     free(args);
     return RC_EXIT_RUNTIME;
 }
 
-int rc_cmd_plot(int argc, char **argv) { return run_script("plot", "plot.py", argc, argv); }
-
-int rc_cmd_report(int argc, char **argv)
+static const script_cmd *find(const char *name)
 {
-    return run_script("report", "report.py", argc, argv);
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+        if (!strcmp(cmds[i].name, name)) return &cmds[i];
+    return NULL;
 }
+
+int rc_cmd_plot(int argc, char **argv) { return run_script(find("plot"), argc, argv); }
+int rc_cmd_report(int argc, char **argv) { return run_script(find("report"), argc, argv); }
+int rc_cmd_figures(int argc, char **argv) { return run_script(find("figures"), argc, argv); }
+int rc_cmd_summarize(int argc, char **argv) { return run_script(find("summarize"), argc, argv); }

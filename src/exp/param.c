@@ -27,7 +27,7 @@ static const rc_param_def table[] = {
      "multicast strategy: unicast | rc-kK-pP[-ft[M]][-dropoffline] (see --help strategies)"},
     {"burst", RC_PT_INT, OFF(burst), 0, "1", 1, 100000, "", NULL, C | A,
      "multicasts a sender starts per app event (multi-message workload)"},
-    {"app_rate", RC_PT_DOUBLE, OFF(app_rate), 0, "0.0333333333333333333", 0, 1e6, "1/s", NULL,
+    {"app_rate", RC_PT_DOUBLE, OFF(app_rate), 0, "1/30", 0, 1e6, "1/s", NULL,
      C | A, "group events per second, per group (paper: 1/30)"},
     {"heavy_fraction", RC_PT_DOUBLE, OFF(heavy_fraction), 0, "0.2", 0, 1, "", NULL, C | A,
      "fraction of each group (first in group order) that are heavy users"},
@@ -110,7 +110,7 @@ static const rc_param_def table[] = {
      "anti-entropy: a digest covers the group's payloads created this recently"},
     {"membership_rate", RC_PT_DOUBLE, OFF(membership_rate), 0, "0", 0, 1e3, "1/s", NULL, C | A,
      "changing membership: join/leave events per second per group (0 = static groups)"},
-    {"store_raw", RC_PT_BOOL, OFF(store_raw), 0, "false", 0, 1, "", NULL, 0,
+    {"store_raw", RC_PT_BOOL, OFF(store_raw), 0, "false", 0, 1, "", NULL, RC_PF_STORED,
      "keep raw per-delivery latencies in the results"},
     {"check", RC_PT_BOOL, OFF(check), 0, "false", 0, 1, "", NULL, 0,
      "check run-time invariants for this job (slower)"},
@@ -169,6 +169,10 @@ static int parse_bool(const char *t, bool *out)
 
 static int range_error(const rc_param_def *d, const char *text, rc_err *err)
 {
+    /* Integer bounds print as integers ([2, 1048576], not 1.04858e+06). */
+    if (d->type == RC_PT_INT || d->type == RC_PT_U64)
+        return rc_err_set(err, RC_EXIT_USAGE, "%s: value '%s' out of range [%.0f, %.0f]", d->name,
+                          text, d->min, d->max);
     return rc_err_set(err, RC_EXIT_USAGE, "%s: value '%s' out of range [%g, %g]", d->name, text,
                       d->min, d->max);
 }

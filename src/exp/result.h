@@ -20,7 +20,7 @@
 
 #include "core/err.h"
 
-#define RC_RESULT_LAYOUT 1
+#define RC_RESULT_LAYOUT 2 /* 2: the build that ran the job */
 
 /* Histogram edges (seconds): [0, 0.01, ..., 100.0] linear (10000 bins), then
  * log bins of ratio 1.01 up to >= 1e6 s, then one overflow bin. */
@@ -79,6 +79,8 @@ typedef struct rc_undelivered {
 
 typedef struct rc_result {
     uint64_t job_id;
+    char build_id[17];                /* core/build.h id of the binary that ran the job */
+    char build_revision[64];          /* ... and its git revision (truncated) */
     rc_counters c;
     rc_summary online, all;
     uint32_t *hist_online, *hist_all; /* RC_HIST_BINS each */
