@@ -21,7 +21,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from rcplot import names  # noqa: E402
+from rcplot import compare, names  # noqa: E402
 from rcplot.figures import FIGURES, YLIM  # noqa: E402
 
 TITLE = {
@@ -100,7 +100,8 @@ def _misses(frows):
     for r in out:
         lo, hi, ours, paper = (fnum(r["ours_min_s"]), fnum(r["ours_max_s"]), fnum(r["ours_s"]),
                                fnum(r["paper_s"]))
-        if r.get("paper_in_seed_range") == "yes":
+        q = fnum(r.get("paper_quantile"))
+        if (0 < q < 1) if math.isfinite(q) else r.get("paper_in_seed_range") == "yes":
             inside.append(r)
         elif all(math.isfinite(v) for v in (lo, hi, ours, paper)) and hi - lo >= abs(ours - paper):
             wide.append(r)
@@ -178,6 +179,33 @@ def _offscale_sentence(n, frows):
         return None
     return ("Beyond the paper's %g–%g s value axis (analysis/figures.py marks these on the "
             "edge of the axis with their value): %s." % (lo, hi, "; ".join(out)))
+
+
+# A miss settled by running the reference itself (issue 16); numbers measured, not generated.
+SETTLED_FIG14 = (
+    "**65 %, λ/1: k = p = 1 (paper 26) settled against the reference itself; k = 4, "
+    "p = 1 (paper 25) not settled.** We ran the reference (commit 8115413, its notebook configuration "
+    "`rs`, m = 128, gen_os10, 24 h, its fixed seed) for k = p = 1 with a log of every "
+    "multicast: it gives the published 25.77 s. Its tail is the one rcsim has: 176 online "
+    "deliveries over 1,000 s (0.097 %), from three multicasts whose source went offline "
+    "3–15 s after creating them, before its RC-FT timeouts fired; the members online when "
+    "it came back got the message from its reassignments. One of them (created at "
+    "30,492 s by a user on trace line 13, 3.3 s before that line went offline for "
+    "23,073 s) holds 71 deliveries and 9.0 s of the 25.77 s. Without the deliveries over "
+    "1,000 s the reference's mean is 14.29 s, rcsim's 13.87–14.41 s (20 seeds). rcsim's "
+    "runs have 0.001–0.152 % of online deliveries over 1,000 s and 0–5 such clusters of "
+    "≥ 20 members a day (mean 1.25; the reference run: 3). Over 52 seeds 4 rcsim runs have "
+    "a higher k = p = 1 mean than the reference (26.1–27.4 s): its value sits at our 92nd "
+    "percentile, inside the 2.5–97.5 % range (14.1–26.8 s), i.e. one run's draw. For "
+    "k = 4, p = 1 the reference's 24.66 s (issue 16's run) is above all 60 of our seeds "
+    "(12.4–24.4 s, 97.5 %: 23.0 s): its far tail also holds a ~23,100 s cluster, which "
+    "must be the same line-13 outage; that both reference runs caught it was not "
+    "explained and is not settled. Reproduce: `for s in $(seq 1 52); do build/rcsim run "
+    "--model paper --trace gen_os10 --strategy rc-k1-p1-ft-dropoffline --seed $s --json; "
+    "done` (and `rc-k4-p1-ft-dropoffline`, seeds 1–60); the reference side is "
+    "`create_scenario(128, [128], rs, \"rollercoaster-k1-p1-timeout10x-dropoffline\", "
+    "86400000, gen_os10 schedules)` then `sim.run`, statistics over "
+    "`output.e2e_delays_online_only` (about 40 min under PyPy).")
 
 
 def figure_note(n, model, frows, traces, spread):
@@ -261,6 +289,8 @@ def figure_note(n, model, frows, traces, spread):
                            "(docs/model.md, \"Re-arming under saturation\").")
         if n == 9:
             out.append(_trace_sentence(model, traces, ("gen_os15",)))
+    if n == 14 and model == "paper":
+        out.append(SETTLED_FIG14)
     if n in (15, 16):
         boxed = [r for r in _rows(frows, stat="mean") if fnum(r["ours_s"]) > 100]
         if boxed:
@@ -383,12 +413,16 @@ def section(tag, figdir, rel, lines):
         lines.append("")
     if rows:
         ok = sum(r["flag"] == "ok" for r in rows)
-        inr = sum(r["flag"] != "ok" and r.get("paper_in_seed_range") == "yes" for r in rows)
-        lines.append("**Comparison with the paper: %d of %d values within the docs/spec.md §9.3 "
-                     "tolerance**; of the %d outside, %d have the paper's single-seed value "
-                     "inside the min-max range of our seeds (full table: "
+        beyond = ("Of the %d rows outside, %d have the paper's single-seed value beyond "
+                  "every one of our seeds (its quantile among our seeds is 0 or 1); the "
+                  "tables give that quantile for every value"
+                  % (len(rows) - ok, compare.beyond_seeds(rows))
+                  if compare.has_quantiles(rows) else
+                  "%d rows are outside; this table predates the seed-quantile column"
+                  % (len(rows) - ok))
+        lines.append("**Comparison with the paper:** %s. %s (full table: "
                      "[comparison.md](%s/comparison.md), [comparison.csv](%s/comparison.csv))."
-                     % (ok, len(rows), len(rows) - ok, inr, rel, rel))
+                     % (compare.headline(rows), beyond, rel, rel))
         lines.append("")
     old = [n for n in FIGURES if str(n) in cov and "offscale" not in cov[str(n)]]
     if old:
@@ -431,8 +465,7 @@ def section(tag, figdir, rel, lines):
         lines.append("")
         if frows:
             ok = sum(r["flag"] == "ok" for r in frows)
-            inr = sum(r["flag"] != "ok" and r.get("paper_in_seed_range") == "yes"
-                      for r in frows)
+            beyond = compare.beyond_seeds(frows)
             ex = [r for r in frows if r["paper_kind"] == "exact"]
             exok = sum(r["flag"] == "ok" for r in ex)
             lines.append("*Comparison:* %d of %d paper values within tolerance (%s)."
@@ -440,9 +473,9 @@ def section(tag, figdir, rel, lines):
                             "all of them exact" if len(ex) == len(frows) else
                             "%d of the %d exact ones; the rest are read off the figure"
                             % (exok, len(ex)) if ex else "all read off the figure"))
-            if inr:
+            if ok < len(frows) and compare.has_quantiles(frows):
                 lines.append("Of the values outside, %d have the paper's (single-seed) value "
-                             "inside the min-max range of our seeds." % inr)
+                             "beyond every one of our seeds." % beyond)
             w = worst(frows)
             if w:
                 lines.append("Largest differences: " + "; ".join(describe(r) for r in w) + ".")
@@ -460,9 +493,10 @@ def section(tag, figdir, rel, lines):
                      "`experiments/means-spread.yaml` runs 20 seeds of the heatmap cells at "
                      "λ/1 and λ/2 for three schedules, and `analysis/means_spread.py` places "
                      "each published mean among our 20 per-run means. The comparison table "
-                     "above uses 3 seeds and their median, which sits below the mean of a "
-                     "right-skewed quantity; the seed mean is the estimate of what one run "
-                     "measures on average. Reproduce: `scripts/reproduce.sh spread` "
+                     "above scores the median over the figure's seeds (10 for every mean "
+                     "under a trace), which sits below the mean of a right-skewed quantity; "
+                     "the seed mean is the estimate of what one run measures on average, and "
+                     "the quantile column places the published run among ours. Reproduce: `scripts/reproduce.sh spread` "
                      "(360 jobs, under 2 minutes on 2 cores).")
         lines.append("")
         with open(spread) as f:

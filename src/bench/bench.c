@@ -37,6 +37,7 @@
 #include "exp/job.h"
 #include "exp/param.h"
 #include "exp/run.h"
+#include "io/json.h"
 #include "trace/avail.h"
 
 #define BENCH_MAX_REPEAT RC_BENCH_MAX_REPEAT
@@ -478,24 +479,6 @@ static void print_sweeps(const sweep_run *s, int n, const opts *o, const char *n
     }
 }
 
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-        else if (c < 0x20) fprintf(f, "\\u%04x", c);
-        else fputc(c, f);
-    }
-    fputc('"', f);
-}
-
-static void json_num(FILE *f, double v)
-{
-    if (isfinite(v)) fprintf(f, "%.6g", v);
-    else fputs("null", f);
-}
-
 static void cpu_model(char *out, size_t n)
 {
     snprintf(out, n, "unknown");
@@ -539,89 +522,88 @@ static int write_json(const char *path, const cfg_result *cr, size_t n, const sw
     gethostname(host, sizeof host);
     host[sizeof host - 1] = '\0';
     cpu_model(cpu, sizeof cpu);
-    fprintf(f, "{\n  \"format\": \"rcsim-bench/1\",\n  \"rcsim_version\": ");
-    json_str(f, RCSIM_VERSION);
-    fprintf(f, ",\n  \"git_revision\": ");
-    json_str(f, RCSIM_GIT_REVISION);
-    fprintf(f, ",\n  \"host\": ");
-    json_str(f, host);
-    fprintf(f, ",\n  \"date\": ");
-    json_str(f, date);
-    fprintf(f, ",\n  \"cpu_model\": ");
-    json_str(f, cpu);
-    fprintf(f, ",\n  \"ncpu\": %ld,\n  \"loadavg_start\": ", sysconf(_SC_NPROCESSORS_ONLN));
-    json_num(f, load0);
-    fprintf(f, ",\n  \"loadavg_end\": ");
-    json_num(f, load1);
-    fprintf(f, ",\n  \"quick\": %s,\n  \"repeat\": %d,\n  \"sim_duration_s\": %d,\n  \"jobs\": [",
-            o->quick ? "true" : "false", o->repeat, o->quick ? 7200 : 86400);
+    /* One document through io/json.h; reals as %.6g (JSON_REAL_PRECISION(6)). */
+    json_t *doc = json_object();
+#define PUT(obj, k, v) json_object_set_new(obj, k, v)
+    PUT(doc, "format", rc_json_str("rcsim-bench/1"));
+    PUT(doc, "rcsim_version", rc_json_str(RCSIM_VERSION));
+    PUT(doc, "git_revision", rc_json_str(RCSIM_GIT_REVISION));
+    PUT(doc, "host", rc_json_str(host));
+    PUT(doc, "date", rc_json_str(date));
+    PUT(doc, "cpu_model", rc_json_str(cpu));
+    PUT(doc, "ncpu", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
+    PUT(doc, "loadavg_start", rc_json_num(load0, -1));
+    PUT(doc, "loadavg_end", rc_json_num(load1, -1));
+    PUT(doc, "quick", json_boolean(o->quick));
+    PUT(doc, "repeat", json_integer(o->repeat));
+    PUT(doc, "sim_duration_s", json_integer(o->quick ? 7200 : 86400));
+    json_t *jobs = json_array();
     for (size_t i = 0; i < n; i++) {
         const cfg_result *c = &cr[i];
-        fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
-        json_str(f, c->cfg->name);
-        fprintf(f, ", \"params\": ");
-        json_str(f, c->cfg->params);
-        fprintf(f, ", \"status\": \"%s\"",
-                c->status == CR_OK ? "ok" : c->status == CR_SKIPPED ? "skipped" : "failed");
-        if (c->note[0]) {
-            fprintf(f, ", \"note\": ");
-            json_str(f, c->note);
-        }
+        json_t *j = json_object();
+        PUT(j, "name", rc_json_str(c->cfg->name));
+        PUT(j, "params", rc_json_str(c->cfg->params));
+        PUT(j, "status", rc_json_str(c->status == CR_OK        ? "ok"
+                                     : c->status == CR_SKIPPED ? "skipped"
+                                                               : "failed"));
+        if (c->note[0]) PUT(j, "note", rc_json_str(c->note));
         if (c->status == CR_OK) {
             char id[17];
             rc_job_id_hex(rc_job_id(&c->job), id);
-            fprintf(f, ",\n     \"job_id\": \"%s\", \"events\": %llu, \"multicasts\": %llu, "
-                       "\"deliveries\": %llu, \"deterministic\": %s,\n     \"wall_s\": ",
-                    id, (unsigned long long)c->events, (unsigned long long)c->multicasts,
-                    (unsigned long long)c->deliveries, c->nondeterministic ? "false" : "true");
-            json_num(f, c->wall_med);
-            fprintf(f, ", \"cpu_s\": ");
-            json_num(f, c->cpu_med);
-            fprintf(f, ", \"events_per_s\": ");
-            json_num(f, c->wall_med > 0 ? (double)c->events / c->wall_med : NAN);
-            fprintf(f, ", \"events_per_cpu_s\": ");
-            json_num(f, c->cpu_med > 0 ? (double)c->events / c->cpu_med : NAN);
-            fprintf(f, ", \"peak_rss_kb\": %llu,\n     \"wall_s_all\": [",
-                    (unsigned long long)c->rss_max_kb);
+            PUT(j, "job_id", rc_json_str(id));
+            PUT(j, "events", rc_json_u64(c->events));
+            PUT(j, "multicasts", rc_json_u64(c->multicasts));
+            PUT(j, "deliveries", rc_json_u64(c->deliveries));
+            PUT(j, "deterministic", json_boolean(!c->nondeterministic));
+            PUT(j, "wall_s", rc_json_num(c->wall_med, -1));
+            PUT(j, "cpu_s", rc_json_num(c->cpu_med, -1));
+            PUT(j, "events_per_s",
+                rc_json_num(c->wall_med > 0 ? (double)c->events / c->wall_med : NAN, -1));
+            PUT(j, "events_per_cpu_s",
+                rc_json_num(c->cpu_med > 0 ? (double)c->events / c->cpu_med : NAN, -1));
+            PUT(j, "peak_rss_kb", rc_json_u64(c->rss_max_kb));
+            json_t *wall = json_array(), *cpus = json_array();
             for (int r = 0; r < c->n; r++) {
-                fprintf(f, "%s", r ? ", " : "");
-                json_num(f, c->wall[r]);
+                json_array_append_new(wall, rc_json_num(c->wall[r], -1));
+                json_array_append_new(cpus, rc_json_num(c->cpu[r], -1));
             }
-            fprintf(f, "], \"cpu_s_all\": [");
-            for (int r = 0; r < c->n; r++) {
-                fprintf(f, "%s", r ? ", " : "");
-                json_num(f, c->cpu[r]);
-            }
-            fprintf(f, "]");
+            PUT(j, "wall_s_all", wall);
+            PUT(j, "cpu_s_all", cpus);
         }
-        fprintf(f, "}");
+        json_array_append_new(jobs, j);
     }
-    fprintf(f, "\n  ],\n  \"sweep\": {\"status\": \"%s\"",
-            !sweep_ran ? "skipped" : "ran");
-    if (sweep_note[0]) {
-        fprintf(f, ", \"note\": ");
-        json_str(f, sweep_note);
-    }
-    fprintf(f, ", \"jobs\": %d, \"job_params\": \"users=32 duration=10m trace=online strategy=unicast "
-               "model=paper\", \"runs\": [",
-            o->sweep_jobs);
+    PUT(doc, "jobs", jobs);
+    json_t *sw = json_object();
+    PUT(sw, "status", rc_json_str(!sweep_ran ? "skipped" : "ran"));
+    if (sweep_note[0]) PUT(sw, "note", rc_json_str(sweep_note));
+    PUT(sw, "jobs", json_integer(o->sweep_jobs));
+    PUT(sw, "job_params",
+        rc_json_str("users=32 duration=10m trace=online strategy=unicast model=paper"));
+    json_t *runs = json_array();
     for (int i = 0; sweep_ran && i < ns; i++) {
-        fprintf(f, "%s\n    {\"workers\": %d, \"np\": %d, \"exit_status\": %d, \"repeats\": %d, "
-                   "\"wall_s\": ",
-                i ? "," : "", s[i].workers, s[i].np, s[i].status, s[i].n_runs);
-        json_num(f, s[i].wall_s);
-        fprintf(f, ", \"jobs_per_s\": ");
-        json_num(f, s[i].jobs_per_s);
-        fprintf(f, ", \"farm_jobs_per_s\": ");
-        json_num(f, s[i].farm_jobs_per_s);
-        fprintf(f, ", \"ratio\": ");
-        json_num(f, s[0].status == 0 && s[i].status == 0 ? s[i].jobs_per_s / s[0].jobs_per_s : NAN);
-        fprintf(f, ", \"farm_ratio\": ");
-        json_num(f, s[0].status == 0 && s[i].status == 0 ? s[i].farm_jobs_per_s / s[0].farm_jobs_per_s
-                                                        : NAN);
-        fprintf(f, "}");
+        json_t *r = json_object();
+        PUT(r, "workers", json_integer(s[i].workers));
+        PUT(r, "np", json_integer(s[i].np));
+        PUT(r, "exit_status", json_integer(s[i].status));
+        PUT(r, "repeats", json_integer(s[i].n_runs));
+        PUT(r, "wall_s", rc_json_num(s[i].wall_s, -1));
+        PUT(r, "jobs_per_s", rc_json_num(s[i].jobs_per_s, -1));
+        PUT(r, "farm_jobs_per_s", rc_json_num(s[i].farm_jobs_per_s, -1));
+        bool both = s[0].status == 0 && s[i].status == 0;
+        PUT(r, "ratio", rc_json_num(both ? s[i].jobs_per_s / s[0].jobs_per_s : NAN, -1));
+        PUT(r, "farm_ratio",
+            rc_json_num(both ? s[i].farm_jobs_per_s / s[0].farm_jobs_per_s : NAN, -1));
+        json_array_append_new(runs, r);
     }
-    fprintf(f, "%s]}\n}\n", sweep_ran && ns ? "\n  " : "");
+    PUT(sw, "runs", runs);
+    PUT(doc, "sweep", sw);
+#undef PUT
+    int bad = rc_json_print(f, doc, JSON_INDENT(2) | JSON_REAL_PRECISION(6)) != 0;
+    if (bad) {
+        fclose(f);
+        fprintf(stderr, "rcsim bench: cannot write %s: %s\n", path, strerror(errno));
+        return RC_EXIT_RUNTIME;
+    }
     if (fclose(f) != 0) {
         fprintf(stderr, "rcsim bench: cannot write %s: %s\n", path, strerror(errno));
         return RC_EXIT_RUNTIME;

@@ -1,8 +1,8 @@
 /* rcsim run: one job from command-line options.  Every registry parameter is
  * an option (--users 128, --strategy rc-k2-p2, --duration 24h, ...). */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,11 +10,13 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "io/json.h"
 #include "core/version.h"
 #include "exp/param.h"
 #include "exp/run.h"
 #include "multicast/adversary.h"
 #include "multicast/strategy_name.h"
+#include "trace/trace_id.h"
 
 #include "io/h5out.h"
 
@@ -163,96 +165,110 @@ static void print_human(const rc_job *job, const rc_result *r)
            (unsigned long long)(r->c.peak_rss_kb / 1024));
 }
 
-static void json_num(FILE *f, const char *k, double v, bool comma)
-{
-    if (isfinite(v)) fprintf(f, "\"%s\":%.6f%s", k, v, comma ? "," : "");
-    else fprintf(f, "\"%s\":null%s", k, comma ? "," : "");
-}
-
 /* Population mode: latency by group size, and the per-user load. */
-static void print_population_json(const rc_job *job, const rc_result *r)
+static void put_population(json_t *o, const rc_job *job, const rc_result *r)
 {
-    printf("\"population\":%d,\"group_size_dist\":\"%s\",\"size_buckets\":[", job->population,
-           job->group_size_dist);
+    json_object_set_new(o, "population", json_integer(job->population));
+    json_object_set_new(o, "group_size_dist", rc_json_str(job->group_size_dist));
+    json_t *a = json_array();
     for (uint32_t i = 0; i < r->n_sizes; i++) {
         const rc_size_bucket *b = &r->sizes[i];
         const rc_summary *s = &b->online;
-        printf("%s{\"lo\":%llu,", i ? "," : "", (unsigned long long)b->lo);
-        if (b->hi == UINT64_MAX) printf("\"hi\":null,");
-        else printf("\"hi\":%llu,", (unsigned long long)b->hi);
-        printf("\"groups\":%llu,\"multicasts\":%llu,\"expected\":%llu,\"deliveries\":%llu,"
-               "\"undelivered\":%llu,\"online\":%llu,",
-               (unsigned long long)b->groups, (unsigned long long)b->multicasts,
-               (unsigned long long)b->expected, (unsigned long long)b->deliveries,
-               (unsigned long long)b->undelivered, (unsigned long long)s->count);
-        json_num(stdout, "mean_s", s->count ? s->mean_s : NAN, true);
-        json_num(stdout, "median_s", s->count ? s->q[4] : NAN, true);
-        json_num(stdout, "p90_s", s->count ? s->q[6] : NAN, true);
-        json_num(stdout, "p99_s", s->count ? s->q[8] : NAN, false);
-        printf("}");
+        json_t *e = json_object();
+        json_object_set_new(e, "lo", rc_json_u64(b->lo));
+        json_object_set_new(e, "hi", b->hi == UINT64_MAX ? json_null() : rc_json_u64(b->hi));
+        json_object_set_new(e, "groups", rc_json_u64(b->groups));
+        json_object_set_new(e, "multicasts", rc_json_u64(b->multicasts));
+        json_object_set_new(e, "expected", rc_json_u64(b->expected));
+        json_object_set_new(e, "deliveries", rc_json_u64(b->deliveries));
+        json_object_set_new(e, "undelivered", rc_json_u64(b->undelivered));
+        json_object_set_new(e, "online", rc_json_u64(s->count));
+        json_object_set_new(e, "mean_s", rc_json_num(s->count ? s->mean_s : NAN, 6));
+        json_object_set_new(e, "median_s", rc_json_num(s->count ? s->q[4] : NAN, 6));
+        json_object_set_new(e, "p90_s", rc_json_num(s->count ? s->q[6] : NAN, 6));
+        json_object_set_new(e, "p99_s", rc_json_num(s->count ? s->q[8] : NAN, 6));
+        json_array_append_new(a, e);
     }
+    json_object_set_new(o, "size_buckets", a);
     rc_load_summary l;
     rc_result_load_summary(r, &l);
-    printf("],\"user_load\":{\"users\":%llu,\"without_group\":%llu,", (unsigned long long)l.users,
-           (unsigned long long)l.without_group);
-    json_num(stdout, "sent_mean", l.sent_mean, true);
-    json_num(stdout, "sent_median", l.sent_p50, true);
-    json_num(stdout, "sent_p90", l.sent_p90, true);
-    json_num(stdout, "sent_p99", l.sent_p99, true);
-    json_num(stdout, "sent_max", l.sent_max, true);
-    json_num(stdout, "groups_mean", l.groups_mean, true);
-    json_num(stdout, "groups_median", l.groups_p50, true);
-    json_num(stdout, "groups_p90", l.groups_p90, true);
-    json_num(stdout, "groups_max", l.groups_max, false);
-    printf("},");
+    json_t *u = json_object();
+    json_object_set_new(u, "users", rc_json_u64(l.users));
+    json_object_set_new(u, "without_group", rc_json_u64(l.without_group));
+    json_object_set_new(u, "sent_mean", rc_json_num(l.sent_mean, 3));
+    json_object_set_new(u, "sent_median", rc_json_num(l.sent_p50, 3));
+    json_object_set_new(u, "sent_p90", rc_json_num(l.sent_p90, 3));
+    json_object_set_new(u, "sent_p99", rc_json_num(l.sent_p99, 3));
+    json_object_set_new(u, "sent_max", rc_json_num(l.sent_max, 3));
+    json_object_set_new(u, "groups_mean", rc_json_num(l.groups_mean, 3));
+    json_object_set_new(u, "groups_median", rc_json_num(l.groups_p50, 3));
+    json_object_set_new(u, "groups_p90", rc_json_num(l.groups_p90, 3));
+    json_object_set_new(u, "groups_max", rc_json_num(l.groups_max, 3));
+    json_object_set_new(o, "user_load", u);
 }
 
+/* One line of JSON (io/json.h); keys and formats are what scripts parse. */
 static void print_json(const rc_job *job, const rc_result *r)
 {
     char id[17];
     rc_job_id_hex(r->job_id, id);
     const rc_summary *s = &r->online;
-    printf("{\"job_id\":\"%s\",\"strategy\":\"%s\",\"users\":%d,\"group_size\":%d,\"groups\":%d,"
-           "\"trace\":\"%s\",\"model\":\"%s\",\"seed\":%llu,\"duration_s\":%.3f,",
-           id, job->strategy, job->users, rc_job_group_size(job), job->groups, job->trace,
-           job->model == RC_MODEL_PAPER ? "paper" : "exact", (unsigned long long)job->seed,
-           job->duration_s);
-    printf("\"deliveries\":%llu,\"deliveries_all\":%llu,\"multicasts\":%llu,\"undelivered\":%llu,"
-           "\"duplicates\":%llu,\"payload_packets\":%llu,\"ack_packets\":%llu,"
-           "\"reassignments\":%llu,\"timeouts\":%llu,\"repair_packets\":%llu,\"repairs\":%llu,"
-           "\"joins\":%llu,\"leaves\":%llu,\"expected_deliveries\":%llu,",
-           (unsigned long long)s->count, (unsigned long long)r->c.deliveries,
-           (unsigned long long)r->c.multicasts, (unsigned long long)r->c.undelivered,
-           (unsigned long long)r->c.duplicates, (unsigned long long)r->c.payload_packets,
-           (unsigned long long)r->c.ack_packets, (unsigned long long)r->c.reassignments,
-           (unsigned long long)r->c.timeouts, (unsigned long long)r->c.repair_packets,
-           (unsigned long long)r->c.repairs, (unsigned long long)r->c.joins,
-           (unsigned long long)r->c.leaves, (unsigned long long)r->c.expected_deliveries);
-    json_num(stdout, "mean_s", s->mean_s, true);
-    json_num(stdout, "p1_s", s->q[0], true);
-    json_num(stdout, "p25_s", s->q[3], true);
-    json_num(stdout, "median_s", s->q[4], true);
-    json_num(stdout, "p75_s", s->q[5], true);
-    json_num(stdout, "p90_s", s->q[6], true);
-    json_num(stdout, "p99_s", s->q[8], true);
-    json_num(stdout, "max_s", s->max_s, true);
-    if (job->source_offline[0])
-        printf("\"so_expected\":%llu,\"so_delivered\":%llu,\"so_latency_mean_s\":%.3f,"
-               "\"so_latency_max_s\":%.3f,",
-               (unsigned long long)r->c.so_expected, (unsigned long long)r->c.so_delivered,
-               r->c.so_delivered ? (double)r->c.so_latency_sum_ms / 1e3 / (double)r->c.so_delivered
-                                 : 0.0,
-               (double)r->c.so_latency_max_ms / 1e3);
-    if (job->adversary != RC_ADV_NONE)
-        printf("\"adv_members\":%llu,\"adv_withheld\":%llu,\"adv_acks_withheld\":%llu,"
-               "\"adv_acks_faked\":%llu,\"adv_delayed\":%llu,",
-               (unsigned long long)r->c.adv_members, (unsigned long long)r->c.adv_withheld,
-               (unsigned long long)r->c.adv_acks_withheld, (unsigned long long)r->c.adv_acks_faked,
-               (unsigned long long)r->c.adv_delayed);
-    if (r->n_sizes > 0) print_population_json(job, r);
-    printf("\"events\":%llu,", (unsigned long long)r->c.events);
-    json_num(stdout, "wall_s", r->c.wall_s, true);
-    printf("\"peak_rss_kb\":%llu}\n", (unsigned long long)r->c.peak_rss_kb);
+    json_t *o = json_object();
+#define PUT(k, v) json_object_set_new(o, k, v)
+    PUT("job_id", rc_json_str(id));
+    PUT("strategy", rc_json_str(job->strategy));
+    PUT("users", json_integer(job->users));
+    PUT("group_size", json_integer(rc_job_group_size(job)));
+    PUT("groups", json_integer(job->groups));
+    PUT("trace", rc_json_str(job->trace));
+    PUT("model", rc_json_str(job->model == RC_MODEL_PAPER ? "paper" : "exact"));
+    PUT("seed", rc_json_u64(job->seed));
+    PUT("duration_s", rc_json_num(job->duration_s, 3));
+    PUT("deliveries", rc_json_u64(s->count));
+    PUT("deliveries_all", rc_json_u64(r->c.deliveries));
+    PUT("multicasts", rc_json_u64(r->c.multicasts));
+    PUT("undelivered", rc_json_u64(r->c.undelivered));
+    PUT("duplicates", rc_json_u64(r->c.duplicates));
+    PUT("payload_packets", rc_json_u64(r->c.payload_packets));
+    PUT("ack_packets", rc_json_u64(r->c.ack_packets));
+    PUT("reassignments", rc_json_u64(r->c.reassignments));
+    PUT("timeouts", rc_json_u64(r->c.timeouts));
+    PUT("repair_packets", rc_json_u64(r->c.repair_packets));
+    PUT("repairs", rc_json_u64(r->c.repairs));
+    PUT("joins", rc_json_u64(r->c.joins));
+    PUT("leaves", rc_json_u64(r->c.leaves));
+    PUT("expected_deliveries", rc_json_u64(r->c.expected_deliveries));
+    PUT("mean_s", rc_json_num(s->mean_s, 6));
+    PUT("p1_s", rc_json_num(s->q[0], 6));
+    PUT("p25_s", rc_json_num(s->q[3], 6));
+    PUT("median_s", rc_json_num(s->q[4], 6));
+    PUT("p75_s", rc_json_num(s->q[5], 6));
+    PUT("p90_s", rc_json_num(s->q[6], 6));
+    PUT("p99_s", rc_json_num(s->q[8], 6));
+    PUT("max_s", rc_json_num(s->max_s, 6));
+    if (job->source_offline[0]) {
+        PUT("so_expected", rc_json_u64(r->c.so_expected));
+        PUT("so_delivered", rc_json_u64(r->c.so_delivered));
+        PUT("so_latency_mean_s",
+            rc_json_num(r->c.so_delivered
+                            ? (double)r->c.so_latency_sum_ms / 1e3 / (double)r->c.so_delivered
+                            : 0.0,
+                        3));
+        PUT("so_latency_max_s", rc_json_num((double)r->c.so_latency_max_ms / 1e3, 3));
+    }
+    if (job->adversary != RC_ADV_NONE) {
+        PUT("adv_members", rc_json_u64(r->c.adv_members));
+        PUT("adv_withheld", rc_json_u64(r->c.adv_withheld));
+        PUT("adv_acks_withheld", rc_json_u64(r->c.adv_acks_withheld));
+        PUT("adv_acks_faked", rc_json_u64(r->c.adv_acks_faked));
+        PUT("adv_delayed", rc_json_u64(r->c.adv_delayed));
+    }
+    if (r->n_sizes > 0) put_population(o, job, r);
+    PUT("events", rc_json_u64(r->c.events));
+    PUT("wall_s", rc_json_num(r->c.wall_s, 6));
+    PUT("peak_rss_kb", rc_json_u64(r->c.peak_rss_kb));
+#undef PUT
+    rc_json_print(stdout, o, JSON_COMPACT | RC_JSON_FIXED);
 }
 
 int rc_cmd_run(int argc, char **argv)
@@ -341,6 +357,21 @@ int rc_cmd_run(int argc, char **argv)
                     dir, strerror(errno));
             return RC_EXIT_USAGE;
         }
+    }
+    if (out_path != NULL && strcmp(job.trace, "online") != 0) {
+        /* Bound before the run so that --out's canonical text and trace_*
+         * attributes name the trace's content, not its spelling (rc_run_job
+         * binds its own copy, so the printed job id names it either way; the
+         * second read costs one trace load, only with --out). */
+        rc_trace_id id;
+        rc_trace *t = rc_trace_id_load(job.trace, job.data_dir, rc_job_trace_lines_needed(&job),
+                                       &id, &err);
+        if (t == NULL) {
+            fprintf(stderr, "rcsim run: %s\n", err.msg);
+            return err.code ? err.code : RC_EXIT_USAGE;
+        }
+        rc_trace_free(t);
+        rc_job_bind_trace(&job, &id);
     }
     rc_result res;
     int rc = rc_run_job(&job, &res, NULL, NULL, &err);

@@ -11,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "cli/share.h"
+#include "core/build.h"
 #include "core/err.h"
 #include "core/version.h"
 
@@ -67,6 +68,9 @@ static void print_version(void)
     printf("build:     %s, %s, C%ld%s%s\n", RCSIM_BUILD_TYPE[0] ? RCSIM_BUILD_TYPE : "(no type)",
            RCSIM_BUILD_COMPILER, (long)__STDC_VERSION__ / 100 % 100,
            RCSIM_BUILD_SANITIZE ? ", ASan+UBSan" : "", RCSIM_BUILD_WERROR ? ", -Werror" : "");
+    /* What results files record per job and compare on resume (core/build.h). */
+    printf("build id:  %s (sources sha256 %.16s...%s)\n", rc_build()->id,
+           rc_build()->sources_sha256, rc_build()->dirty == 1 ? ", uncommitted changes" : "");
     char mpi[MPI_MAX_LIBRARY_VERSION_STRING];
     int len = 0;
     MPI_Get_library_version(mpi, &len); /* allowed before MPI_Init (MPI 3.0) */

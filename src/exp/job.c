@@ -1,5 +1,6 @@
 #include "exp/job.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -10,6 +11,7 @@
 #include "multicast/mc.h"
 #include "multicast/population.h"
 #include "multicast/strategy_name.h"
+#include "trace/trace_id.h"
 #include "workload/app.h"
 
 void rc_job_defaults(rc_job *job)
@@ -95,6 +97,35 @@ static int validate_population(const rc_job *job, rc_err *err)
                           "%s: not available in population mode (population = %d)", unsupported,
                           job->population);
     return 0;
+}
+
+size_t rc_job_trace_lines_needed(const rc_job *job)
+{
+    if (!strcmp(job->trace, "online")) return 0;
+    /* Paper mapping: user U_i of each provider takes line i, so the trace
+     * needs one line per provider slot; intended mapping: one per user. */
+    if (job->quirks.trace16 == 1)
+        return (size_t)(job->users < job->users_per_provider ? job->users
+                                                              : job->users_per_provider);
+    return (size_t)job->users;
+}
+
+void rc_job_bind_trace(rc_job *job, const rc_trace_id *id)
+{
+    snprintf(job->trace_name, sizeof job->trace_name, "%s", id->name);
+    snprintf(job->trace_sha256, sizeof job->trace_sha256, "%s", id->sha256);
+    job->trace_lines = id->lines;
+}
+
+int rc_job_check_trace(const rc_job *job, const rc_trace_id *id, rc_err *err)
+{
+    if (!strcmp(job->trace_sha256, id->sha256) && job->trace_lines == id->lines) return 0;
+    return rc_err_set(err, RC_EXIT_USAGE,
+                      "trace '%s': %s has sha256 %s (%u lines), but the job was bound to "
+                      "sha256 %s (%u lines) of trace %s: the file changed after the sweep "
+                      "started, or this host sees another file",
+                      job->trace, id->path, id->sha256, id->lines, job->trace_sha256,
+                      job->trace_lines, job->trace_name);
 }
 
 void rc_job_net_cfg(const rc_job *job, rc_net_cfg *out)
@@ -249,7 +280,14 @@ size_t rc_job_canonical(const rc_job *job, char *buf, size_t n)
             rc_param_format(&d, &t[i], def, sizeof def);
             if (strcmp(val, def) == 0) continue;
         }
-        int w = snprintf(buf + (used < n ? used : n), used < n ? n - used : 0, "%s=%s\n",
+        int w;
+        if (t[i].offset == offsetof(rc_job, trace) && r.trace_sha256[0] != '\0')
+            /* The content, not the spelling (trace/trace_id.h). */
+            w = snprintf(buf + (used < n ? used : n), used < n ? n - used : 0,
+                         "trace=%s\ntrace_sha256=%s\ntrace_lines=%u\n", r.trace_name,
+                         r.trace_sha256, r.trace_lines);
+        else
+            w = snprintf(buf + (used < n ? used : n), used < n ? n - used : 0, "%s=%s\n",
                          t[i].name, val);
         if (w > 0) used += (size_t)w;
     }

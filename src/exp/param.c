@@ -125,7 +125,7 @@ static const rc_param_def table[] = {
     {"group_size_dist", RC_PT_STRING, OFF(group_size_dist), SZ(group_size_dist), "", 0, 0, "",
      NULL, C | A | N,
      "population mode: group sizes, fixed:M | zipf:S:MIN:MAX | lognormal:MU:SIGMA"},
-    {"store_raw", RC_PT_BOOL, OFF(store_raw), 0, "false", 0, 1, "", NULL, 0,
+    {"store_raw", RC_PT_BOOL, OFF(store_raw), 0, "false", 0, 1, "", NULL, RC_PF_STORED,
      "keep raw per-delivery latencies in the results"},
     {"check", RC_PT_BOOL, OFF(check), 0, "false", 0, 1, "", NULL, 0,
      "check run-time invariants for this job (slower)"},

@@ -298,6 +298,8 @@ void rc_result_gather(rc_result *r, rc_mc *mc, bool keep_raw)
 typedef struct image_head {
     uint32_t magic, layout;
     uint64_t job_id;
+    char build_id[24]; /* 17 used; 24 keeps the next fields 8-aligned */
+    char build_revision[64];
     rc_counters c;
     rc_summary online, all;
     uint64_t n_raw, n_undelivered;
@@ -317,6 +319,8 @@ void rc_result_pack(const rc_result *r, void **buf, size_t *len)
     h.magic = MAGIC;
     h.layout = RC_RESULT_LAYOUT;
     h.job_id = r->job_id;
+    memcpy(h.build_id, r->build_id, sizeof r->build_id);
+    memcpy(h.build_revision, r->build_revision, sizeof r->build_revision);
     h.c = r->c;
     h.online = r->online;
     h.all = r->all;
@@ -362,6 +366,10 @@ int rc_result_unpack(rc_result *r, const void *buf, size_t len, rc_err *err)
                           need);
     rc_result_init(r);
     r->job_id = h.job_id;
+    memcpy(r->build_id, h.build_id, sizeof r->build_id);
+    r->build_id[sizeof r->build_id - 1] = '\0';
+    memcpy(r->build_revision, h.build_revision, sizeof r->build_revision);
+    r->build_revision[sizeof r->build_revision - 1] = '\0';
     r->c = h.c;
     r->online = h.online;
     r->all = h.all;

@@ -21,7 +21,8 @@
 #include "core/err.h"
 #include "core/hist.h"
 
-#define RC_RESULT_LAYOUT 2 /* 2: adversary counters (issue 17) */
+#define RC_RESULT_LAYOUT 3 /* 2: the build that ran the job; 3: adversary counters and the
+                             population section (issue 17) */
 
 /* Histogram edges: core/hist.h (rc_hist_bin, rc_hist_edge, RC_HIST_BINS). */
 
@@ -92,6 +93,8 @@ typedef struct rc_undelivered {
 
 typedef struct rc_result {
     uint64_t job_id;
+    char build_id[17];                /* core/build.h id of the binary that ran the job */
+    char build_revision[64];          /* ... and its git revision (truncated) */
     rc_counters c;
     rc_summary online, all;
     uint32_t *hist_online, *hist_all; /* RC_HIST_BINS each */

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/build.h"
 #include "core/log.h"
 #include "core/version.h"
 #include "exp/param.h"
@@ -272,7 +273,11 @@ static int create_file(rc_h5out *h, rc_err *err)
               attr_str(f, "sweep_name", h->sweep.name) ||
               attr_str(f, "sweep_file", h->sweep.file) ||
               attr_str(f, "sweep_text", h->sweep.text) ||
-              attr_u64(f, "sweep_hash", h->sweep.hash) || attr_str(f, "created_utc", created);
+              attr_u64(f, "sweep_hash", h->sweep.hash) || attr_str(f, "created_utc", created) ||
+              attr_str(f, "build_id", rc_build()->id) ||
+              attr_str(f, "build_sources_sha256", rc_build()->sources_sha256) ||
+              attr_i64(f, "build_dirty", rc_build()->dirty) ||
+              attr_str(f, "build_config", rc_build()->config);
     if (!bad) {
         double *edges = rc_xmalloc((RC_HIST_BINS + 1) * sizeof *edges);
         for (size_t i = 0; i < RC_HIST_BINS; i++) edges[i] = rc_hist_edge(i);
@@ -475,7 +480,10 @@ static int write_params(hid_t g, const rc_job *resolved)
     return 0;
 }
 
-static int write_common(hid_t g, const rc_job *job, const rc_h5out_prov *prov)
+/* `build_id`/`revision`: the build that ran the job (from its result), or this
+ * binary's for a failed job. */
+static int write_common(hid_t g, const rc_job *job, const rc_h5out_prov *prov,
+                        const char *build_id, const char *revision)
 {
     rc_job r = *job;
     rc_job_resolve(&r);
@@ -484,8 +492,10 @@ static int write_common(hid_t g, const rc_job *job, const rc_h5out_prov *prov)
     rc_job_canonical(&r, canon, sizeof canon);
     utc_text(prov->finished, fin);
     return write_params(g, &r) || attr_str(g, "job_id", hex) || attr_str(g, "canonical", canon) ||
-           attr_str(g, "rcsim_version", RCSIM_VERSION) ||
-           attr_str(g, "git_revision", RCSIM_GIT_REVISION) || attr_str(g, "host", prov->host) ||
+           attr_str(g, "trace_name", r.trace_name) || attr_str(g, "trace_sha256", r.trace_sha256) ||
+           attr_i64(g, "trace_lines", r.trace_lines) ||
+           attr_str(g, "rcsim_version", RCSIM_VERSION) || attr_str(g, "git_revision", revision) ||
+           attr_str(g, "build_id", build_id) || attr_str(g, "host", prov->host) ||
            attr_i64(g, "rank", prov->rank) || attr_str(g, "finished_utc", fin);
 }
 
@@ -579,7 +589,7 @@ int rc_h5out_write_job(rc_h5out *h, const rc_job *job, const rc_result *r,
     int bad = delete_if_exists(jobs, tmp);
     hid_t g = bad ? -1 : H5Gcreate2(jobs, tmp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (g < 0) bad = 1;
-    if (!bad) bad = write_common(g, job, prov);
+    if (!bad) bad = write_common(g, job, prov, r->build_id, r->build_revision);
     if (!bad) {
         const rc_counters *c = &r->c;
         for (size_t i = 0; i < sizeof counter_fields / sizeof counter_fields[0] && !bad; i++)
@@ -647,7 +657,8 @@ int rc_h5out_write_failed(rc_h5out *h, const rc_job *job, const char *message,
     int bad = delete_if_exists(fg, hex);
     hid_t g = bad ? -1 : H5Gcreate2(fg, hex, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (g < 0) bad = 1;
-    if (!bad) bad = write_common(g, job, prov) || attr_str(g, "error", message) ||
+    if (!bad) bad = write_common(g, job, prov, rc_build()->id, RCSIM_GIT_REVISION) ||
+                    attr_str(g, "error", message) ||
                     attr_str(g, "status", "failed");
     if (g >= 0) H5Gclose(g);
     H5Gclose(fg);

@@ -16,23 +16,42 @@
 /* ---------- streams ---------- */
 
 /* Gap to a stream's next firing (us).  Lattice: a whole number of ticks,
- * Geometric(F) — exactly the law of per-tick Bernoulli trials (docs/spec.md §1.11). */
-static rc_time stream_gap(rc_net *n, double rate, double f, double inv_log1m_f)
+ * Geometric(F) — exactly the law of per-tick Bernoulli trials (docs/spec.md §1.11),
+ * drawn through the stream's step table. */
+static rc_time stream_gap(rc_net *n, double rate, double f, const rc_rng_steps *steps)
 {
     if (rate <= 0) return NEVER / 4;
-    if (n->lattice)
-        return f >= 1 ? n->tick : (rc_time)rc_rng_geom_inv(n->rng_cover, inv_log1m_f) * n->tick;
+    if (n->lattice) return f >= 1 ? n->tick : rc_rng_steps_draw(n->rng_cover, steps) * n->tick;
     rc_time g = (rc_time)llround(rc_rng_exp(n->rng_cover, 1e6 / rate));
     return g < 1 ? 1 : g;
+}
+
+static int64_t geom_of(uint32_t k, const void *inv_log1m_f)
+{
+    return (int64_t)rc_rng_geom_of(k, *(const double *)inv_log1m_f);
+}
+
+void rc_net__gap_steps(rc_net *n)
+{
+    const double *g[3] = {&n->g_pay, &n->g_drop, &n->g_loop};
+    rc_rng_steps **t[3] = {&n->steps_pay, &n->steps_drop, &n->steps_loop};
+    for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < i && *t[i] == NULL; j++)
+            if (*g[j] == *g[i]) *t[i] = *t[j];
+        if (*t[i] == NULL) {
+            *t[i] = n->steps_own[i] = rc_xmalloc(sizeof **t[i]);
+            rc_rng_steps_init(*t[i], geom_of, g[i]);
+        }
+    }
 }
 
 /* The next firings after `from` (exclusive of nothing: the first possible
  * firing is at from + one step). */
 void rc_net__streams_redraw(rc_net *n, user *u, rc_time from)
 {
-    u->next_pay = from + stream_gap(n, n->rate_pay, n->f_pay, n->g_pay);
-    u->next_drop = from + stream_gap(n, n->rate_drop, n->f_drop, n->g_drop);
-    u->next_loop = from + stream_gap(n, n->rate_loop, n->f_loop, n->g_loop);
+    u->next_pay = from + stream_gap(n, n->rate_pay, n->f_pay, n->steps_pay);
+    u->next_drop = from + stream_gap(n, n->rate_drop, n->f_drop, n->steps_drop);
+    u->next_loop = from + stream_gap(n, n->rate_loop, n->f_loop, n->steps_loop);
     u->backlog_at = NEVER;
 }
 
@@ -51,11 +70,20 @@ static void emit_bundle(rc_net *n, uint32_t ui, rc_time t)
 {
     user *u = &n->users[ui];
     RC_DCHECK(u->online, "client %u sent a packet while offline at t=%lld", ui, (long long)t);
-    rc_time shared = t;
     rc_time hand = n->lattice ? n->tick : 0; /* one tick of hand-off per hop (docs/spec.md §1.2) */
-    shared += hand + (n->ingress_delay ? rc_net__hop_delay(n, n->rng_delay, n->mu) : 0);
-    for (uint32_t l = 0; l + 1 < n->layers; l++)
-        shared += hand + rc_net__hop_delay(n, n->rng_delay, n->mu);
+    unsigned shared_hops = (n->ingress_delay ? 1u : 0u) + (n->layers > 0 ? n->layers - 1 : 0);
+    bool any_real = false;
+    for (uint32_t i = 0; i < (uint32_t)n->p && u->wait_real > 0 && !any_real; i++)
+        any_real = ring_at(&u->wait, i) != COVER;
+    rc_time shared = t;
+    if (any_real) {
+        shared += hand + (n->ingress_delay ? rc_net__hop_delay(n) : 0);
+        for (uint32_t l = 0; l + 1 < n->layers; l++) shared += hand + rc_net__hop_delay(n);
+    } else {
+        /* Nobody observes an all-cover bundle's path: consume its delay
+         * draws (the stream stays where it would be) without computing them. */
+        rc_rng_skip_pos(n->rng_delay, shared_hops);
+    }
     n->ctr.bundles++;
     for (int i = 0; i < n->p; i++) {
         uint32_t s = ring_pop(&u->wait);
@@ -70,7 +98,7 @@ static void emit_bundle(rc_net *n, uint32_t ui, rc_time t)
         n->hooks.sent(n->hooks.ctx, ui, n->subs[s].body, t);
         /* The last layer delays each sub-message separately, then the egress
          * provider files it in the next tick (delay 0). */
-        rc_time arrive = shared + hand + rc_net__hop_delay(n, n->rng_delay, n->mu) + hand;
+        rc_time arrive = shared + hand + rc_net__hop_delay(n) + hand;
         if (n->cover_full) n->ctr.mix_packets += n->layers;
         rc_net__deliver_to_postbox(n, s, arrive);
     }
@@ -89,15 +117,15 @@ static void stream_step(rc_net *n, uint32_t ui, rc_time t)
         } else {
             ring_push(&u->wait, COVER);
         }
-        u->next_pay = t + stream_gap(n, n->rate_pay, n->f_pay, n->g_pay);
+        u->next_pay = t + stream_gap(n, n->rate_pay, n->f_pay, n->steps_pay);
     }
     if (u->next_drop == t) {
         ring_push(&u->wait, COVER);
-        u->next_drop = t + stream_gap(n, n->rate_drop, n->f_drop, n->g_drop);
+        u->next_drop = t + stream_gap(n, n->rate_drop, n->f_drop, n->steps_drop);
     }
     if (u->next_loop == t) {
         ring_push(&u->wait, COVER);
-        u->next_loop = t + stream_gap(n, n->rate_loop, n->f_loop, n->g_loop);
+        u->next_loop = t + stream_gap(n, n->rate_loop, n->f_loop, n->steps_loop);
     }
     u->backlog_at = NEVER;
     if (n->lattice) {

@@ -8,17 +8,30 @@
 
 #include "loopix/net_internal.h"
 
-/* One per-hop delay (us): docs/spec.md §1.6 floor(1000 Exp) ms lifted to the lattice,
- * or exact microseconds. */
-rc_time rc_net__hop_delay(rc_net *n, gsl_rng *r, double mu)
+/* The lattice per-hop delay in ticks from the generator's output k:
+ * docs/spec.md §1.6 floor(1000 Exp) ms, lifted to the lattice. */
+static int64_t hop_ticks_of(uint32_t k, const void *ctx)
 {
-    double d = rc_rng_exp(r, 1.0 / mu);
-    if (n->lattice) {
-        rc_time ms = (rc_time)floor(1000.0 * d);
-        rc_time us = ms * 1000;
-        return ((us + n->tick - 1) / n->tick) * n->tick;
-    }
-    return (rc_time)llround(d * 1e6);
+    const rc_net *n = ctx;
+    double d = -(1.0 / n->mu) * log(k / 4294967296.0);
+    rc_time ms = (rc_time)floor(1000.0 * d);
+    rc_time us = ms * 1000;
+    return (us + n->tick - 1) / n->tick;
+}
+
+void rc_net__hop_steps(rc_net *n)
+{
+    n->steps_hop = n->steps_own[3] = rc_xmalloc(sizeof *n->steps_hop);
+    rc_rng_steps_init(n->steps_hop, hop_ticks_of, n);
+}
+
+/* One per-hop delay (us): on the lattice through the step table (the same
+ * value as hop_ticks_of, without a log for most draws), else exact
+ * microseconds. */
+rc_time rc_net__hop_delay(rc_net *n)
+{
+    if (n->lattice) return rc_rng_steps_draw(n->rng_delay, n->steps_hop) * n->tick;
+    return (rc_time)llround(rc_rng_exp(n->rng_delay, 1.0 / n->mu) * 1e6);
 }
 
 /* ---------- cover packets through the mixes (cover=full) ---------- */
@@ -56,7 +69,7 @@ void rc_net__on_cover_hop(void *ctx, const rc_event *ev)
     if (c->hops_left == 0) return; /* reached its provider: dropped or ignored */
     c->hops_left--;
     n->ctr.mix_packets++;
-    rc_time d = rc_net__hop_delay(n, n->rng_delay, n->mu) + (n->lattice ? n->tick : 0);
+    rc_time d = rc_net__hop_delay(n) + (n->lattice ? n->tick : 0);
     cover_hop_schedule(n, ev->obj, n->sim->now + d);
 }
 

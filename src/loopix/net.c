@@ -175,6 +175,10 @@ rc_net *rc_net_new(rc_sim *sim, const rc_net_cfg *cfg, const rc_trace *trace, in
     n->free_head = UINT32_MAX;
     n->cpk_free = UINT32_MAX;
     rc_net__idle_law(n);
+    if (n->lattice) {
+        rc_net__gap_steps(n);
+        rc_net__hop_steps(n);
+    }
 
     gsl_rng *phase = rc_rng_new(cfg->seed, STREAM_PHASE);
     n->users = rc_xcalloc(n->n_users, sizeof *n->users);
@@ -235,6 +239,7 @@ void rc_net_free(rc_net *n)
     free(n->subs);
     free(n->cpk);
     free(n->stat_cdf);
+    for (int i = 0; i < 4; i++) free(n->steps_own[i]);
     rc_rng_free(n->rng_cover);
     rc_rng_free(n->rng_delay);
     rc_rng_free(n->rng_mixloop);

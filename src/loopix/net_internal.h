@@ -35,7 +35,8 @@ enum { STREAM_COVER = 1, STREAM_DELAY = 2, STREAM_PHASE = 3, STREAM_MIXLOOP = 4 
 #define COVER UINT32_MAX
 #define NEVER INT64_MAX
 
-/* A ring buffer of u32 (send queue, bundling queue). */
+/* A ring buffer of u32 (send queue, bundling queue); cap is 0 or a power of
+ * two, so positions wrap with a mask. */
 typedef struct ring {
     uint32_t *a;
     uint32_t head, n, cap;
@@ -46,21 +47,24 @@ static inline void ring_push(ring *r, uint32_t v)
     if (r->n == r->cap) {
         uint32_t ncap = r->cap ? r->cap * 2 : 8;
         uint32_t *na = rc_xmalloc(ncap * sizeof *na);
-        for (uint32_t i = 0; i < r->n; i++) na[i] = r->a[(r->head + i) % r->cap];
+        for (uint32_t i = 0; i < r->n; i++) na[i] = r->a[(r->head + i) & (r->cap - 1)];
         free(r->a);
         r->a = na;
         r->cap = ncap;
         r->head = 0;
     }
-    r->a[(r->head + r->n) % r->cap] = v;
+    r->a[(r->head + r->n) & (r->cap - 1)] = v;
     r->n++;
 }
+
+/* The i-th entry from the head (i < n). */
+static inline uint32_t ring_at(const ring *r, uint32_t i) { return r->a[(r->head + i) & (r->cap - 1)]; }
 
 static inline uint32_t ring_pop(ring *r)
 {
     RC_ASSERT(r->n > 0);
     uint32_t v = r->a[r->head];
-    r->head = (r->head + 1) % r->cap;
+    r->head = (r->head + 1) & (r->cap - 1);
     r->n--;
     return v;
 }
@@ -140,6 +144,11 @@ struct rc_net {
     const rc_trace *trace;
     uint32_t trace_period_s;
     gsl_rng *rng_cover, *rng_delay, *rng_mixloop;
+    /* Lattice only: the stream gaps (in ticks) and the per-hop delay (in
+     * ticks) as step tables of their draws (core/rng.h); equal laws share a
+     * table.  NULL when the law is not drawn through a table. */
+    rc_rng_steps *steps_pay, *steps_drop, *steps_loop, *steps_hop;
+    rc_rng_steps *steps_own[4]; /* what rc_net_free releases */
     cover_pkt *cpk;
     uint32_t n_cpk, cap_cpk, cpk_free;
 };
@@ -184,6 +193,8 @@ void rc_net__schedule_stream(rc_net *n, uint32_t ui);
 void rc_net__idle_catch_up(rc_net *n, uint32_t ui, rc_time limit);
 /* Computes the idle chain's stationary law and mixing time (at construction). */
 void rc_net__idle_law(rc_net *n);
+/* Builds the stream-gap step tables (lattice). */
+void rc_net__gap_steps(rc_net *n);
 void rc_net__on_stream(void *ctx, const rc_event *ev); /* EV_STREAM */
 
 /* provider.c */
@@ -195,7 +206,10 @@ void rc_net__deliver_to_postbox(rc_net *n, uint32_t si, rc_time arrive);
 void rc_net__on_pull(void *ctx, const rc_event *ev); /* EV_PULL */
 
 /* mix.c */
-rc_time rc_net__hop_delay(rc_net *n, gsl_rng *r, double mu);
+/* One per-hop delay of a message (rng_delay, rate mu). */
+rc_time rc_net__hop_delay(rc_net *n);
+/* Builds steps_hop (lattice). */
+void rc_net__hop_steps(rc_net *n);
 /* A cover packet enters the mixes at time t and makes `hops` hops. */
 void rc_net__cover_send(rc_net *n, uint8_t hops, rc_time t);
 void rc_net__on_cover_hop(void *ctx, const rc_event *ev); /* EV_COVER_HOP */

@@ -403,7 +403,7 @@ static void *rcs_create(rc_mc *mc, const rc_strategy_spec *spec, const rc_mc_cfg
     s->nonce_next = rc_xcalloc(s->n_slots, sizeof(uint32_t));
     s->last_seen = rc_xcalloc(s->n_slots, sizeof(uint32_t *));
     s->pending = rc_xcalloc(s->users, sizeof(idvec));
-    s->sched_rng = gsl_rng_alloc(gsl_rng_mt19937);
+    s->sched_rng = rc_rng_new(0, 0); /* reseeded per message */
     s->scratch = rc_xmalloc((size_t)s->users * sizeof(uint32_t));
     s->tick = rc_mc_tick(mc);
     return s;

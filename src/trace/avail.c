@@ -9,6 +9,7 @@
 #include "trace/avail.h"
 
 #include <errno.h>
+#include <nettle/sha2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,7 @@ struct rc_trace {
     trace_line *lines;
     size_t n_toggles, cap_toggles;
     uint32_t *toggles;
+    uint8_t sha256[SHA256_DIGEST_SIZE]; /* of the decompressed text (trace identity) */
 };
 
 /* Parser state across chunks.  `col` counts the characters of the current
@@ -51,6 +53,7 @@ typedef struct parser {
     uint64_t online;
     char cur;
     bool pending_cr;
+    struct sha256_ctx sha; /* every byte fed, for rc_trace_sha256 */
 } parser;
 
 static void fail(parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -113,6 +116,9 @@ static void end_line(parser *p)
 
 static void feed(parser *p, const char *buf, size_t n)
 {
+    /* Hashing here costs ~0.03 s for a 47 MB reference trace and no second
+     * decompression pass. */
+    sha256_update(&p->sha, n, (const uint8_t *)buf);
     size_t i = 0;
     while (i < n && !p->failed) {
         char c = buf[i];
@@ -169,6 +175,7 @@ static void parser_init(parser *p, const char *name, size_t min_lines, rc_err *e
 {
     *p = (parser){.name = name, .min_lines = min_lines, .err = err, .lineno = 1};
     p->t = rc_xcalloc(1, sizeof *p->t);
+    sha256_init(&p->sha);
 }
 
 /* Ends the input: the last line may lack its newline.  Returns the trace or
@@ -190,6 +197,7 @@ static rc_trace *parser_finish(parser *p)
         rc_trace_free(t);
         return NULL;
     }
+    sha256_digest(&p->sha, sizeof t->sha256, t->sha256);
     /* Shrink to fit: a loaded trace stays resident for the whole run. */
     t->lines = rc_xrealloc(t->lines, t->n_lines * sizeof *t->lines);
     t->cap_lines = t->n_lines;
@@ -277,6 +285,11 @@ size_t rc_trace_lines(const rc_trace *t)
 uint32_t rc_trace_period_s(const rc_trace *t)
 {
     return t->period;
+}
+
+void rc_trace_sha256(const rc_trace *t, char hex[65])
+{
+    for (size_t i = 0; i < sizeof t->sha256; i++) snprintf(hex + 2 * i, 3, "%02x", t->sha256[i]);
 }
 
 double rc_trace_online_fraction(const rc_trace *t, size_t line)

@@ -37,6 +37,10 @@ void rc_trace_free(rc_trace *t);
 
 size_t rc_trace_lines(const rc_trace *t);
 uint32_t rc_trace_period_s(const rc_trace *t);     /* line length in seconds (86400) */
+/* SHA-256 of the decompressed text as read (every byte, empty lines and line
+ * ends included), 64 lower-case hex digits plus NUL: the trace's identity
+ * (trace/trace_id.h). */
+void rc_trace_sha256(const rc_trace *t, char hex[65]);
 double rc_trace_online_fraction(const rc_trace *t, size_t line);
 
 /* State of `line` at second `s` (taken modulo the period). */
