@@ -24,6 +24,7 @@ static void print_usage(FILE *out)
     fprintf(out,
             "usage: rcsim sweep FILE --out RESULTS.h5 [options]\n"
             "       mpirun -np N rcsim sweep FILE --out RESULTS.h5 [options]\n"
+            "       rcsim sweep FILE --shard I/N --out part-I.h5 [options]\n"
             "\n"
             "Runs every job of the sweep file FILE and writes the results to RESULTS.h5\n"
             "(layout: docs/results-layout.md).  Under MPI, rank 0 hands out jobs (most\n"
@@ -45,9 +46,19 @@ static void print_usage(FILE *out)
             "      --retry-failed    give each job that fails one more try at the end of this\n"
             "                        run (failed jobs are always retried by a rerun)\n"
             "      --no-fork         run jobs in the worker process itself instead of a forked\n"
-            "                        child (a crashing job then takes the whole sweep down)\n"
+            "                        child (a crashing job then takes the whole sweep down;\n"
+            "                        for networks where forking an MPI process is not allowed)\n"
+            "      --shard I/N       run only shard I (0 <= I < N) of the sweep: the jobs whose\n"
+            "                        id modulo N is I (one rank is enough); combine the shard\n"
+            "                        files with `rcsim merge part-*.h5 --out ALL.h5`\n"
+            "      --lock-wait S     at the end, wait up to S seconds for a reader that holds\n"
+            "                        the results file open (default 60); then the journal\n"
+            "                        keeps the results and the sweep still exits 0\n"
             "  -v, --verbose         one line per finished job\n"
             "  -h, --help            this help\n"
+            "\n"
+            "A sweep file extended with more seeds or axis values can be rerun into the same\n"
+            "--out: only the new jobs run.\n"
             "\n"
             "exit codes: 0 all jobs done; 1 some jobs failed or a runtime error; 2 bad usage,\n"
             "bad sweep file or a results file of another sweep (nothing written); 3 stopped\n"
@@ -78,11 +89,30 @@ static int parse_seconds(const char *opt, const char *text, double *out)
     return 0;
 }
 
+/* "I/N" with 0 <= I < N. */
+static int parse_shard(const char *text, rc_farm_opts *o)
+{
+    unsigned i, n;
+    char tail;
+    if (sscanf(text, "%u/%u%c", &i, &n, &tail) != 2 || n == 0 || i >= n || n > 1000000) {
+        if (launcher_rank() == 0)
+            fprintf(stderr, "rcsim sweep: --shard: '%s' is not I/N with 0 <= I < N (e.g. 0/8)\n",
+                    text);
+        return RC_EXIT_USAGE;
+    }
+    o->shard_index = i;
+    o->shard_count = n;
+    return 0;
+}
+
 static void abort_hook(void) { MPI_Abort(MPI_COMM_WORLD, RC_EXIT_RUNTIME); }
 
 int rc_cmd_sweep(int argc, char **argv)
 {
-    enum { OPT_PROGRESS = 256, OPT_GRACE, OPT_DATA_DIR, OPT_DRY_RUN, OPT_RETRY, OPT_NO_FORK };
+    enum {
+        OPT_PROGRESS = 256, OPT_GRACE, OPT_DATA_DIR, OPT_DRY_RUN, OPT_RETRY, OPT_NO_FORK,
+        OPT_SHARD, OPT_LOCK_WAIT
+    };
     static const struct option longopts[] = {
         {"out", required_argument, NULL, 'o'},
         {"set", required_argument, NULL, 's'},
@@ -92,11 +122,13 @@ int rc_cmd_sweep(int argc, char **argv)
         {"dry-run", no_argument, NULL, OPT_DRY_RUN},
         {"retry-failed", no_argument, NULL, OPT_RETRY},
         {"no-fork", no_argument, NULL, OPT_NO_FORK},
+        {"shard", required_argument, NULL, OPT_SHARD},
+        {"lock-wait", required_argument, NULL, OPT_LOCK_WAIT},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    rc_farm_opts o = {.progress_s = 10, .grace_s = 60, .isolate = true};
+    rc_farm_opts o = {.progress_s = 10, .grace_s = 60, .isolate = true, .lock_wait_s = 60};
     const char **sets = calloc((size_t)argc + 1, sizeof *sets);
     size_t n_sets = 0;
     int rc = 0, c;
@@ -119,6 +151,8 @@ int rc_cmd_sweep(int argc, char **argv)
         case OPT_DRY_RUN: o.dry_run = true; break;
         case OPT_RETRY: o.retry_failed = true; break;
         case OPT_NO_FORK: o.isolate = false; break;
+        case OPT_SHARD: rc = parse_shard(optarg, &o); break;
+        case OPT_LOCK_WAIT: rc = parse_seconds("--lock-wait", optarg, &o.lock_wait_s); break;
         case 'v': o.verbose = 1; break;
         case 'h':
             if (!quiet) print_usage(stdout);

@@ -11,9 +11,6 @@ const double rc_summary_q[RC_SUMMARY_QUANTILES] = {0.01, 0.05, 0.10, 0.25, 0.50,
 const char *const rc_summary_q_names[RC_SUMMARY_QUANTILES] = {
     "p1", "p5", "p10", "p25", "p50", "p75", "p90", "p95", "p99", "p99.9"};
 
-#define LOG_RATIO 1.01
-#define LINEAR_TOP 100.0
-
 void rc_result_init(rc_result *r)
 {
     memset(r, 0, sizeof *r);
@@ -25,29 +22,65 @@ void rc_result_free(rc_result *r)
 {
     free(r->hist_online);
     free(r->hist_all);
-    free(r->raw_online);
+    free(r->deliveries);
     free(r->undelivered);
     memset(r, 0, sizeof *r);
 }
 
 size_t rc_hist_bin(double x)
 {
-    if (!(x >= 0)) return 0;
-    if (x < LINEAR_TOP) {
-        /* Latencies on the 10 ms lattice sit exactly on edges: nudge up. */
-        size_t b = (size_t)floor(x * 100.0 + 1e-7);
-        return b < RC_HIST_LINEAR_BINS ? b : RC_HIST_LINEAR_BINS - 1;
-    }
-    double k = floor(log(x / LINEAR_TOP) / log(LOG_RATIO) + 1e-12);
-    if (k >= RC_HIST_LOG_BINS) return RC_HIST_BINS - 1;
-    return RC_HIST_LINEAR_BINS + (size_t)k;
+    if (!(x >= ldexp(1.0, RC_HIST_MIN_EXP))) return 0; /* also NaN and negatives */
+    if (x >= ldexp(1.0, RC_HIST_MAX_EXP)) return RC_HIST_BINS - 1;
+    int e;
+    frexp(x, &e); /* x = m 2^e, m in [0.5, 1): x is in octave k = e - 1 */
+    int k = e - 1;
+    /* ldexp is exact, so the sub-bucket is exact too: x * 2^(SUB_BITS-k) lies
+     * in [SUB, 2 SUB). */
+    size_t sub = (size_t)ldexp(x, RC_HIST_SUB_BITS - k) - RC_HIST_SUB;
+    return 1 + (size_t)(k - RC_HIST_MIN_EXP) * RC_HIST_SUB + sub;
 }
 
 double rc_hist_edge(size_t i)
 {
-    if (i <= RC_HIST_LINEAR_BINS) return (double)i / 100.0;
+    if (i == 0) return 0.0;
     if (i >= RC_HIST_BINS) return INFINITY;
-    return LINEAR_TOP * pow(LOG_RATIO, (double)(i - RC_HIST_LINEAR_BINS));
+    size_t j = i - 1;
+    int k = RC_HIST_MIN_EXP + (int)(j / RC_HIST_SUB);
+    return ldexp((double)(RC_HIST_SUB + j % RC_HIST_SUB), k - RC_HIST_SUB_BITS);
+}
+
+/* Value of the sample of 0-based rank k, the samples of its bucket taken as
+ * evenly spread in it (analysis/rcplot/stats.py _sample_estimate). */
+static double rank_estimate(const uint32_t *h, double k)
+{
+    double cum = 0;
+    size_t i = 0;
+    for (; i < RC_HIST_BINS; i++) {
+        if (h[i] == 0) continue;
+        if (cum + h[i] > k) break;
+        cum += h[i];
+    }
+    if (i == RC_HIST_BINS) {
+        while (i > 0 && h[i - 1] == 0) i--; /* k beyond the last sample: the last bucket */
+        i = i > 0 ? i - 1 : 0;
+        cum -= h[i];
+    }
+    double lo = rc_hist_edge(i), hi = rc_hist_edge(i + 1);
+    if (!isfinite(hi)) return lo;
+    double frac = (k - cum + 0.5) / h[i];
+    frac = frac < 0 ? 0 : frac > 1 ? 1 : frac;
+    return lo + frac * (hi - lo);
+}
+
+double rc_hist_quantile(const uint32_t *h, double q)
+{
+    double n = 0;
+    for (size_t i = 0; i < RC_HIST_BINS; i++) n += h[i];
+    if (n <= 0) return NAN;
+    double r = q * (n - 1), f = floor(r);
+    double v0 = rank_estimate(h, f);
+    if (r == f) return v0;
+    return v0 + (r - f) * (rank_estimate(h, f + 1) - v0);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -126,23 +159,45 @@ void rc_summary_compute(rc_summary *s, double *v, size_t n)
     }
 }
 
-/* ---------- flat image ---------- */
+/* ---------- compact image ---------- */
 
-#define MAGIC 0x53524352u /* "RCRS" */
+#define MAGIC 0x32524352u /* "RCR2" */
 
 typedef struct image_head {
     uint32_t magic, layout;
     uint64_t job_id;
     rc_counters c;
     rc_summary online, all;
-    uint64_t n_raw, n_undelivered;
+    uint32_t n_hist_online, n_hist_all;
+    uint32_t n_undelivered, n_deliveries;
 } image_head;
+
+static size_t nonzero(const uint32_t *h)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < RC_HIST_BINS; i++) n += h[i] != 0;
+    return n;
+}
+
+/* Buckets (uint16) then counts (uint32) of the nonzero buckets, ascending. */
+static unsigned char *put_hist(unsigned char *p, const uint32_t *h, size_t n)
+{
+    unsigned char *cp = p + n * sizeof(uint16_t);
+    for (size_t i = 0; i < RC_HIST_BINS; i++) {
+        if (h[i] == 0) continue;
+        uint16_t b = (uint16_t)i;
+        memcpy(p, &b, sizeof b), p += sizeof b;
+        memcpy(cp, &h[i], sizeof h[i]), cp += sizeof h[i];
+    }
+    return cp;
+}
 
 void rc_result_pack(const rc_result *r, void **buf, size_t *len)
 {
-    size_t hist = (size_t)RC_HIST_BINS * sizeof(uint32_t);
-    size_t n = sizeof(image_head) + 2 * hist + r->n_raw * sizeof(float) +
-               r->n_undelivered * sizeof(rc_undelivered);
+    _Static_assert(RC_HIST_BINS <= 65536, "bucket indices are uint16");
+    size_t nh[2] = {nonzero(r->hist_online), nonzero(r->hist_all)};
+    size_t n = sizeof(image_head) + (nh[0] + nh[1]) * (sizeof(uint16_t) + sizeof(uint32_t)) +
+               r->n_undelivered * sizeof(rc_undelivered) + r->n_deliveries * sizeof(rc_delivery);
     unsigned char *p = rc_xmalloc(n);
     image_head h;
     memset(&h, 0, sizeof h);
@@ -152,53 +207,123 @@ void rc_result_pack(const rc_result *r, void **buf, size_t *len)
     h.c = r->c;
     h.online = r->online;
     h.all = r->all;
-    h.n_raw = r->n_raw;
-    h.n_undelivered = r->n_undelivered;
-    size_t off = 0;
-    memcpy(p + off, &h, sizeof h), off += sizeof h;
-    memcpy(p + off, r->hist_online, hist), off += hist;
-    memcpy(p + off, r->hist_all, hist), off += hist;
-    if (r->n_raw) memcpy(p + off, r->raw_online, r->n_raw * sizeof(float));
-    off += r->n_raw * sizeof(float);
+    h.n_hist_online = (uint32_t)nh[0];
+    h.n_hist_all = (uint32_t)nh[1];
+    h.n_undelivered = (uint32_t)r->n_undelivered;
+    h.n_deliveries = (uint32_t)r->n_deliveries;
+    unsigned char *q = p;
+    memcpy(q, &h, sizeof h), q += sizeof h;
+    q = put_hist(q, r->hist_online, nh[0]);
+    q = put_hist(q, r->hist_all, nh[1]);
     if (r->n_undelivered)
-        memcpy(p + off, r->undelivered, r->n_undelivered * sizeof(rc_undelivered));
+        memcpy(q, r->undelivered, r->n_undelivered * sizeof(rc_undelivered));
+    q += r->n_undelivered * sizeof(rc_undelivered);
+    if (r->n_deliveries) memcpy(q, r->deliveries, r->n_deliveries * sizeof(rc_delivery));
     *buf = p;
     *len = n;
 }
 
-int rc_result_unpack(rc_result *r, const void *buf, size_t len, rc_err *err)
+void rc_result_pack_view(const rc_result_view *v, void **buf, size_t *len)
+{
+    size_t pair = sizeof(uint16_t) + sizeof(uint32_t);
+    size_t n = sizeof(image_head) + (v->n_hist[0] + v->n_hist[1]) * pair +
+               v->n_undelivered * sizeof(rc_undelivered) + v->n_deliveries * sizeof(rc_delivery);
+    unsigned char *p = rc_xmalloc(n), *q = p;
+    image_head h;
+    memset(&h, 0, sizeof h);
+    h.magic = MAGIC;
+    h.layout = RC_RESULT_LAYOUT;
+    h.job_id = v->job_id;
+    h.c = v->c;
+    h.online = v->online;
+    h.all = v->all;
+    h.n_hist_online = (uint32_t)v->n_hist[0];
+    h.n_hist_all = (uint32_t)v->n_hist[1];
+    h.n_undelivered = (uint32_t)v->n_undelivered;
+    h.n_deliveries = (uint32_t)v->n_deliveries;
+    memcpy(q, &h, sizeof h), q += sizeof h;
+    for (int k = 0; k < 2; k++) {
+        if (v->n_hist[k]) {
+            memcpy(q, v->hist_bucket[k], v->n_hist[k] * sizeof(uint16_t));
+            memcpy(q + v->n_hist[k] * sizeof(uint16_t), v->hist_count[k],
+                   v->n_hist[k] * sizeof(uint32_t));
+        }
+        q += v->n_hist[k] * pair;
+    }
+    if (v->n_undelivered) memcpy(q, v->undelivered, v->n_undelivered * sizeof(rc_undelivered));
+    q += v->n_undelivered * sizeof(rc_undelivered);
+    if (v->n_deliveries) memcpy(q, v->deliveries, v->n_deliveries * sizeof(rc_delivery));
+    *buf = p;
+    *len = n;
+}
+
+int rc_result_view_parse(rc_result_view *v, const void *buf, size_t len, rc_err *err)
 {
     const unsigned char *p = buf;
     image_head h;
-    size_t hist = (size_t)RC_HIST_BINS * sizeof(uint32_t);
+    memset(v, 0, sizeof *v);
     if (len < sizeof h) return rc_err_set(err, RC_EXIT_RUNTIME, "result image too short");
     memcpy(&h, p, sizeof h);
     if (h.magic != MAGIC || h.layout != RC_RESULT_LAYOUT)
         return rc_err_set(err, RC_EXIT_RUNTIME, "result image has layout %u, expected %u",
-                          h.layout, RC_RESULT_LAYOUT);
-    size_t need = sizeof h + 2 * hist + h.n_raw * sizeof(float) +
-                  h.n_undelivered * sizeof(rc_undelivered);
-    if (len != need || h.n_undelivered > RC_UNDELIVERED_MAX)
+                          h.magic == MAGIC ? h.layout : 0u, RC_RESULT_LAYOUT);
+    size_t pair = sizeof(uint16_t) + sizeof(uint32_t);
+    size_t need = sizeof h + ((size_t)h.n_hist_online + h.n_hist_all) * pair +
+                  (size_t)h.n_undelivered * sizeof(rc_undelivered) +
+                  (size_t)h.n_deliveries * sizeof(rc_delivery);
+    if (len != need || h.n_undelivered > RC_UNDELIVERED_MAX || h.n_hist_online > RC_HIST_BINS ||
+        h.n_hist_all > RC_HIST_BINS)
         return rc_err_set(err, RC_EXIT_RUNTIME, "result image has %zu bytes, expected %zu", len,
                           need);
-    rc_result_init(r);
-    r->job_id = h.job_id;
-    r->c = h.c;
-    r->online = h.online;
-    r->all = h.all;
-    size_t off = sizeof h;
-    memcpy(r->hist_online, p + off, hist), off += hist;
-    memcpy(r->hist_all, p + off, hist), off += hist;
-    r->n_raw = h.n_raw;
-    if (h.n_raw) {
-        r->raw_online = rc_xmalloc(h.n_raw * sizeof(float));
-        memcpy(r->raw_online, p + off, h.n_raw * sizeof(float));
+    v->job_id = h.job_id;
+    v->c = h.c;
+    v->online = h.online;
+    v->all = h.all;
+    v->n_hist[0] = h.n_hist_online;
+    v->n_hist[1] = h.n_hist_all;
+    p += sizeof h;
+    for (int k = 0; k < 2; k++) {
+        v->hist_bucket[k] = p;
+        p += v->n_hist[k] * sizeof(uint16_t);
+        v->hist_count[k] = p;
+        p += v->n_hist[k] * sizeof(uint32_t);
     }
-    off += h.n_raw * sizeof(float);
-    r->n_undelivered = h.n_undelivered;
-    if (h.n_undelivered) {
+    v->n_undelivered = h.n_undelivered;
+    v->undelivered = p;
+    p += v->n_undelivered * sizeof(rc_undelivered);
+    v->n_deliveries = h.n_deliveries;
+    v->deliveries = p;
+    return 0;
+}
+
+int rc_result_unpack(rc_result *r, const void *buf, size_t len, rc_err *err)
+{
+    rc_result_view v;
+    int rc = rc_result_view_parse(&v, buf, len, err);
+    if (rc != 0) return rc;
+    rc_result_init(r);
+    r->job_id = v.job_id;
+    r->c = v.c;
+    r->online = v.online;
+    r->all = v.all;
+    uint32_t *dst[2] = {r->hist_online, r->hist_all};
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; i < v.n_hist[k]; i++) {
+            uint16_t b;
+            uint32_t c;
+            memcpy(&b, v.hist_bucket[k] + i * sizeof b, sizeof b);
+            memcpy(&c, v.hist_count[k] + i * sizeof c, sizeof c);
+            dst[k][b] = c;
+        }
+    r->n_undelivered = v.n_undelivered;
+    if (v.n_undelivered) {
         r->undelivered = rc_xmalloc(RC_UNDELIVERED_MAX * sizeof(rc_undelivered));
-        memcpy(r->undelivered, p + off, h.n_undelivered * sizeof(rc_undelivered));
+        memcpy(r->undelivered, v.undelivered, v.n_undelivered * sizeof(rc_undelivered));
+    }
+    r->n_deliveries = v.n_deliveries;
+    if (v.n_deliveries) {
+        r->deliveries = rc_xmalloc(v.n_deliveries * sizeof(rc_delivery));
+        memcpy(r->deliveries, v.deliveries, v.n_deliveries * sizeof(rc_delivery));
     }
     return 0;
 }

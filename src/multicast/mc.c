@@ -33,6 +33,12 @@ static void dpush(dsamples *d, double x)
     d->v[d->n++] = x;
 }
 
+/* store_raw: the first deliveries, in delivery order. */
+typedef struct dlvvec {
+    rc_delivery *v;
+    size_t n, cap;
+} dlvvec;
+
 typedef struct u32vec {
     uint32_t *v;
     uint32_t n, cap;
@@ -67,6 +73,7 @@ struct rc_mc {
     uint32_t *body_next;
     uint32_t n_bodies, cap_bodies, body_free;
     dsamples lat_all, lat_online;
+    dlvvec raw;
     const rc_strategy_ops *ops;
     void *strategy;
     gsl_rng *rng_strategy, *rng_members;
@@ -328,6 +335,7 @@ void rc_mc_free(rc_mc *mc)
     free(mc->body_next);
     free(mc->lat_all.v);
     free(mc->lat_online.v);
+    free(mc->raw.v);
     if (mc->rng_strategy) rc_rng_free(mc->rng_strategy);
     if (mc->rng_members) rc_rng_free(mc->rng_members);
     free(mc);
@@ -450,6 +458,21 @@ bool rc_mc_app_deliver(rc_mc *mc, uint32_t user, uint32_t p, bool online_label)
         mc->ctr.deliveries_online++;
         dpush(&mc->lat_online, lat);
     }
+    if (mc->job->store_raw) {
+        if (mc->raw.n == mc->raw.cap) {
+            mc->raw.cap = mc->raw.cap ? 2 * mc->raw.cap : 4096;
+            mc->raw.v = rc_xrealloc(mc->raw.v, mc->raw.cap * sizeof *mc->raw.v);
+        }
+        mc->raw.v[mc->raw.n++] = (rc_delivery){
+            .message = p,
+            .group = mc->payloads[p].group,
+            .sender = mc->payloads[p].source,
+            .recipient = user,
+            .sent_s = (double)mc->payloads[p].created / 1e6,
+            .delivered_s = (double)mc->sim->now / 1e6,
+            .online = online_label ? 1 : 0,
+        };
+    }
     return true;
 }
 
@@ -500,9 +523,10 @@ void rc_mc_collect(rc_mc *mc, rc_result *out)
     }
     out->c = mc->ctr;
     if (mc->job->store_raw) {
-        out->n_raw = mc->lat_online.n;
-        out->raw_online = rc_xmalloc((out->n_raw ? out->n_raw : 1) * sizeof(float));
-        for (size_t i = 0; i < out->n_raw; i++) out->raw_online[i] = (float)mc->lat_online.v[i];
+        /* Handed over to the result (rc_result_free releases it). */
+        out->deliveries = mc->raw.v;
+        out->n_deliveries = mc->raw.n;
+        mc->raw = (dlvvec){0};
     }
     for (size_t i = 0; i < mc->lat_all.n; i++) out->hist_all[rc_hist_bin(mc->lat_all.v[i])]++;
     for (size_t i = 0; i < mc->lat_online.n; i++)
