@@ -6,10 +6,13 @@ Usage: analysis/summarize.py RESULTS.h5 [--per-seed]
 Needs only Debian's python3-h5py and python3-numpy (run with /usr/bin/python3).
 """
 import argparse
+import os
 import sys
 
-import h5py
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rcplot import results  # noqa: E402
 
 VARYING = ["users", "groups", "group_size", "strategy", "trace", "burst", "lambda_div", "model",
            "duration", "membership_rate", "gossip_interval"]
@@ -21,27 +24,27 @@ def main():
     ap.add_argument("--per-seed", action="store_true", help="one line per job instead of per configuration")
     a = ap.parse_args()
     try:
-        f = h5py.File(a.results, "r")
-    except OSError as e:
-        sys.exit(f"summarize: cannot open {a.results}: {e}")
-    with f:
-        jobs = f.get("jobs")
-        if jobs is None or len(jobs) == 0:
+        tab = results.load_table([a.results])
+    except (OSError, ValueError) as e:
+        sys.exit(f"summarize: cannot read {a.results}: {e}")
+    with tab:
+        if len(tab) == 0:
             sys.exit(f"summarize: {a.results} holds no finished jobs")
+        names = results.SUMMARY_NAMES
+        summ = np.stack([tab["online_" + n] for n in names], axis=1)
+        cols = {k: tab[k].tolist() for k in VARYING + ["seed"] if k in tab}
+        undel = tab["counter_undelivered"].tolist()
+        wall = tab["counter_wall_s"].tolist()
         rows = {}
-        for jid, g in jobs.items():
-            at = g.attrs
-            key = tuple((k, at[k].decode() if isinstance(at[k], bytes) else at[k]) for k in VARYING if k in at)
+        for r in range(len(tab)):
+            key = tuple((k, cols[k][r]) for k in VARYING if k in cols)
             if a.per_seed:
-                key = key + (("seed", int(at["seed"])),)
-            s = g["summary_online"][...]
-            rows.setdefault(key, []).append((s, int(g.attrs.get("counter_undelivered", 0)), float(at.get("wall_s", 0))))
+                key = key + (("seed", int(cols["seed"][r])),)
+            rows.setdefault(key, []).append((summ[r], int(undel[r]), float(wall[r])))
         # Show only the parameters that vary across the file.
         varying = {k for k in VARYING if len({dict(key).get(k) for key in rows}) > 1} or {"strategy"}
-        names = list(f["jobs"][next(iter(f["jobs"]))]["summary_online"].attrs["names"])
-        names = [n.decode() if isinstance(n, bytes) else n for n in names]
         idx = {n: i for i, n in enumerate(names)}
-        print(f"{a.results}: {len(jobs)} jobs, sweep {f.attrs.get('sweep_name', b'?')!s}")
+        print(f"{a.results}: {len(tab)} jobs")
         hdr = f"{'configuration':58s} {'seeds':>5s} {'samples':>9s} {'mean':>8s} {'p1':>6s} {'median':>7s} {'p90':>7s} {'p99':>8s} {'undeliv':>8s} {'wall s':>7s}"
         print(hdr)
         for key in sorted(rows, key=lambda k: [str(v) for _, v in k]):

@@ -11,5 +11,7 @@ int rc_cmd_plan(int argc, char **argv);    /* cli/cmd_plan.c: expand and estimat
 int rc_cmd_slurm(int argc, char **argv);   /* cli/cmd_slurm.c: write an sbatch script */
 int rc_cmd_trace(int argc, char **argv);   /* cli/cmd_trace.c: trace stats and synthetic traces */
 int rc_cmd_bench(int argc, char **argv);   /* cli/cmd_bench.c: benchmark suite */
+int rc_cmd_merge(int argc, char **argv);   /* cli/cmd_merge.c: combine results files (shards) */
+int rc_cmd_convert(int argc, char **argv); /* cli/cmd_convert.c: results layout 1 -> 2 */
 
 #endif

@@ -14,6 +14,8 @@
 #pragma weak rc_cmd_slurm
 #pragma weak rc_cmd_trace
 #pragma weak rc_cmd_bench
+#pragma weak rc_cmd_merge
+#pragma weak rc_cmd_convert
 
 typedef struct command {
     const char *name;
@@ -28,6 +30,8 @@ static const command commands[] = {
     {"slurm", rc_cmd_slurm, "write an sbatch script that runs (and resumes) a sweep"},
     {"trace", rc_cmd_trace, "availability traces: statistics and synthetic traces"},
     {"bench", rc_cmd_bench, "benchmark suite: events/s, wall time, sweep throughput"},
+    {"merge", rc_cmd_merge, "combine results files of one sweep (e.g. its shards) into one"},
+    {"convert", rc_cmd_convert, "convert a results file of the old layout (rcsim-results/1)"},
 };
 
 static void usage(FILE *out)

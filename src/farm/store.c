@@ -300,20 +300,31 @@ static int do_inspect(const rc_store_opts *o, const rc_sweep *sw, const id_index
     rc_job_id_hex(in->orphan[0], hex);
     size_t known = 0;
     for (size_t i = 0; i < n; i++) known += in->in_journal[i] || in->in_file[i];
-    if (known == 0)
+    const char *was = in->info.exists ? in->info.sweep_name : "?";
+    unsigned long long was_hash =
+        (unsigned long long)(in->info.exists ? in->info.sweep_hash : in->scan.sweep_hash);
+    if (known == 0 && strcmp(was, rc_sweep_name(sw)) != 0)
         return rc_err_set(err, RC_EXIT_USAGE,
                           "results file %s belongs to sweep '%s' (hash %016llx), not '%s' (hash "
                           "%016llx): none of its finished jobs is a job of this sweep (%s); "
                           "choose another --out",
-                          o->out, in->info.exists ? in->info.sweep_name : "?",
-                          (unsigned long long)(in->info.exists ? in->info.sweep_hash
-                                                               : in->scan.sweep_hash),
-                          rc_sweep_name(sw), (unsigned long long)rc_sweep_hash(sw), why);
+                          o->out, was, was_hash, rc_sweep_name(sw),
+                          (unsigned long long)rc_sweep_hash(sw), why);
+    if (known == 0)
+        return rc_err_set(err, RC_EXIT_USAGE,
+                          "results file %s belongs to sweep '%s' as it was (hash %016llx), not "
+                          "as it is now (hash %016llx): none of its finished jobs is a job of "
+                          "this sweep (%s).  A sweep may grow (more seeds or axis values) into "
+                          "the same --out; a change of a default, the model or a trace changes "
+                          "what finished jobs mean: restore the sweep file or choose another "
+                          "--out",
+                          o->out, was, was_hash, (unsigned long long)rc_sweep_hash(sw), why);
     return rc_err_set(err, RC_EXIT_USAGE,
                       "%s holds finished jobs that are not jobs of this sweep as it is now (%zu "
-                      "in the journal, %zu in the table; %zu are): %s.  Adding seeds or axis values keeps finished jobs; a change "
-                      "of a default, the model or a trace changes what they mean, so this run is "
-                      "refused: restore the sweep file or choose another --out",
+                      "in the journal, %zu in the table; %zu are): %s.  A sweep may grow (more "
+                      "seeds or axis values) into the same --out; dropping jobs, or changing what "
+                      "finished jobs mean (a default, the model, a trace), is refused: restore "
+                      "the sweep file or choose another --out",
                       o->out, in->n_orphan_journal, in->n_orphan_file, known, why);
 }
 

@@ -242,14 +242,19 @@ rc_journal *rc_journal_open(const char *path, uint64_t sweep_hash, size_t valid_
     j->fd = fd;
     j->path = rc_xstrdup(path);
     j->committed = valid_bytes;
-    double start = (double)time(NULL);
-    const char *b = build ? build : "";
-    put_record(j, REC_SESSION, &start, sizeof start, b, strnlen(b, BUILD_MAX - 1), NULL, 0);
+    rc_journal_session(j, build);
     return j;
 fail:
     rc_err_set(err, RC_EXIT_RUNTIME, "%s: journal: %s", path, strerror(errno));
     close(fd);
     return NULL;
+}
+
+void rc_journal_session(rc_journal *j, const char *build)
+{
+    double start = (double)time(NULL);
+    const char *b = build ? build : "";
+    put_record(j, REC_SESSION, &start, sizeof start, b, strnlen(b, BUILD_MAX - 1), NULL, 0);
 }
 
 void rc_journal_append(rc_journal *j, uint64_t job_id, const rc_journal_meta *meta,

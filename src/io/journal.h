@@ -83,6 +83,10 @@ int rc_journal_read(const char *path, rc_journal_record_fn fn, void *ctx, rc_jou
 rc_journal *rc_journal_open(const char *path, uint64_t sweep_hash, size_t valid_bytes,
                             const char *build, rc_err *err);
 
+/* Buffers a SESSION record: the JOB records after it were made by `build`
+ * (rcsim merge keeps each row's build this way). */
+void rc_journal_session(rc_journal *j, const char *build);
+
 /* Buffers one JOB record (not yet durable). */
 void rc_journal_append(rc_journal *j, uint64_t job_id, const rc_journal_meta *meta,
                        const void *image, size_t len);
