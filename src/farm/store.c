@@ -544,8 +544,9 @@ int rc_store_step(rc_store *s, bool force, rc_err *err)
         if (rc != 0) return rc;
     }
     size_t rows = rc_h5out_pending(s->h5);
+    size_t to_boundary = RC_H5OUT_CHUNK_ROWS - rc_h5out_rows(s->h5) % RC_H5OUT_CHUNK_ROWS;
     if (rows > 0 &&
-        (force || rows >= RC_STORE_FLUSH_ROWS || now_mono() - s->last_flush >= RC_STORE_FLUSH_S)) {
+        (force || rows >= to_boundary || now_mono() - s->last_flush >= RC_STORE_FLUSH_S)) {
         bool locked;
         return flush(s, &locked, err);
     }

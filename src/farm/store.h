@@ -19,8 +19,9 @@
  * While running: rc_store_add buffers a result in the journal (group
  * commit, io/journal.h); rc_store_step commits the journal when due, moves
  * committed results into the table's column buffers (a memcpy each), and
- * flushes the table to disk every RC_STORE_FLUSH_S or RC_STORE_FLUSH_ROWS
- * rows.  A job counts as done once its journal record is committed.
+ * flushes the table to disk when the buffered rows fill the table's last
+ * chunk (RC_H5OUT_CHUNK_ROWS: no partly filled chunk is rewritten, which is
+ * what keeps a fast sweep's master cheap) or are RC_STORE_FLUSH_S old.  A job counts as done once its journal record is committed.
  * Closing commits and flushes; if a reader holds the file it waits up to
  * `lock_wait_s`, then leaves the journal as the source of truth and warns
  * how to write the table (that is not an error).
@@ -38,8 +39,7 @@
 #include "exp/sweep.h"
 #include "io/journal.h"
 
-#define RC_STORE_FLUSH_S 2.0
-#define RC_STORE_FLUSH_ROWS 4096
+#define RC_STORE_FLUSH_S 10.0
 
 typedef struct rc_store rc_store;
 

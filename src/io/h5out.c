@@ -17,7 +17,7 @@
 
 /* Rows per chunk of a table column: a flush rewrites at most one partly
  * filled chunk per column, so the chunk bounds that cost (docs/performance.md). */
-#define TABLE_CHUNK 4096
+#define TABLE_CHUNK RC_H5OUT_CHUNK_ROWS
 /* Elements per chunk of the ragged (per-delivery, per-bucket) columns. */
 #define RAGGED_CHUNK 65536
 #define DEFLATE_LEVEL 1
@@ -1214,6 +1214,8 @@ void rc_h5out_add_failed(rc_h5out *h, const rc_job *job, const char *message,
 }
 
 size_t rc_h5out_pending(const rc_h5out *h) { return h->pending + h->n_fq; }
+
+uint64_t rc_h5out_rows(const rc_h5out *h) { return h->rows; }
 
 void rc_h5out_set_sweep(rc_h5out *h, const rc_h5out_sweep *sweep)
 {

@@ -37,6 +37,9 @@
 #include "exp/result.h"
 
 #define RC_H5OUT_LAYOUT "rcsim-results/2"
+/* Rows per chunk of a table column.  A flush that ends on a multiple of it
+ * rewrites no partly filled chunk (farm/store.c flushes that way). */
+#define RC_H5OUT_CHUNK_ROWS 4096
 #define RC_H5OUT_LAYOUT_V1 "rcsim-results/1"
 
 typedef struct rc_h5out rc_h5out;
@@ -106,6 +109,9 @@ void rc_h5out_add_failed(rc_h5out *h, const rc_job *job, const char *message,
 
 /* Rows (and failed entries) buffered and not yet written. */
 size_t rc_h5out_pending(const rc_h5out *h);
+
+/* Rows written (the commit mark). */
+uint64_t rc_h5out_rows(const rc_h5out *h);
 
 /* Updates the sweep attributes at the next flush (a sweep extended). */
 void rc_h5out_set_sweep(rc_h5out *h, const rc_h5out_sweep *sweep);
