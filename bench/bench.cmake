@@ -64,3 +64,6 @@ endif()
 # writer and journal; bench/ingest.sh runs it and the farm ingest measurements.
 add_executable(bench_results EXCLUDE_FROM_ALL bench/results_bench.c)
 target_link_libraries(bench_results PRIVATE rcsim_io)
+# The layout measurements of docs/results-layout.md ("Why this layout"): plain HDF5.
+add_executable(bench_layout EXCLUDE_FROM_ALL bench/layout_bench.c)
+target_link_libraries(bench_layout PRIVATE HDF5::HDF5 m)

@@ -113,6 +113,7 @@ int main(int argc, char **argv)
         void *img;
         size_t len;
         rc_result_pack(&r, &img, &len);
+        rc_result_deflate(&img, &len);
         char canon[8192];
         rc_job_canonical(&job, canon, sizeof canon);
         rc_h5out_prov prov = {"node017", (int)(i % 64) + 1, 1.7e9 + (double)i, NULL, ""};

@@ -137,3 +137,48 @@ Test(result, image_is_compact_and_round_trips)
     rc_result_free(&r);
     rc_result_free(&b);
 }
+
+Test(result, compressed_images_parse_like_plain_ones)
+{
+    rc_result r;
+    rc_result_init(&r);
+    r.job_id = 42;
+    r.online.count = 5000;
+    for (size_t i = 0; i < 3000; i++) r.hist_online[rc_hist_bin(1.0 + 0.01 * (double)i)] += 1 + i % 3;
+    r.n_deliveries = 500;
+    r.deliveries = calloc(500, sizeof *r.deliveries);
+    for (uint32_t i = 0; i < 500; i++)
+        r.deliveries[i] = (rc_delivery){.message = i / 10, .recipient = i % 10, .sent_s = i,
+                                        .delivered_s = i + 2.5, .online = i & 1};
+    void *plain, *z;
+    size_t lp, lz;
+    rc_result_pack(&r, &plain, &lp);
+    rc_result_pack(&r, &z, &lz);
+    rc_result_deflate(&z, &lz);
+    cr_assert_lt(lz, lp / 2, "compressed %zu of %zu bytes", lz, lp);
+    rc_result a, b;
+    rc_err err = {0};
+    cr_assert_eq(rc_result_unpack(&a, plain, lp, &err), 0, "%s", err.msg);
+    cr_assert_eq(rc_result_unpack(&b, z, lz, &err), 0, "%s", err.msg);
+    cr_assert_eq(memcmp(a.hist_online, b.hist_online, RC_HIST_BINS * sizeof(uint32_t)), 0);
+    cr_assert_eq(memcmp(a.deliveries, b.deliveries, 500 * sizeof(rc_delivery)), 0);
+    cr_assert_eq(a.online.count, b.online.count);
+    ((unsigned char *)z)[lz / 2] ^= 0x55;
+    cr_assert_neq(rc_result_unpack(&b, z, lz, &err), 0, "a damaged compressed image must fail");
+    /* Small images stay as they are. */
+    rc_result s;
+    rc_result_init(&s);
+    void *small;
+    size_t ls, ls0;
+    rc_result_pack(&s, &small, &ls);
+    ls0 = ls;
+    rc_result_deflate(&small, &ls);
+    cr_assert_eq(ls, ls0);
+    free(plain);
+    free(z);
+    free(small);
+    rc_result_free(&r);
+    rc_result_free(&a);
+    rc_result_free(&b);
+    rc_result_free(&s);
+}

@@ -188,6 +188,7 @@ int rc_cmd_merge(int argc, char **argv)
             }
             rc_journal_meta meta = {.rank = prov.rank, .finished = prov.finished};
             snprintf(meta.host, sizeof meta.host, "%s", prov.host ? prov.host : "");
+            rc_result_deflate(&image, &len); /* as a worker would have sent it */
             rc_journal_append(j, id, &meta, image, len);
             free(image);
             merged++;

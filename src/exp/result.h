@@ -123,10 +123,17 @@ void rc_summary_compute(rc_summary *s, double *samples, size_t n);
 
 /* Compact image for MPI and the journal.  pack allocates *buf (free()). */
 void rc_result_pack(const rc_result *r, void **buf, size_t *len);
+
+/* Replaces an image of 1 kB or more by its zlib-compressed form when that is
+ * smaller (workers do this: a 24 h job's histograms shrink 3-4 times, and
+ * the journal stores what the worker sent).  Readers accept both forms. */
+void rc_result_deflate(void **buf, size_t *len);
 int rc_result_unpack(rc_result *r, const void *buf, size_t len, rc_err *err);
 
-/* A parsed image, pointing into the caller's buffer (valid while it is).
- * The arrays may be unaligned: copy them with memcpy. */
+/* A parsed image, pointing into the caller's buffer (valid while it is) or,
+ * for a compressed image, into memory the view owns: release every parsed
+ * view with rc_result_view_release.  The arrays may be unaligned: copy them
+ * with memcpy. */
 typedef struct rc_result_view {
     uint64_t job_id;
     rc_counters c;
@@ -138,9 +145,11 @@ typedef struct rc_result_view {
     const unsigned char *undelivered;   /* rc_undelivered[n_undelivered] */
     size_t n_deliveries;
     const unsigned char *deliveries;    /* rc_delivery[n_deliveries] */
+    void *owned;                        /* the inflated image, if it was compressed */
 } rc_result_view;
 
 int rc_result_view_parse(rc_result_view *v, const void *buf, size_t len, rc_err *err);
+void rc_result_view_release(rc_result_view *v);
 
 /* The image of a view (e.g. one assembled from a results file's columns). */
 void rc_result_pack_view(const rc_result_view *v, void **buf, size_t *len);

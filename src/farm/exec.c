@@ -37,6 +37,7 @@ static void run_here(const rc_job *job, rc_exec_out *out)
         return;
     }
     rc_result_pack(&r, &out->image, &out->len);
+    rc_result_deflate(&out->image, &out->len);
     out->events = r.c.events;
     out->wall_s = r.c.wall_s;
     rc_result_free(&r);

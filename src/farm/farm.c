@@ -60,6 +60,7 @@ typedef struct master {
     double deadline;
     int inflight;
     size_t received; /* results received in this run (journalled or about to be) */
+    size_t chunks;   /* chunks handed out */
     int rc; /* first runtime error from the store */
     rc_err *err;
 } master;
@@ -131,6 +132,7 @@ static size_t next_chunk(master *m, size_t *idx, size_t max)
     }
     m->cost_left -= c;
     if (m->cost_left < 0) m->cost_left = 0;
+    if (k > 0) m->chunks++;
     return k;
 }
 
@@ -473,6 +475,7 @@ int rc_farm_run(MPI_Comm world, const rc_sweep *sw, const rc_farm_opts *o, rc_fa
      * journal holds (a batch that could not be committed is not done). */
     if (m.rc == 0) m.rc = rc_store_step(m.store, true, err);
     m.prog.done = rc_store_done(m.store);
+    size_t commits = rc_store_commits(m.store);
     if (m.rc == 0) m.rc = rc_store_close(m.store, err);
     else rc_store_close(m.store, NULL);
     free(m.cost);
@@ -483,6 +486,10 @@ int rc_farm_run(MPI_Comm world, const rc_sweep *sw, const rc_farm_opts *o, rc_fa
     st->left = unique_left;
     st->wall_s = rc_progress_now() - t0;
     rc_progress_tick(&m.prog, m.inflight, 1);
+    if (m.chunks > 0)
+        fprintf(stderr, "rcsim sweep: %zu job(s) handed out in %zu chunk(s) (%.1f a chunk); "
+                "%zu journal commit(s)\n", m.received, m.chunks,
+                (double)m.received / (double)m.chunks, commits);
     print_summary(&m, st);
     free(m.todo);
     free(m.attempts);

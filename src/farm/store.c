@@ -555,6 +555,11 @@ int rc_store_step(rc_store *s, bool force, rc_err *err)
 
 size_t rc_store_done(const rc_store *s) { return s->done; }
 
+size_t rc_store_commits(const rc_store *s)
+{
+    return s->journal != NULL ? rc_journal_commits(s->journal) : 0;
+}
+
 int rc_store_close(rc_store *s, rc_err *err)
 {
     if (s == NULL) return 0;

@@ -75,6 +75,9 @@ int rc_store_step(rc_store *s, bool force, rc_err *err);
 /* Jobs of this run whose journal record is committed. */
 size_t rc_store_done(const rc_store *s);
 
+/* Journal commits (write + fsync) so far in this run. */
+size_t rc_store_commits(const rc_store *s);
+
 /* Final commit and flush (with the bounded wait for a reader), then frees
  * the store (NULL is fine). */
 int rc_store_close(rc_store *s, rc_err *err);

@@ -1195,7 +1195,9 @@ int rc_h5out_add(rc_h5out *h, const rc_job *job, const void *image, size_t len,
     rc_result_view v;
     int rc = rc_result_view_parse(&v, image, len, err);
     if (rc != 0) return rc;
-    return add_row(h, job, &v, prov, canonical);
+    rc = add_row(h, job, &v, prov, canonical);
+    rc_result_view_release(&v);
+    return rc;
 }
 
 void rc_h5out_add_failed(rc_h5out *h, const rc_job *job, const char *message,
@@ -1763,6 +1765,7 @@ int rc_h5out_add_from(rc_h5out *h, rc_h5in *in, size_t row, uint64_t *job_id, rc
     rc_result_view v;
     rc = rc_result_view_parse(&v, image, len, err);
     if (rc == 0) rc = add_row(h, &job, &v, &prov, canon);
+    rc_result_view_release(&v);
     free(image);
     return rc;
 }
