@@ -171,14 +171,104 @@ typedef struct zhead {
     uint64_t raw_len;
 } zhead;
 
+typedef struct image_head {
+    uint32_t magic, layout;
+    uint64_t job_id;
+    rc_counters c;
+    rc_summary online, all;
+    uint32_t n_hist_online, n_hist_all;
+    uint32_t n_undelivered, n_deliveries;
+} image_head;
+
+/* Before zlib, each region of an image is laid out the way it compresses:
+ * bucket numbers as differences (mostly 1), then every region byte-shuffled
+ * by its element size (byte k of every element together, like HDF5's
+ * shuffle filter: the high bytes of counts and the constant fields of
+ * delivery records become long runs).  Measured on 24 h paper jobs: a third
+ * of plain zlib's size.  The transform is its own inverse's mirror below. */
+enum { N_REGIONS = 6 };
+
+static void image_regions(const image_head *h, size_t esize[N_REGIONS], size_t count[N_REGIONS])
+{
+    esize[0] = 2, count[0] = h->n_hist_online; /* buckets (deltas) */
+    esize[1] = 4, count[1] = h->n_hist_online; /* counts */
+    esize[2] = 2, count[2] = h->n_hist_all;
+    esize[3] = 4, count[3] = h->n_hist_all;
+    esize[4] = sizeof(rc_undelivered), count[4] = h->n_undelivered;
+    esize[5] = sizeof(rc_delivery), count[5] = h->n_deliveries;
+}
+
+static void shuffle(unsigned char *dst, const unsigned char *src, size_t es, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t b = 0; b < es; b++) dst[b * n + i] = src[i * es + b];
+}
+
+static void unshuffle(unsigned char *dst, const unsigned char *src, size_t es, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t b = 0; b < es; b++) dst[i * es + b] = src[b * n + i];
+}
+
+/* forward = 1: raw -> transformed; 0: transformed -> raw.  Same length. */
+static void transform(unsigned char *dst, const unsigned char *src, size_t len, int forward)
+{
+    image_head h;
+    memcpy(&h, src, sizeof h);
+    memcpy(dst, src, sizeof h);
+    size_t es[N_REGIONS], n[N_REGIONS], off = sizeof h;
+    image_regions(&h, es, n);
+    for (int r = 0; r < N_REGIONS; r++) {
+        size_t bytes = es[r] * n[r];
+        RC_ASSERT(off + bytes <= len);
+        if (r == 0 || r == 2) {
+            /* uint16 buckets, ascending: differences, shuffled */
+            uint16_t *tmp = rc_xmalloc(bytes ? bytes : 1);
+            if (forward) {
+                uint16_t prev = 0;
+                for (size_t i = 0; i < n[r]; i++) {
+                    uint16_t b;
+                    memcpy(&b, src + off + 2 * i, 2);
+                    tmp[i] = (uint16_t)(b - prev);
+                    prev = b;
+                }
+                shuffle(dst + off, (unsigned char *)tmp, 2, n[r]);
+            } else {
+                unshuffle((unsigned char *)tmp, src + off, 2, n[r]);
+                uint16_t prev = 0;
+                for (size_t i = 0; i < n[r]; i++) {
+                    prev = (uint16_t)(prev + tmp[i]);
+                    memcpy(dst + off + 2 * i, &prev, 2);
+                }
+            }
+            free(tmp);
+        } else if (forward) {
+            shuffle(dst + off, src + off, es[r], n[r]);
+        } else {
+            unshuffle(dst + off, src + off, es[r], n[r]);
+        }
+        off += bytes;
+    }
+    RC_ASSERT(off == len);
+}
+
 void rc_result_deflate(void **buf, size_t *len)
 {
     if (*len < 1024) return;
+    rc_result_view v;
+    if (rc_result_view_parse(&v, *buf, *len, NULL) != 0 || v.owned != NULL) {
+        rc_result_view_release(&v);
+        return; /* not a plain image: leave it */
+    }
+    unsigned char *t = rc_xmalloc(*len);
+    transform(t, *buf, *len, 1);
     uLongf cap = compressBound((uLong)*len);
     unsigned char *z = rc_xmalloc(sizeof(zhead) + cap);
-    /* Level 1: histograms and records compress about as well as at 6, faster. */
-    if (compress2(z + sizeof(zhead), &cap, *buf, (uLong)*len, 1) != Z_OK ||
-        sizeof(zhead) + cap >= *len) {
+    /* Level 1: after the transform, higher levels gain little and cost more. */
+    int ok = compress2(z + sizeof(zhead), &cap, t, (uLong)*len, 1) == Z_OK &&
+             sizeof(zhead) + cap < *len;
+    free(t);
+    if (!ok) {
         free(z);
         return;
     }
@@ -188,15 +278,6 @@ void rc_result_deflate(void **buf, size_t *len)
     *buf = z;
     *len = sizeof(zhead) + cap;
 }
-
-typedef struct image_head {
-    uint32_t magic, layout;
-    uint64_t job_id;
-    rc_counters c;
-    rc_summary online, all;
-    uint32_t n_hist_online, n_hist_all;
-    uint32_t n_undelivered, n_deliveries;
-} image_head;
 
 static size_t nonzero(const uint32_t *h)
 {
@@ -303,13 +384,26 @@ int rc_result_view_parse(rc_result_view *v, const void *buf, size_t len, rc_err 
         /* Bounded like the journal's records: a flipped length is damage. */
         if (z.layout != RC_RESULT_LAYOUT || z.raw_len > ((uint64_t)1 << 30))
             return rc_err_set(err, RC_EXIT_RUNTIME, "compressed result image is damaged");
-        unsigned char *raw = rc_xmalloc(z.raw_len ? z.raw_len : 1);
+        unsigned char *t = rc_xmalloc(z.raw_len ? z.raw_len : 1);
         uLongf got = (uLongf)z.raw_len;
-        if (uncompress(raw, &got, p + sizeof z, (uLong)(len - sizeof z)) != Z_OK ||
-            got != z.raw_len) {
-            free(raw);
+        if (uncompress(t, &got, p + sizeof z, (uLong)(len - sizeof z)) != Z_OK ||
+            got != z.raw_len || got < sizeof h) {
+            free(t);
             return rc_err_set(err, RC_EXIT_RUNTIME, "compressed result image is damaged");
         }
+        /* The head is stored as is: check it bounds the regions before undoing
+         * the transform. */
+        memcpy(&h, t, sizeof h);
+        size_t es[N_REGIONS], n[N_REGIONS], need = sizeof h;
+        image_regions(&h, es, n);
+        for (int r = 0; r < N_REGIONS; r++) need += es[r] * n[r];
+        if (h.magic != MAGIC || need != got) {
+            free(t);
+            return rc_err_set(err, RC_EXIT_RUNTIME, "compressed result image is damaged");
+        }
+        unsigned char *raw = rc_xmalloc(got);
+        transform(raw, t, got, 0);
+        free(t);
         int rc = rc_result_view_parse(v, raw, got, err);
         if (rc != 0) {
             free(raw);

@@ -141,7 +141,9 @@ static void job_done(master *m, size_t index, int rank, const char *host, const 
 {
     rc_journal_meta meta = {.rank = rank, .finished = now_unix()};
     snprintf(meta.host, sizeof meta.host, "%s", host);
-    rc_store_add(m->store, index, image, len, canon, &meta);
+    /* After a runtime error (a full disk) results are not saved: they count
+     * as not run and the next run reruns them. */
+    if (m->rc == 0) rc_store_add(m->store, index, image, len, canon, &meta);
     m->received++;
     m->prog.events += events;
     m->prog.cost_done += m->cost[index];
@@ -220,6 +222,9 @@ static void serial_done(void *ctx, size_t i, rc_exec_out *out)
     } else {
         job_failed(m, c->idx[i], 0, m->host, out->status, out->msg);
     }
+    /* Results of a chunk stream in without pauses: commit as they come, or
+     * the journal's loss window would be the whole chunk. */
+    housekeeping(m, false);
 }
 
 static void serial_loop(master *m)

@@ -36,6 +36,7 @@ struct rc_store {
     double last_flush;
     double lock_wait_s;
     bool warned_locked;
+    bool broken; /* a commit failed: nothing more is journalled in this run */
 };
 
 static double now_mono(void)
@@ -468,6 +469,9 @@ fail:
 void rc_store_add(rc_store *s, size_t index, const void *image, size_t len,
                   const char *canonical, const rc_journal_meta *meta)
 {
+    /* After a failed commit (a full disk) nothing may become durable behind
+     * the master's back: the summary counts committed jobs only. */
+    if (s->broken) return;
     rc_journal_append(s->journal, rc_sweep_job_id(s->sw, index), meta, image, len);
     if (s->n_unc == s->cap_unc) {
         s->cap_unc = s->cap_unc ? 2 * s->cap_unc : 64;
@@ -500,11 +504,12 @@ static void drop_uncommitted(rc_store *s)
 
 static int commit(rc_store *s, rc_err *err)
 {
-    if (s->journal == NULL || rc_journal_uncommitted(s->journal) == 0) return 0;
+    if (s->journal == NULL || s->broken || rc_journal_uncommitted(s->journal) == 0) return 0;
     int rc = rc_journal_commit(s->journal, err);
     if (rc != 0) {
         /* Not durable, so not done: the next run reruns these jobs. */
         drop_uncommitted(s);
+        s->broken = true;
         return rc;
     }
     for (size_t i = 0; i < s->n_unc && rc == 0; i++) {

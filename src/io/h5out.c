@@ -875,7 +875,14 @@ static int create_file(rc_h5out *h, rc_err *err)
     char why[96];
     errno = 0;
     hid_t fapl = file_access();
-    hid_t f = H5Fcreate(h->path, H5F_ACC_EXCL, H5P_DEFAULT, fapl);
+    /* Every flush rewrites the partly filled last chunk of each ragged column;
+     * without persistent free-space tracking the old copies would be lost
+     * space in the file (a 24 h sweep flushed every 10 s grew to twice its
+     * data).  Tracking lets later flushes reuse them. */
+    hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
+    H5Pset_file_space_strategy(fcpl, H5F_FSPACE_STRATEGY_FSM_AGGR, 1, 1);
+    hid_t f = H5Fcreate(h->path, H5F_ACC_EXCL, fcpl, fapl);
+    H5Pclose(fcpl);
     H5Pclose(fapl);
     if (f < 0)
         return rc_err_set(err, RC_EXIT_RUNTIME, "%s: cannot create HDF5 file%s", h->path,

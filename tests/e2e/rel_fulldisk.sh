@@ -7,9 +7,10 @@
 #     results file; the copy resumes without rerunning anything (rebuilt from the journal);
 #  3. the same as 1 under mpirun -np 3 (the master aborts the running workers).
 source "$(dirname "$0")/rel_lib.sh"
-# Per-delivery records make each journal record ~20 kB (compact records without them are
-# ~3 kB), so the journal fills a small disk after a few jobs.
-SET=(--set store_raw=true)
+# One simulated hour with per-delivery records makes each journal record ~16 kB (compressed;
+# compact records without them are 0.5-3 kB), so the journal fills a small disk after a
+# few jobs, before the table's first flush.
+SET=(--set store_raw=true --set duration=1h)
 n=$(sweep_jobs "${SET[@]}")
 [ "$n" -gt 0 ] || fail "cannot count the jobs of $SWEEP"
 
@@ -32,7 +33,7 @@ resume_on_big_disk() { # $1 results file on the full disk, $2 new directory, $3 
 
 echo "== 1. the journal fills the disk (serial)"
 full=$WORK/full
-mount_small "$full" 200k
+mount_small "$full" 128k
 rc=0
 "$RCSIM" sweep "$SWEEP" --out "$full/r.h5" "${SET[@]}" > "$WORK/1.out" 2> "$WORK/1.err" || rc=$?
 cat "$WORK/1.err" "$WORK/1.out"
@@ -66,7 +67,7 @@ resume_on_big_disk "$full2/r.h5" "$WORK/big2" 0
 
 echo "== 3. the journal fills the disk under $MPIEXEC -np 3"
 full3=$WORK/full3
-mount_small "$full3" 200k
+mount_small "$full3" 128k
 rc=0
 # Open MPI 4.1.4's mpirun now and then crashes or hangs in PMIx_server_finalize after an
 # MPI_Abort (docs/reliability.md); the KILL bounds that hang.  What rcsim controls is
