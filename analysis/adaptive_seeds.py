@@ -63,6 +63,11 @@ def configurations(files, stat):
                 params = dict(line.split("=", 1) for line in canon.strip().split("\n"))
                 seed = int(params.pop("seed"))
                 key = "\n".join(f"{k}={v}" for k, v in params.items())
+                # A bound trace is its content in the canonical text (trace_sha256,
+                # trace_lines are not sweep keys); new jobs name it as the sweep did.
+                if params.pop("trace_sha256", None) is not None:
+                    params.pop("trace_lines", None)
+                    params["trace"] = text(g.attrs["trace"])
                 c = conf.setdefault(key, {"params": params, "seeds": {}})
                 c["seeds"][seed] = float(values[row])
     return conf

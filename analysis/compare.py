@@ -62,8 +62,10 @@ def main(argv=None):
     if not args.quiet:
         print(md)
     s = compare.summary(rows).get("all", (0, 0))
-    print("compare: %d of %d paper values within tolerance (%d without results)"
-          % (s[0], s[1], missing))
+    pok, pn = compare.distinct_pairs(rows)
+    print("compare: %d of %d paper values within tolerance; %d of %d distinct "
+          "(configuration, statistic) pairs (%d without results)"
+          % (s[0], s[1], pok, pn, missing))
     return 0 if rows else 1
 
 

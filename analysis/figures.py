@@ -70,16 +70,17 @@ def main(argv=None):
                     print("figures: skipping figure %d (no data)" % n)
                 continue
             base = os.path.join(args.out, "fig%d" % n)
-            fig.savefig(base + ".png", dpi=args.dpi, bbox_inches="tight")
-            fig.savefig(base + ".pdf", bbox_inches="tight")
+            figures.save(fig, base + ".png", dpi=args.dpi)
+            figures.save(fig, base + ".pdf")
             figures.plt.close(fig)
             coverage[str(n)] = dict(model=model, found=len(cov.found),
                                     missing=[list(map(str, m)) for m in cov.missing],
                                     seeds=sorted(cov.seeds), durations_s=sorted(cov.durations),
-                                    sources=res.sources)
-            print("figure %d: %d configurations, %d missing, seeds %s -> %s.{png,pdf} (%.1f s)"
+                                    sources=res.sources, offscale=cov.offscale)
+            print("figure %d: %d configurations, %d missing, seeds %s -> %s.{png,pdf} (%.1f s)%s"
                   % (n, len(cov.found), len(cov.missing), sorted(cov.seeds), base,
-                     time.monotonic() - t0))
+                     time.monotonic() - t0, "; %d value(s) beyond the axis, marked"
+                     % len(cov.offscale) if cov.offscale else ""))
         with open(cov_path, "w") as f:
             json.dump(coverage, f, indent=1, sort_keys=True)
         return rc

@@ -1,62 +1,113 @@
 #!/usr/bin/python3
-"""Prints one line per job of an rcsim results file, grouped over seeds.
+"""Prints one line per configuration of an rcsim results file, its seeds aggregated.
 
-Usage: analysis/summarize.py RESULTS.h5 [--per-seed]
+  analysis/summarize.py RESULTS.h5 [RESULTS.h5 ...] [--per-seed] [--where KEY=VALUE]
+                        [--csv FILE|-] [--json FILE|-]
+
+Only the sweep's axes (the parameters that differ between jobs, seeds aside) are shown,
+one column each, never shortened; rows sort by value (numbers numerically: 45 before
+128).  The text table gives each latency statistic as the median over seeds of the
+per-seed value (online deliveries, seconds) and sums samples, undelivered pairs and
+wall time.  --csv and --json write every statistic with its median, min and max over
+seeds and its mean with the 95 % t-interval ("-" for standard output, then the text
+table is not printed).
 
 Needs only Debian's python3-h5py and python3-numpy (run with /usr/bin/python3).
+Exit status: 0 ok; 2 bad usage, unreadable input or no finished jobs.
 """
 import argparse
+import csv
+import json
+import math
 import os
 import sys
 
-import numpy as np
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rcplot import results  # noqa: E402
 
-VARYING = ["users", "groups", "group_size", "strategy", "trace", "burst", "lambda_div", "model",
-           "duration", "membership_rate", "gossip_interval"]
+from rcplot import results, table  # noqa: E402
+from rcplot.sweep import Sweep, UsageError, load, parse_where  # noqa: E402
+
+TEXT_STATS = ("mean", "p1", "median", "p90", "p99")
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("results")
-    ap.add_argument("--per-seed", action="store_true", help="one line per job instead of per configuration")
-    a = ap.parse_args()
+def text_table(sw, rows, per_seed, out):
+    keys = [a.name for a in sw.axes] + (["seed"] if per_seed else [])
+    head = keys or ["configuration"]
+    cells = [[table.fmt(r[k]) for k in keys] or ["(the only one)"] for r in rows]
+    widths = [max([len(h)] + [len(c[i]) for c in cells]) for i, h in enumerate(head)]
+    num = [("seeds", 5), ("samples", 9), ("mean", 8), ("p1", 6), ("median", 7), ("p90", 7),
+           ("p99", 8), ("undeliv", 8), ("wall s", 7)]
+    print("  ".join(h.ljust(w) for h, w in zip(head, widths)) + " " +
+          " ".join(h.rjust(w) for h, w in num), file=out)
+    for r, c in zip(rows, cells):
+        vals = ["%d" % r["seeds"], "%d" % r["deliveries"]]
+        vals += ["%.2f" % r[s] if math.isfinite(r[s]) else "n/a" for s in TEXT_STATS]
+        vals += ["%d" % r["undelivered"], "%.2f" % r["wall_s"]]
+        print("  ".join(v.ljust(w) for v, w in zip(c, widths)) + " " +
+              " ".join(v.rjust(w) for v, (_, w) in zip(vals, num)), file=out)
+
+
+def _json_value(v):
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    return v
+
+
+def _open(path):
+    return sys.stdout if path == "-" else open(path, "w", newline="")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog=__doc__.split("\n\n", 1)[1])
+    ap.add_argument("results", nargs="+")
+    ap.add_argument("--per-seed", action="store_true",
+                    help="one line per job instead of per configuration")
+    ap.add_argument("--where", action="append", default=[], metavar="KEY=VALUE",
+                    help="keep only jobs with this parameter value (repeatable)")
+    ap.add_argument("--csv", metavar="FILE", help="write the full table as CSV ('-': stdout)")
+    ap.add_argument("--json", metavar="FILE", help="write the full table as JSON ('-': stdout)")
+    a = ap.parse_args(argv)
     try:
-        tab = results.load_table([a.results])
-    except (OSError, ValueError) as e:
-        sys.exit(f"summarize: cannot read {a.results}: {e}")
-    with tab:
-        if len(tab) == 0:
-            sys.exit(f"summarize: {a.results} holds no finished jobs")
-        names = results.SUMMARY_NAMES
-        summ = np.stack([tab["online_" + n] for n in names], axis=1)
-        cols = {k: tab[k].tolist() for k in VARYING + ["seed"] if k in tab}
-        undel = tab["counter_undelivered"].tolist()
-        wall = tab["counter_wall_s"].tolist()
-        rows = {}
-        for r in range(len(tab)):
-            key = tuple((k, cols[k][r]) for k in VARYING if k in cols)
-            if a.per_seed:
-                key = key + (("seed", int(cols["seed"][r])),)
-            rows.setdefault(key, []).append((summ[r], int(undel[r]), float(wall[r])))
-        # Show only the parameters that vary across the file.
-        varying = {k for k in VARYING if len({dict(key).get(k) for key in rows}) > 1} or {"strategy"}
-        idx = {n: i for i, n in enumerate(names)}
-        print(f"{a.results}: {len(tab)} jobs")
-        hdr = f"{'configuration':58s} {'seeds':>5s} {'samples':>9s} {'mean':>8s} {'p1':>6s} {'median':>7s} {'p90':>7s} {'p99':>8s} {'undeliv':>8s} {'wall s':>7s}"
-        print(hdr)
-        for key in sorted(rows, key=lambda k: [str(v) for _, v in k]):
-            v = rows[key]
-            arr = np.array([r[0] for r in v])
-            med = np.median(arr, axis=0)
-            desc = " ".join(f"{k}={val}" for k, val in key if k in varying or k == "seed")
-            print(f"{desc[:58]:58s} {len(v):5d} {int(arr[:, idx['count']].sum()):9d} "
-                  f"{med[idx['mean']]:8.2f} {med[idx['p1']]:6.2f} {med[idx['p50']]:7.2f} "
-                  f"{med[idx['p90']]:7.2f} {med[idx['p99']]:8.2f} {sum(r[1] for r in v):8d} {sum(r[2] for r in v):7.2f}")
+        res = load(a.results)
+        sw = Sweep(res, parse_where(a.where))
+    except UsageError as e:
+        print("summarize: %s" % e, file=sys.stderr)
+        return 2
+    with res:
+        rows = table.rows(sw, per_seed=a.per_seed)
+        cols = table.columns(sw, per_seed=a.per_seed)
+        info = results.sweep_info(res)
+        if a.csv:
+            f = _open(a.csv)
+            w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
+            w.writeheader()
+            for r in rows:
+                w.writerow({k: ("" if isinstance(v, float) and not math.isfinite(v) else v)
+                            for k, v in r.items()})
+            if f is not sys.stdout:
+                f.close()
+        if a.json:
+            doc = dict(results=a.results,
+                       sweeps=[{k: v for k, v in i.items() if k != "sweep_text"} for i in info],
+                       axes=[dict(name=x.name, unit=x.unit, numeric=x.numeric,
+                                  values=x.values) for x in sw.axes],
+                       seeds=sw.seeds(), where=sw.where, columns=cols,
+                       rows=[{k: _json_value(r[k]) for k in cols} for r in rows])
+            f = _open(a.json)
+            json.dump(doc, f, indent=1)
+            f.write("\n")
+            if f is not sys.stdout:
+                f.close()
+        if "-" in (a.csv, a.json):
+            return 0
+        names = ", ".join(sorted({str(i.get("sweep_name", "?")) for i in info}))
+        print("%s: %d jobs, sweep %s" % (", ".join(a.results), len(sw.jobs), names))
+        text_table(sw, rows, a.per_seed, sys.stdout)
         print("(latencies in seconds, online-only deliveries; median over seeds)")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -116,7 +116,7 @@ int main(int argc, char **argv)
         rc_result_deflate(&img, &len);
         char canon[8192];
         rc_job_canonical(&job, canon, sizeof canon);
-        rc_h5out_prov prov = {"node017", (int)(i % 64) + 1, 1.7e9 + (double)i, NULL, ""};
+        rc_h5out_prov prov = {"node017", (int)(i % 64) + 1, 1.7e9 + (double)i};
         /* what the master does */
         double t0 = cpu_s();
         rc_journal_meta meta = {.rank = prov.rank, .finished = prov.finished};

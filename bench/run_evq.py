@@ -66,6 +66,12 @@ def main(argv):
         else:
             print("run_evq: bad argument %r (try --help)" % args[i], file=sys.stderr)
             return 2
+    # The gen_os15 job needs the paper's traces (scripts/get-traces.sh): $RCSIM_DATA_DIR, else
+    # ./data/availability; a development machine's copy beside the checkout when it exists.
+    shared = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "data",
+                          "availability")
+    if not os.environ.get("RCSIM_DATA_DIR") and os.path.isdir(shared):
+        os.environ["RCSIM_DATA_DIR"] = os.path.realpath(shared)
     exe = {v: os.path.join(build, "bench_evq_" + v) for v in variants}
     for v, e in exe.items():
         if not os.access(e, os.X_OK):

@@ -4,6 +4,10 @@
 # Usage: scripts/quickstart.sh [--np N] [--out FILE.h5]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+# quick.yaml needs no trace; this only lets `rcsim` find the paper's traces afterwards too.
+# shellcheck source=scripts/traces-env.sh
+source scripts/traces-env.sh
 NP=3
 OUT=results/quick.h5
 while [ $# -gt 0 ]; do

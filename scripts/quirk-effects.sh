@@ -24,6 +24,11 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ ${#STRATS[@]} -gt 0 ] || STRATS=(unicast rc-k2-p2)
+ROOT=$(pwd)
+# shellcheck source=scripts/traces-env.sh
+source scripts/traces-env.sh
+missing=$(echo "trace: $TRACE" | rcsim_traces_missing /dev/stdin)
+if [ -n "$missing" ]; then rcsim_traces_hint "quirk-effects.sh --trace $TRACE" "$missing"; exit 1; fi
 PY=/usr/bin/python3
 variants=("paper|--model paper"
           "paper, q_lattice off|--model paper --q-lattice off"

@@ -31,8 +31,12 @@ single-run means fall among our per-run means (needs several seeds, so not --qui
   -h, --help       this help
 
 Outputs: results/<tag>/figN.h5, figures/<tag>/figN.{png,pdf}, figures/<tag>/comparison.{md,csv},
-figures/<tag>/timings.tsv, docs/figures.md.  Environment: PYTHON (default /usr/bin/python3),
-MPIEXEC (default mpirun).
+figures/<tag>/timings.tsv, figures/<tag>/traces.tsv, docs/figures.md.  Environment: PYTHON (default /usr/bin/python3),
+MPIEXEC (default mpirun), RCSIM_DATA_DIR (the paper's traces).
+
+Figures 6, 7, 8, 9, 14, 16 and spread need the paper's availability traces: fetch them with
+scripts/get-traces.sh (data/README.md).  A figure whose traces are missing is skipped with a
+message saying so (exit status 1); 5 and 15 need none.
 EOF
 }
 
@@ -76,6 +80,8 @@ for f in "${FIGS[@]}"; do
 done
 
 cd "$ROOT"
+# shellcheck source=scripts/traces-env.sh
+source "$ROOT/scripts/traces-env.sh"
 [[ "$BUILD" = /* ]] || BUILD="$ROOT/$BUILD"
 RCSIM=${RCSIM:-$BUILD/rcsim}
 if [ "$DO_BUILD" = 1 ]; then
@@ -138,7 +144,18 @@ record() {
 old_sweep_s() { awk -F'\t' -v f="$1" '$1 == f { print $4 }' "$TIMINGS"; }
 
 status=0
+hinted=0
 for n in "${FIGS[@]}"; do
+    sweep=experiments/fig$n.yaml
+    [ "$n" != spread ] || sweep=experiments/means-spread.yaml
+    missing=$(rcsim_traces_missing "$sweep")
+    if [ -n "$missing" ]; then
+        [ "$hinted" = 1 ] || rcsim_traces_hint "reproduce.sh: figure $n" "$missing"
+        hinted=1
+        echo "reproduce.sh: figure $n skipped: no $missing" >&2
+        status=1
+        continue
+    fi
     if [ "$n" = spread ]; then
         h5=$RES/means-spread.h5
         echo "== spread: ${LAUNCH[*]:-} $RCSIM sweep experiments/means-spread.yaml --out $h5 ${SETS[*]}"
@@ -152,7 +169,6 @@ for n in "${FIGS[@]}"; do
         fi
         continue
     fi
-    sweep=experiments/fig$n.yaml
     h5=$RES/fig$n.h5
     if [ ! -f "$sweep" ]; then
         echo "reproduce.sh: $sweep does not exist; skipping figure $n" >&2
@@ -185,6 +201,13 @@ for n in "${FIGS[@]}"; do
     record "$n" "$after" "$sweep_s" "$an_s"
     echo "== figure $n: $after jobs, sweep ${sweep_s}s, analysis ${an_s}s"
 done
+
+# The traces' online fractions (all lines, and the first 16 that the paper model uses),
+# quoted by the notes of docs/figures.md (skipped without the traces).
+if [ -z "$(rcsim_traces_missing <(echo gen_os10 gen_os15 gen_os20))" ]; then
+    "$RCSIM" trace stats --tsv gen_os10 gen_os15 gen_os20 > "$OUT/traces.tsv" ||
+        { echo "reproduce.sh: rcsim trace stats failed" >&2; rm -f "$OUT/traces.tsv"; }
+fi
 
 shopt -s nullglob
 files=("$RES"/fig*.h5)

@@ -1,7 +1,7 @@
 #!/bin/bash
 # slurm-local.sh: a single-node SLURM test cluster on localhost (Debian 12, slurm-wlm 22.05 + munge),
 # run as root without systemd or cgroups.  Used by the e2e test tests/e2e/slurm_sweep.sh and for trying
-# `rcsim slurm` scripts on a laptop.  Based on the tested recipe in /work/shared/deps.md section 4.
+# `rcsim slurm` scripts on a laptop.  (munge key, slurm.conf for one node, slurmctld + slurmd as root; see docs/slurm.md.)
 #
 #   scripts/slurm-local.sh install   apt-get slurm-wlm + munge (the only command that installs anything)
 #   scripts/slurm-local.sh start     write slurm.conf if needed, start munged/slurmctld/slurmd, wait for idle

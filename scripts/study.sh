@@ -2,7 +2,8 @@
 # Studies beyond the paper (issue 8): runs experiments/reconcile.yaml and
 # experiments/membership.yaml into results/study/ (resuming), then draws the
 # reconciliation figure (figures/study/reconcile.{png,pdf,md}) and prints the
-# membership table (figures/study/membership.md).
+# membership table (figures/study/membership.md).  Needs the paper's traces (gen_os10,
+# gen_os15): scripts/get-traces.sh, data/README.md.
 # Usage: scripts/study.sh [--quick] [--np N] [--build-dir DIR] [--no-build]
 #   --quick  2 h simulated, one seed (a smoke run in a minute)
 set -euo pipefail
@@ -25,6 +26,10 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
+# shellcheck source=scripts/traces-env.sh
+source "$ROOT/scripts/traces-env.sh"
+missing=$(rcsim_traces_missing experiments/reconcile.yaml experiments/membership.yaml)
+if [ -n "$missing" ]; then rcsim_traces_hint "study.sh" "$missing"; exit 1; fi
 if [ "$DO_BUILD" = 1 ]; then
   [ -f "$BUILD/CMakeCache.txt" ] || cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null
   cmake --build "$BUILD" -j"$(nproc)" --target rcsim

@@ -1,6 +1,11 @@
-# Turns slurm/rcsim-sweep.sbatch.in into a C header (one string literal per line) so that
-# `rcsim slurm` writes exactly the documented template.  Run at configure time from
-# src/cli/sources.cmake; input: RCSIM_SLURM_TEMPLATE, output: RCSIM_SLURM_TEMPLATE_H.
+# Turns a batch template (slurm/*.sbatch.in) into a C header holding it as one string literal
+# (one line of source per template line), so that `rcsim slurm` writes exactly the documented
+# template.  Run at configure time from src/slurm/sources.cmake.  Input: RCSIM_SLURM_TEMPLATE
+# (the template), RCSIM_SLURM_TEMPLATE_VAR (the C identifier); output: RCSIM_SLURM_TEMPLATE_H.
+if(NOT RCSIM_SLURM_TEMPLATE_VAR)
+  set(RCSIM_SLURM_TEMPLATE_VAR slurm_template)
+endif()
+get_filename_component(_rcsim_tpl_name "${RCSIM_SLURM_TEMPLATE}" NAME)
 file(READ "${RCSIM_SLURM_TEMPLATE}" text)
 string(REPLACE "\\" "\\\\" text "${text}")
 string(REPLACE "\"" "\\\"" text "${text}")
@@ -9,7 +14,7 @@ string(REPLACE "?" "\\?" text "${text}")
 string(REPLACE "\t" "\\t" text "${text}")
 string(REPLACE "\n" "\\n\"\n    \"" text "${text}")
 file(WRITE "${RCSIM_SLURM_TEMPLATE_H}.tmp"
-     "/* Generated from slurm/rcsim-sweep.sbatch.in by slurm/embed-template.cmake; do not edit. */\n"
-     "static const char slurm_template[] =\n    \"${text}\";\n")
+     "/* Generated from slurm/${_rcsim_tpl_name} by slurm/embed-template.cmake; do not edit. */\n"
+     "static const char ${RCSIM_SLURM_TEMPLATE_VAR}[] =\n    \"${text}\";\n")
 execute_process(COMMAND ${CMAKE_COMMAND} -E copy_if_different "${RCSIM_SLURM_TEMPLATE_H}.tmp" "${RCSIM_SLURM_TEMPLATE_H}")
 file(REMOVE "${RCSIM_SLURM_TEMPLATE_H}.tmp")

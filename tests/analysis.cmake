@@ -1,6 +1,8 @@
 # Analysis tests (analysis/, scripts/reproduce.sh): Python unit tests of the statistics
-# helpers, and an end-to-end run of a real short sweep through figures.py, compare.py and
-# make_docs.py.  They need Debian's python3 with h5py, numpy and matplotlib; `python3` on
+# helpers and of the sweep-agnostic plots and tables, an end-to-end run of a real short
+# sweep through figures.py, compare.py and make_docs.py, and one of a new sweep through
+# `rcsim plot`, `rcsim report` and summarize.py (headless Chromium checks the report when
+# installed: scripts/deps.sh --browser).  They need Debian's python3 with h5py, numpy and matplotlib; `python3` on
 # PATH may be pyenv without them (deps.md gotcha 1), hence the explicit default.
 set(RCSIM_PYTHON "/usr/bin/python3" CACHE FILEPATH "Python with h5py, numpy, matplotlib")
 execute_process(COMMAND ${RCSIM_PYTHON} -c "import h5py, numpy, matplotlib"
@@ -17,3 +19,6 @@ set_tests_properties(unit_analysis_stats PROPERTIES TIMEOUT 120 LABELS analysis)
 
 rcsim_add_script(analysis_pipeline e2e/analysis_pipeline.sh TIMEOUT 600 LABELS analysis)
 set_property(TEST e2e_analysis_pipeline APPEND PROPERTY ENVIRONMENT "PYTHON=${RCSIM_PYTHON}")
+
+rcsim_add_script(analysis_any_sweep e2e/analysis_any_sweep.sh TIMEOUT 600 LABELS analysis)
+set_property(TEST e2e_analysis_any_sweep APPEND PROPERTY ENVIRONMENT "PYTHON=${RCSIM_PYTHON}")

@@ -1,2 +1,3 @@
 rcsim_add_unit(evq)
+rcsim_add_unit(rng)
 rcsim_add_unit(param)

@@ -39,9 +39,14 @@ static void make_job(rc_job *job, rc_result *r, uint64_t seed)
     job->seed = seed;
     snprintf(job->strategy, sizeof job->strategy, "rc-k2-p2");
     job->model = RC_MODEL_PAPER;
+    snprintf(job->trace_name, sizeof job->trace_name, "gen_os15");
+    snprintf(job->trace_sha256, sizeof job->trace_sha256, "ab12");
+    job->trace_lines = 512;
     rc_job_resolve(job);
     rc_result_init(r);
     r->job_id = rc_job_id(job);
+    snprintf(r->build_id, sizeof r->build_id, "0123456789abcdef");
+    snprintf(r->build_revision, sizeof r->build_revision, "v1-test");
     r->c.events = 123456;
     r->c.deliveries = 77;
     r->c.reassignments = 3;
@@ -65,7 +70,7 @@ static void make_job(rc_job *job, rc_result *r, uint64_t seed)
 static void add_one(rc_h5out *h, rc_job *job, rc_result *r)
 {
     rc_err err = {0};
-    rc_h5out_prov prov = {"hostA", 2, 1.7e9, NULL, "trace-X"};
+    rc_h5out_prov prov = {"hostA", 2, 1.7e9};
     void *img;
     size_t len;
     rc_result_pack(r, &img, &len);
@@ -201,10 +206,15 @@ Test(h5out, columns_hold_parameters_results_and_provenance)
     cr_assert_str_eq(s, "paper");
     level_at(f, "table/host", 0, s, sizeof s);
     cr_assert_str_eq(s, "hostA");
-    level_at(f, "table/trace_id", 0, s, sizeof s);
-    cr_assert_str_eq(s, "trace-X");
-    level_at(f, "table/build", 0, s, sizeof s);
-    cr_assert_str_eq(s, rc_h5out_build());
+    level_at(f, "table/trace_name", 0, s, sizeof s);
+    cr_assert_str_eq(s, "gen_os15");
+    level_at(f, "table/trace_sha256", 0, s, sizeof s);
+    cr_assert_str_eq(s, "ab12");
+    cr_assert_eq(col_at(f, "table/trace_lines", 0), 512);
+    level_at(f, "table/build_id", 0, s, sizeof s);
+    cr_assert_str_eq(s, "0123456789abcdef");
+    level_at(f, "table/git_revision", 0, s, sizeof s);
+    cr_assert_str_eq(s, "v1-test");
     cr_assert_eq(col_at(f, "table/rank", 0), 2);
     cr_assert_eq(col_at(f, "table/counter_events", 0), 123456);
     cr_assert_eq(col_at(f, "table/counter_reassignments", 0), 3);
@@ -348,7 +358,7 @@ Test(h5out, rows_read_back_as_the_same_images)
     cr_assert_eq(len, wlen);
     cr_assert_eq(memcmp(img, want, len), 0, "the image read back differs");
     cr_assert_str_eq(prov.host, "hostA");
-    cr_assert_str_eq(prov.trace_id, "trace-X");
+    cr_assert_str_eq(prov.host, "hostA");
     free(img);
     free(want);
     /* and into a second file, unchanged */

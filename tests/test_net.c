@@ -12,7 +12,7 @@
 #include "core/sim.h"
 #include "exp/job.h"
 #include "loopix/net.h"
-#include "workload/avail.h"
+#include "trace/avail.h"
 
 typedef struct obs {
     double *net_s;     /* emitted -> postbox */
@@ -71,8 +71,9 @@ static rc_net *make(rc_sim *sim, rc_job *job, const rc_trace *tr, double seconds
     rc_job_resolve(job);
     rc_sim_init(sim, (rc_time)(seconds * 1e6));
     rc_net_hooks h = {NULL, h_sent, h_deliver, h_online, h_arrived};
-    static rc_counters ctr;
-    rc_net *n = rc_net_new(sim, job, tr, 1, NULL, h, &ctr);
+    rc_net_cfg cfg;
+    rc_job_net_cfg(job, &cfg);
+    rc_net *n = rc_net_new(sim, &cfg, tr, 1, NULL, h);
     O.net = n;
     return n;
 }
@@ -294,8 +295,9 @@ Test(net, split_two_emits_pairs)
     rc_sim sim;
     rc_sim_init(&sim, 100000);
     rc_net_hooks h = {NULL, h_sent, h_deliver, h_online, h_arrived};
-    rc_counters ctr = {0};
-    rc_net *n = rc_net_new(&sim, &job, NULL, 2, NULL, h, &ctr);
+    rc_net_cfg cfg;
+    rc_job_net_cfg(&job, &cfg);
+    rc_net *n = rc_net_new(&sim, &cfg, NULL, 2, NULL, h);
     O.net = n;
     rc_net_start(n);
     for (int i = 0; i < 6; i++) rc_net_send(n, 0, 1, (uint32_t)i);

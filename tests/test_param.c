@@ -84,6 +84,27 @@ Test(param, validation_catches_cross_field_errors)
     cr_assert(strstr(err.msg, "rc-k0-p1"), "%s", err.msg);
 }
 
+/* A run that needs no trace never looks at the data directory: a missing one (a clone
+ * without traces, a stale $RCSIM_DATA_DIR) is an error only when a trace name is looked up. */
+Test(param, data_dir_is_checked_only_for_a_trace_name)
+{
+    rc_job j;
+    rc_job_defaults(&j);
+    strcpy(j.data_dir, "/nonexistent-rcsim-data-dir");
+    rc_err err = {0};
+    cr_assert_eq(rc_job_validate(&j, &err), 0, "online: %s", err.msg);
+    strcpy(j.trace, RCSIM_SOURCE_DIR "/data/synthetic/schedules_gen_synth80.txt.gz");
+    cr_assert_eq(rc_job_validate(&j, &err), 0, "trace path: %s", err.msg);
+    strcpy(j.trace, "gen_os15");
+    cr_assert_eq(rc_job_validate(&j, &err), RC_EXIT_USAGE);
+    cr_assert(strstr(err.msg, "data_dir") && strstr(err.msg, "/nonexistent-rcsim-data-dir") &&
+                  strstr(err.msg, "gen_os15"),
+              "%s", err.msg);
+    rc_err_clear(&err);
+    strcpy(j.data_dir, RCSIM_SOURCE_DIR "/data/synthetic");
+    cr_assert_eq(rc_job_validate(&j, &err), 0, "existing data_dir: %s", err.msg);
+}
+
 Test(param, job_ids_are_stable_and_sensitive)
 {
     rc_job a, b;

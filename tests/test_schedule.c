@@ -40,6 +40,67 @@ Test(schedule, reference_vectors_seven_users)
     cr_assert_eq(rc_sched_next(7, 6), 0);
 }
 
+/* The remaining vectors of the reference's own schedule tests (tests/multicast/
+ * test_schedule.py of lambdapioneer/rollercoaster), n = 7 users 0..6, source 0. */
+static void expect_round(uint32_t n, uint32_t k, uint32_t t, const uint32_t (*want)[2], size_t nw)
+{
+    uint32_t got[64][2];
+    size_t m = rc_sched_round_pairs(n, k, t, got, 64);
+    cr_assert_eq(m, nw, "n=%u k=%u round %u: %zu pairs, want %zu", n, k, t, m, nw);
+    for (size_t i = 0; i < nw; i++)
+        cr_assert(got[i][0] == want[i][0] && got[i][1] == want[i][1],
+                  "n=%u k=%u round %u pair %zu: (%u,%u) want (%u,%u)", n, k, t, i, got[i][0],
+                  got[i][1], want[i][0], want[i][1]);
+}
+
+Test(schedule, reference_vectors_whole_rounds)
+{
+    expect_round(7, 1, 2, (const uint32_t[][2]){{0, 4}, {1, 5}, {2, 6}}, 3);
+    expect_round(7, 2, 0, (const uint32_t[][2]){{0, 1}, {0, 2}}, 2);
+    expect_round(7, 2, 2, NULL, 0);
+}
+
+Test(schedule, reference_vectors_nonce_one_by_user_id)
+{
+    /* Positions map to user ids through U = [0] + Random(1).shuffle([1..6]); the
+     * reference's schedule for nonce 1, k = 2 is [(0,3),(0,4)], [(0,6),(0,1),(3,5),(3,2)]. */
+    uint32_t U[7] = {0, 1, 2, 3, 4, 5, 6};
+    rc_pyrandom_shuffle(1, U + 1, 6);
+    const uint32_t want[2][4][2] = {{{0, 3}, {0, 4}}, {{0, 6}, {0, 1}, {3, 5}, {3, 2}}};
+    const size_t nwant[2] = {2, 4};
+    cr_assert_eq(rc_sched_rounds(7, 2), 2);
+    for (uint32_t t = 0; t < 2; t++) {
+        uint32_t pairs[8][2];
+        size_t m = rc_sched_round_pairs(7, 2, t, pairs, 8);
+        cr_assert_eq(m, nwant[t], "round %u: %zu pairs", t, m);
+        for (size_t i = 0; i < m; i++)
+            cr_assert(U[pairs[i][0]] == want[t][i][0] && U[pairs[i][1]] == want[t][i][1],
+                      "round %u pair %zu: users (%u,%u) want (%u,%u)", t, i, U[pairs[i][0]],
+                      U[pairs[i][1]], want[t][i][0], want[t][i][1]);
+    }
+}
+
+Test(schedule, reference_vectors_tree_queries)
+{
+    /* k = 1, n = 7: the reference's pre-order walk of the source's subtree is
+     * [1, 3, 5, 2, 6, 4] (its test compares the set {1..6}; the order is what its
+     * Graph.preorder_traversal yields, children in schedule order). */
+    uint32_t d[16];
+    const uint32_t want[] = {1, 3, 5, 2, 6, 4};
+    size_t m = rc_sched_descendants(7, 1, 0, d, 16);
+    cr_assert_eq(m, 6);
+    for (size_t i = 0; i < 6; i++)
+        cr_assert_eq(d[i], want[i], "descendant %zu of 0: %u want %u", i, d[i], want[i]);
+    /* parents of 6, up to and including the source: [2, 0] */
+    cr_assert_eq(rc_sched_parent(1, 6), 2);
+    cr_assert_eq(rc_sched_parent(1, 2), 0);
+    /* hops between root and node: (6,6)=0, (2,6)=1, (0,2)=1, (0,6)=2 */
+    cr_assert_eq(rc_sched_depth(1, 6) - rc_sched_depth(1, 6), 0);
+    cr_assert_eq(rc_sched_depth(1, 6) - rc_sched_depth(1, 2), 1);
+    cr_assert_eq(rc_sched_depth(1, 2), 1);
+    cr_assert_eq(rc_sched_depth(1, 6), 2);
+}
+
 Test(schedule, worked_examples_of_the_spec)
 {
     expect_children(8, 1, 0, (uint32_t[]){1, 2, 4}, 3);
@@ -59,7 +120,7 @@ Test(schedule, worked_examples_of_the_spec)
     expect_children(16, 2, 2, (uint32_t[]){7, 8, 13, 14}, 4);
     expect_children(16, 2, 3, (uint32_t[]){15}, 1);
     cr_assert_eq(rc_sched_rounds(16, 2), 3);
-    /* n=128, k=16: the source has 32 direct children (spec: why k >> p is slow). */
+    /* n=128, k=16: the source has 32 direct children (docs/spec.md §2.3.2: why k >> p is slow). */
     cr_assert_eq(rc_sched_child_count(128, 16, 0), 32);
     cr_assert_eq(rc_sched_child_count(128, 16, 6), 15);
     /* small groups */

@@ -7,6 +7,7 @@
 #include "exp/job.h"
 #include "exp/param.h"
 #include "exp/run.h"
+#include "loopix/net.h"
 #include "multicast/mc.h"
 
 /* One multicast from group position 0 at t=0, no app traffic, long enough
@@ -18,14 +19,18 @@ static void one_multicast(rc_job *job, rc_result *out, uint32_t *source_out)
     cr_assert_eq(rc_job_validate(job, &err), 0, "%s", err.msg);
     rc_sim sim;
     rc_sim_init(&sim, (rc_time)(job->duration_s * 1e6));
-    rc_mc *mc = rc_mc_new(&sim, job, NULL, &err);
+    rc_net_cfg net_cfg;
+    rc_mc_cfg mc_cfg;
+    rc_job_net_cfg(job, &net_cfg);
+    rc_job_mc_cfg(job, &mc_cfg);
+    rc_mc *mc = rc_mc_new(&sim, &mc_cfg, &net_cfg, NULL, &err);
     cr_assert_not_null(mc, "%s", err.msg);
     rc_mc_start(mc);
     uint32_t source = rc_mc_group_members(mc, 0)[0];
     rc_mc_multicast(mc, 0, source, rc_mc_payload_new(mc, 0, source));
     rc_sim_run(&sim, NULL, NULL, 0);
     rc_result_init(out);
-    rc_mc_collect(mc, out);
+    rc_result_gather(out, mc, job->store_raw);
     if (source_out) *source_out = source;
     rc_mc_free(mc);
     rc_sim_free(&sim);
@@ -88,7 +93,11 @@ static void offline_node_case(const char *strategy, const uint32_t *missing, siz
     rc_sim_init(&sim, 1);
     rc_err err = {0};
     rc_job_resolve(&job);
-    rc_mc *mc = rc_mc_new(&sim, &job, NULL, &err);
+    rc_net_cfg net_cfg;
+    rc_mc_cfg mc_cfg;
+    rc_job_net_cfg(&job, &net_cfg);
+    rc_job_mc_cfg(&job, &mc_cfg);
+    rc_mc *mc = rc_mc_new(&sim, &mc_cfg, &net_cfg, NULL, &err);
     for (size_t i = 0; i < n_missing; i++) {
         bool found = false;
         for (size_t j = 0; j < r.n_undelivered; j++)

@@ -190,7 +190,7 @@ static const struct {
     {"fig8.yaml", 6 * 2 * 3 * 3},   {"fig9.yaml", 5 * 9 * 3},      {"fig14.yaml", 4 * 5 * 9 * 2},
     {"fig15.yaml", 4 * 3 * 3},      {"fig16.yaml", 3 * 4 * 3},     {"quick.yaml", 3 * 2 * 2},
     {"ci-small.yaml", 2 * 2 * 2},   {"reconcile.yaml", 2 * 2 * 4 * 3}, {"membership.yaml", 4 * 3 * 2 * 3},
-    {"means-spread.yaml", 3 * 2 * 3 * 20},
+    {"means-spread.yaml", 3 * 2 * 3 * 20}, {"readme-example.yaml", 5 * 3 * 3},
 };
 
 Test(sweep, every_experiment_file_loads_with_expected_jobs)

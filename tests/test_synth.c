@@ -1,4 +1,4 @@
-/* Tests of workload/synth: statistics of known traces, determinism of the
+/* Tests of trace/synth: statistics of known traces, determinism of the
  * generator for a seed, and the statistics of generated traces against the
  * model's targets (explicit tolerances, see each test). */
 #include <criterion/criterion.h>
@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "workload/avail.h"
-#include "workload/synth.h"
+#include "trace/avail.h"
+#include "trace/synth.h"
 
 static char tmpdir[256];
 

@@ -11,14 +11,23 @@ black bar over each median showing the seeds' min-max range of the median; heatm
 with several seeds say so in the figure note; histograms (Figs 15/16) show the pooled
 histogram of all seeds divided by the number of seeds (counts per run, comparable with
 the paper's single runs), with the vertical lines at the seed-median mean/p90/p99.
+
+Box panels keep the paper's value axis so that the figures can be laid over the paper's;
+a box or whisker outside it is marked on the edge with a red triangle and its value (and
+listed in Coverage.offscale), never cut silently.  Heatmaps use a logarithmic colour
+scale shared by the panels of a figure (means range from seconds to hours) and name
+their axes.  save() writes PDFs without a creation date, so a figure drawn twice from the
+same results is the same file.
 """
 
 import math
+import os
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.ticker  # noqa: E402
 import numpy as np  # noqa: E402
 
 from . import names  # noqa: E402
@@ -39,6 +48,8 @@ LAMBDA_DIVS = [1, 2, 4, 8, 16]
 KS = [1, 2, 4, 8, 16]
 HEATMAP_TRACES = ["gen_os10", "gen_os15", "gen_os20", "online"]
 BOX_STATS = ("p1", "p25", "p50", "p75", "p99")
+# The value axes of the paper's box figures (seconds), kept so ours can be laid over them.
+YLIM = {5: (0, 110), 6: (1, 50000), 7: (1, 300), 8: (1, 50000)}
 
 
 class NoData(Exception):
@@ -54,6 +65,7 @@ class Coverage:
         self.missing = []
         self.seeds = set()
         self.durations = set()
+        self.offscale = []   # [what, value] of values drawn as edge markers
 
     def saw(self, cfg, what):
         if cfg is None:
@@ -83,6 +95,7 @@ def _box_panel(ax, res, model, cov, xvals, strategies, crit_of, xlabel, xticklab
     width = 0.8 / n
     for si, s in enumerate(strategies):
         stats, pos, spreads = [], [], []
+        drawn = []
         for xi, x in enumerate(xvals):
             crit = crit_of(x)
             cfg = cov.saw(res.find(model, strategy=s, **crit), (s,) + tuple(sorted(crit.items())))
@@ -94,6 +107,9 @@ def _box_panel(ax, res, model, cov, xvals, strategies, crit_of, xlabel, xticklab
             stats.append(dict(whislo=v["p1"][0], q1=v["p25"][0], med=v["p50"][0],
                               q3=v["p75"][0], whishi=v["p99"][0], fliers=[],
                               label=""))
+            drawn.append(" ".join("%s=%s" % (k, names.trace_label(v) if k == "trace" else v)
+                                  for k, v in sorted(crit.items())
+                                  if k in ("users", "trace", "groups", "burst")))
             pos.append(xi + (si - (n - 1) / 2) * width)
             spreads.append(v["p50"])
         colour = names.strategy_colour(s)
@@ -108,6 +124,8 @@ def _box_panel(ax, res, model, cov, xvals, strategies, crit_of, xlabel, xticklab
                     ax.plot([p, p], [lo, hi], color="black", linewidth=2.2, alpha=0.7,
                             solid_capstyle="butt")
         ax.bar([0], [0], color=colour, label=names.strategy_label(s), width=0)
+        for p, st, where in zip(pos, stats, drawn):
+            _mark_offscale(ax, cov, p, st, ylim, "%s, %s" % (names.strategy_label(s), where))
     ax.set_xticks(range(len(xvals)))
     ax.set_xticklabels(xticklabels)
     ax.set_xlim(-0.6, len(xvals) - 0.4)
@@ -116,6 +134,34 @@ def _box_panel(ax, res, model, cov, xvals, strategies, crit_of, xlabel, xticklab
         ax.set_yscale("log")
     ax.set_ylim(*ylim)
     ax.grid(axis="y", which="major", alpha=0.3)
+
+
+OFF_COLOUR = "#d62728"
+
+
+def _mark_offscale(ax, cov, pos, st, ylim, what):
+    """A red triangle on the edge for a box or whisker beyond the value axis, with the
+    value: the median when the whole box is outside, else the whisker (p1 or p99)."""
+    lo, hi = ylim
+    for beyond, edge, marker, dy, va in ((lambda v: v > hi, hi, "^", -8, "top"),
+                                         (lambda v: v < lo, lo, "v", 8, "bottom")):
+        if beyond(st["q1"] if marker == "^" else st["q3"]):
+            key, v = "median", st["med"]
+        elif beyond(st["whishi"] if marker == "^" else st["whislo"]):
+            key = "p99" if marker == "^" else "p1"
+            v = st["whishi"] if marker == "^" else st["whislo"]
+        else:
+            continue
+        ax.plot([pos], [edge], marker=marker, color=OFF_COLOUR, markersize=6, clip_on=False,
+                zorder=5, linestyle="none")
+        ax.annotate("%s\n%s" % (key, _short(v)), (pos, edge), xytext=(0, dy),
+                    textcoords="offset points", ha="center", va=va, fontsize=6,
+                    color=OFF_COLOUR, annotation_clip=False)
+        cov.offscale.append(["%s %s" % (what, key), v])
+
+
+def _short(v):
+    return "%.0f s" % v if v >= 100 else "%.3g s" % v
 
 
 def _top_legend(fig, ax):
@@ -131,7 +177,7 @@ def draw_fig5(res, model):
     fig, ax = plt.subplots(figsize=(8, 4))
     _box_panel(ax, res, model, cov, M_FIG5, S_FIG5,
                lambda m: _base(users=m, trace="online"), "Group size (m)",
-               [str(m) for m in M_FIG5], False, (0, 110))
+               [str(m) for m in M_FIG5], False, YLIM[5])
     ax.set_ylabel("Latency [s]")
     ax.legend(loc="upper left")
     cov.check()
@@ -144,7 +190,7 @@ def draw_fig6(res, model):
     for ax, m in zip(axes, (128, 256)):
         _box_panel(ax, res, model, cov, OFFLINE, S_FIG6,
                    lambda t, m=m: _base(users=m, trace=t), "",
-                   [names.trace_label(t) for t in OFFLINE], True, (1, 50000))
+                   [names.trace_label(t) for t in OFFLINE], True, YLIM[6])
         ax.set_title("m = %d" % m)
     axes[0].set_ylabel("Latency [s]")
     _top_legend(fig, axes[0])
@@ -167,14 +213,14 @@ def _two_schedules(res, model, fignum, xvals, key, xlabel, ylim):
 
 
 def draw_fig7(res, model):
-    return _two_schedules(res, model, 7, GROUPS, "groups", "Number of groups", (1, 300))
+    return _two_schedules(res, model, 7, GROUPS, "groups", "Number of groups", YLIM[7])
 
 
 def draw_fig8(res, model):
-    return _two_schedules(res, model, 8, BURSTS, "burst", "Messages per burst", (1, 50000))
+    return _two_schedules(res, model, 8, BURSTS, "burst", "Messages per burst", YLIM[8])
 
 
-def _heatmap(ax, res, model, cov, trace, p_equals_k):
+def _heatmap_grid(res, model, cov, trace, p_equals_k):
     grid = np.full((len(LAMBDA_DIVS), len(KS)), np.nan)
     for r, ld in enumerate(LAMBDA_DIVS):
         for c, k in enumerate(KS):
@@ -183,45 +229,73 @@ def _heatmap(ax, res, model, cov, trace, p_equals_k):
             cfg = cov.saw(res.find(model, strategy=s, **crit), (s, trace, ld))
             if cfg is not None:
                 grid[r, c] = cfg.stat("mean")[0]
-    ax.imshow(np.ma.masked_invalid(grid), cmap="RdYlGn_r", vmin=0, vmax=200, aspect="auto")
+    return grid
+
+
+def _heat_norm(grids):
+    """One logarithmic colour scale for every panel of a figure, from the power of ten
+    at or below the smallest mean to the one at or above the largest."""
+    v = np.concatenate([g[np.isfinite(g) & (g > 0)] for g in grids])
+    if v.size == 0:
+        return matplotlib.colors.LogNorm(1.0, 1000.0)
+    lo = 10.0 ** math.floor(math.log10(v.min()))
+    hi = 10.0 ** math.ceil(math.log10(v.max()))
+    return matplotlib.colors.LogNorm(lo, hi if hi > lo else lo * 10)
+
+
+def _heatmap(ax, grid, trace, p_equals_k, norm):
+    cmap = matplotlib.colormaps["RdYlGn_r"].copy()
+    cmap.set_bad("#dddddd")
+    ax.imshow(np.ma.masked_invalid(grid), cmap=cmap, norm=norm, aspect="auto")
     for r in range(grid.shape[0]):
         for c in range(grid.shape[1]):
             v = grid[r, c]
             ax.text(c, r, "%.0f" % v if math.isfinite(v) else "n/a", ha="center",
                     va="center", fontsize=8, color="black")
     ax.set_xticks(range(len(KS)))
-    ax.set_xticklabels(["k=%d" % k for k in KS] if not p_equals_k
-                       else ["k=p=%d" % k for k in KS], fontsize=8)
+    ax.set_xticklabels(["%d" % k for k in KS], fontsize=8)
+    ax.set_xlabel("branching factor k = parallelism p" if p_equals_k
+                  else "branching factor k (parallelism p = 1)", fontsize=9)
     ax.set_yticks(range(len(LAMBDA_DIVS)))
     ax.set_yticklabels(["λ/%d" % d for d in LAMBDA_DIVS])
+    ax.set_ylabel("Loopix rates divided by d (λ/d)", fontsize=9)
     ax.set_title("%s, %s" % (names.trace_label(trace), "p = k" if p_equals_k else "p = 1"),
                  fontsize=10)
 
 
 def draw_fig9(res, model):
     cov = Coverage(9)
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
-    _heatmap(axes[0], res, model, cov, "gen_os15", False)
-    _heatmap(axes[1], res, model, cov, "gen_os15", True)
-    _colourbar(fig, axes)
+    grids = [_heatmap_grid(res, model, cov, "gen_os15", pk) for pk in (False, True)]
     cov.check()
+    norm = _heat_norm(grids)
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), layout="constrained")
+    for ax, g, pk in zip(axes, grids, (False, True)):
+        _heatmap(ax, g, "gen_os15", pk, norm)
+    _colourbar(fig, axes, norm)
     return fig, cov
 
 
 def draw_fig14(res, model):
     cov = Coverage(14)
-    fig, axes = plt.subplots(len(HEATMAP_TRACES), 2, figsize=(10, 3.2 * len(HEATMAP_TRACES)))
-    for row, t in zip(axes, HEATMAP_TRACES):
-        _heatmap(row[0], res, model, cov, t, False)
-        _heatmap(row[1], res, model, cov, t, True)
-    _colourbar(fig, axes.ravel().tolist())
+    grids = [[_heatmap_grid(res, model, cov, t, pk) for pk in (False, True)]
+             for t in HEATMAP_TRACES]
     cov.check()
+    norm = _heat_norm([g for row in grids for g in row])
+    fig, axes = plt.subplots(len(HEATMAP_TRACES), 2, figsize=(10, 3.4 * len(HEATMAP_TRACES)),
+                             layout="constrained")
+    for row, t, gs in zip(axes, HEATMAP_TRACES, grids):
+        for ax, g, pk in zip(row, gs, (False, True)):
+            _heatmap(ax, g, t, pk, norm)
+    _colourbar(fig, axes.ravel().tolist(), norm)
     return fig, cov
 
 
-def _colourbar(fig, axes):
-    sm = matplotlib.cm.ScalarMappable(cmap="RdYlGn_r", norm=matplotlib.colors.Normalize(0, 200))
-    fig.colorbar(sm, ax=axes, label="mean latency [s]", shrink=0.9)
+def _colourbar(fig, axes, norm):
+    sm = matplotlib.cm.ScalarMappable(cmap="RdYlGn_r", norm=norm)
+    cb = fig.colorbar(sm, ax=axes, label="mean latency [s] (log scale)", shrink=0.9)
+    cb.ax.yaxis.set_major_locator(matplotlib.ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    cb.ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: "%g" % v))
+    cb.ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
 
 
 HIST_EDGES = np.linspace(0.0, 100.0, 51)  # docs/spec.md §5: 50 bins over [0, 100] s
@@ -297,6 +371,14 @@ def _hist_legend(fig):
     fig.legend(handles=handles, loc="upper center", ncol=3, fontsize=8,
                bbox_to_anchor=(0.5, 1.0))
     fig.tight_layout(rect=(0, 0, 1, 0.97))
+
+
+def save(fig, path, dpi=150):
+    """PNG or PDF by extension.  PDFs get no CreationDate, so the same figure is the same
+    bytes (matplotlib honours SOURCE_DATE_EPOCH for the rest)."""
+    os.environ.setdefault("SOURCE_DATE_EPOCH", "0")
+    meta = {"CreationDate": None} if path.endswith(".pdf") else None
+    fig.savefig(path, dpi=dpi, bbox_inches="tight", metadata=meta)
 
 
 DRAW = {5: draw_fig5, 6: draw_fig6, 7: draw_fig7, 8: draw_fig8, 9: draw_fig9,

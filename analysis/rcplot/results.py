@@ -166,6 +166,17 @@ class Table:
         fi, r = int(self.file_of_row[row]), int(self.row_in_file[row])
         return _text(self._file(fi)["table/canonical"][r]).rstrip("\0")
 
+    def canonical_cached(self, row):
+        """canonical(row), reading each file's column once (many rows are asked for)."""
+        if getattr(self, "_canon", None) is None:
+            self._canon = self.canonical_all()
+        return self._canon[row]
+
+    def counters(self, row):
+        """{name: value} of a row's counters, without the counter_ prefix."""
+        return {k[len("counter_"):]: self.columns[k][row].item() for k in self.columns
+                if self.role.get(k) == "counter"}
+
     def canonical_all(self):
         """Every row's canonical text (reads the whole column of each file once)."""
         cols = {}
@@ -339,6 +350,12 @@ class TableJob(Job):
 
     def hist(self, which="hist_online"):
         return self._tab.hist(self.row, which.replace("hist_", ""))
+
+    def canonical(self):
+        return self._tab.canonical_cached(self.row)
+
+    def counters(self):
+        return self._tab.counters(self.row)
 
 
 class LegacyJob(Job):
@@ -544,3 +561,80 @@ def load(paths):
             seen.add(key)
             res.jobs.append(LegacyJob(g, path))
     return res
+
+
+# --- Adapter for the generic analysis (plot.py, report.py, summarize.py) -------------------
+# What the sweep-agnostic tools need beyond the figure code above: a job's parameters and
+# counters, the sweep's own description, and the optional per-delivery records.  New code
+# reads results only through these functions and the classes above, never with h5py, so a
+# change of the file layout (docs/results-layout.md) is absorbed here.  Keep the signatures.
+
+# Keys of the sweep description, as load() found them on the file's root.
+SWEEP_KEYS = ("sweep_name", "sweep_file", "sweep_text", "sweep_hash", "created_utc",
+              "rcsim_version", "git_revision", "layout")
+
+# Fields of one per-delivery record (store_raw; docs/results-layout.md), in this order.
+DELIVERY_FIELDS = ("msg", "group", "sender", "recipient", "send_s", "deliver_s", "online")
+
+
+def job_params(job):
+    """{name: value text} of every result-affecting parameter of a job, seed included, in
+    registry order: the job's canonical text (docs/sweep-format.md, "Job ids").  Files
+    without it fall back to the parameter attributes the figure code reads."""
+    canon = job.canonical() if isinstance(job, TableJob) else job.attrs.get("canonical")
+    if canon:
+        out = {}
+        for line in str(canon).splitlines():
+            k, sep, v = line.partition("=")
+            if sep:
+                out[k.strip()] = v.strip()
+        return out
+    keys = ("users", "group_size", "groups", "strategy", "burst", "trace", "model",
+            "duration", "seed", "lambda_div")
+    return {k: str(job.attrs[k]) for k in keys if k in job.attrs}
+
+
+def job_counters(job):
+    """{name: number} of a job's counters (rc_counters: deliveries, expected_deliveries,
+    payload_packets, ...), without the counter_ prefix of the attributes."""
+    if isinstance(job, TableJob):
+        return job.counters()
+    return {k[len("counter_"):]: v for k, v in job.attrs.items()
+            if k.startswith("counter_") and isinstance(v, (int, float))}
+
+
+def sweep_info(res):
+    """One dict per loaded file (in load order) with the keys of SWEEP_KEYS that the file
+    holds (sweep_text is the sweep file's bytes as stored) and "path"."""
+    out = []
+    for path in res.sources:
+        d = {"path": path}
+        with h5py.File(path, "r") as f:
+            for k in SWEEP_KEYS:
+                if k in f.attrs:
+                    d[k] = _value(f.attrs[k])
+        out.append(d)
+    return out
+
+
+# The per-delivery columns of layout 2 (docs/results-layout.md) behind DELIVERY_FIELDS.
+_DELIVERY_COLUMNS = ("message", "group", "sender", "recipient", "sent_s", "delivered_s", "online")
+
+
+def job_deliveries(job):
+    """The job's per-delivery records as {field: numpy array} over DELIVERY_FIELDS, one
+    entry per first delivery (online or not), or None when the job has none (store_raw off,
+    or a file of layout 1, which kept no delivery records)."""
+    if not isinstance(job, TableJob):
+        # A layout-1 job group with a `deliveries` table of DELIVERY_FIELDS columns.
+        if "deliveries" not in job._group:
+            return None
+        ds = job._group["deliveries"]
+        if not all(k in (ds.dtype.names or ()) for k in DELIVERY_FIELDS):
+            return None
+        data = ds[()]
+        return {k: np.asarray(data[k]) for k in DELIVERY_FIELDS}
+    if not int(job.attrs.get("store_raw", 0) or 0):
+        return None
+    d = job._tab.deliveries(job.row)
+    return {k: np.asarray(d[c]) for k, c in zip(DELIVERY_FIELDS, _DELIVERY_COLUMNS)}

@@ -18,6 +18,7 @@
 #include "core/log.h"
 #include "io/h5out.h"
 #include "io/journal.h"
+#include "io/manifest.h"
 
 static void print_usage(FILE *out)
 {
@@ -105,6 +106,42 @@ static int check_inputs(char **parts, unsigned n, rc_h5out_info *info0, rc_err *
     return rc;
 }
 
+/* The parts' manifests (what produced their jobs: builds, traces, stored
+ * options; io/manifest.h) combined into ALL.h5's, so that a sweep resumed
+ * into the merged file checks against them like against its own.  Parts
+ * without one: the merged file gets none (a resume then needs
+ * --allow-other-build), and merge says so. */
+static int merge_manifests(char **parts, unsigned n, const char *out, rc_err *err)
+{
+    rc_manifest all;
+    rc_manifest_init(&all);
+    bool have = false, missing = false;
+    int rc = 0;
+    for (unsigned p = 0; p < n && rc == 0; p++) {
+        rc_manifest m;
+        bool found = false;
+        rc = rc_manifest_read(parts[p], &m, &found, err);
+        if (rc != 0) break;
+        if (!found) {
+            missing = true;
+        } else if (!have) {
+            rc_manifest_free(&all);
+            all = m;
+            have = true;
+            continue;
+        } else {
+            rc_manifest_merge(&all, &m);
+        }
+        rc_manifest_free(&m);
+    }
+    if (rc == 0 && have && !missing) rc = rc_manifest_write(out, &all, err);
+    else if (rc == 0)
+        fprintf(stderr, "rcsim merge: not every input has its manifest (.manifest.json); %s gets "
+                "none, so a sweep resumed into it needs --allow-other-build\n", out);
+    rc_manifest_free(&all);
+    return rc;
+}
+
 int rc_cmd_merge(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -162,9 +199,10 @@ int rc_cmd_merge(int argc, char **argv)
     rc_h5in_close(first);
     rc_h5out_sweep sw = {info0.sweep_name, file, text, info0.sweep_hash, sweep_jobs, ""};
     rc_h5out *h = rc_h5out_open(out, &sw, 2048, &err);
-    rc_journal *j = h != NULL ? rc_journal_open(jpath, info0.sweep_hash, 0, "", &err) : NULL;
+    /* Each job's image names the build that ran it; the session names the merge. */
+    rc_journal *j = h != NULL ? rc_journal_open(jpath, info0.sweep_hash, 0, rc_h5out_build(), &err)
+                              : NULL;
     size_t merged = 0;
-    char build[512] = "";
     for (unsigned p = 0; p < n && rc == 0 && j != NULL; p++) {
         rc_h5in *in = rc_h5in_open(parts[p], &err);
         if (in == NULL) {
@@ -182,10 +220,6 @@ int rc_cmd_merge(int argc, char **argv)
             size_t len;
             rc = rc_h5in_row(in, r, &id, &canon, &prov, &image, &len, &err);
             if (rc != 0) break;
-            if (strcmp(build, prov.build ? prov.build : "") != 0) {
-                snprintf(build, sizeof build, "%s", prov.build ? prov.build : "");
-                rc_journal_session(j, build);
-            }
             rc_journal_meta meta = {.rank = prov.rank, .finished = prov.finished};
             snprintf(meta.host, sizeof meta.host, "%s", prov.host ? prov.host : "");
             rc_result_deflate(&image, &len); /* as a worker would have sent it */
@@ -200,6 +234,7 @@ int rc_cmd_merge(int argc, char **argv)
         rc_h5in_close(in);
     }
     if (rc == 0 && j != NULL) rc = rc_journal_commit(j, &err);
+    if (rc == 0) rc = merge_manifests(parts, n, out, &err);
     bool locked;
     if (rc == 0 && h != NULL) rc = rc_h5out_flush(h, &locked, &err);
     if (h == NULL || j == NULL) rc = err.code ? err.code : RC_EXIT_RUNTIME;
@@ -210,6 +245,9 @@ int rc_cmd_merge(int argc, char **argv)
         /* A half-written merge is worth nothing; the inputs are untouched. */
         remove(out);
         remove(jpath);
+        char *mpath = rc_manifest_path(out);
+        remove(mpath);
+        free(mpath);
     } else {
         if (!quiet)
             printf("rcsim merge: %zu jobs from %u file(s) into %s (sweep '%s': %zu of %llu "

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "io/json.h"
 #include "core/err.h"
 #include "core/log.h"
 #include "exp/job.h"
@@ -89,20 +90,6 @@ static double makespan(const double *sorted_desc, size_t n, size_t w)
         if (heap[i] > best) best = heap[i];
     free(heap);
     return best;
-}
-
-static void json_string(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') fprintf(out, "\\%c", c);
-        else if (c == '\n') fputs("\\n", out);
-        else if (c == '\t') fputs("\\t", out);
-        else if (c < 0x20) fprintf(out, "\\u%04x", c);
-        else fputc(c, out);
-    }
-    fputc('"', out);
 }
 
 /* Marks the registry parameters whose value differs between jobs. */
@@ -185,52 +172,54 @@ static void print_json(const rc_sweep *sw, const double *cost, const double *sor
 {
     size_t n = rc_sweep_count(sw), na = rc_sweep_axis_count(sw);
     char hex[17];
-    printf("{\"name\": ");
-    json_string(stdout, rc_sweep_name(sw));
-    printf(", \"path\": ");
-    json_string(stdout, rc_sweep_path(sw));
-    printf(", \"description\": ");
-    json_string(stdout, rc_sweep_description(sw));
+    json_t *o = json_object();
+    json_object_set_new(o, "name", rc_json_str(rc_sweep_name(sw)));
+    json_object_set_new(o, "path", rc_json_str(rc_sweep_path(sw)));
+    json_object_set_new(o, "description", rc_json_str(rc_sweep_description(sw)));
     rc_job_id_hex(rc_sweep_hash(sw), hex);
-    printf(", \"hash\": \"%s\", \"jobs\": %zu, \"axes\": [", hex, n);
-    for (size_t a = 0; a < na; a++) {
-        printf("%s{\"name\": ", a ? ", " : "");
-        json_string(stdout, rc_sweep_axis_name(sw, a));
-        printf(", \"size\": %zu}", rc_sweep_axis_size(sw, a));
-    }
+    json_object_set_new(o, "hash", rc_json_str(hex));
+    json_object_set_new(o, "jobs", rc_json_u64(n));
+    json_t *axes = json_array();
+    for (size_t a = 0; a < na; a++)
+        json_array_append_new(axes, json_pack("{s:o, s:o}", "name",
+                                              rc_json_str(rc_sweep_axis_name(sw, a)), "size",
+                                              rc_json_u64(rc_sweep_axis_size(sw, a))));
+    json_object_set_new(o, "axes", axes);
     double total = 0;
     for (size_t i = 0; i < n; i++) total += cost[i];
-    printf("], \"cost_cpu_s\": %.3f, \"longest_job_s\": %.3f, \"wall_s\": {", total,
-           n ? sorted[0] : 0.0);
+    json_object_set_new(o, "cost_cpu_s", rc_json_num(total, 3));
+    json_object_set_new(o, "longest_job_s", rc_json_num(n ? sorted[0] : 0.0, 3));
+    json_t *wall = json_object();
     size_t ws[64];
     size_t nw = worker_counts(workers, ws, 64);
-    for (size_t i = 0; i < nw; i++)
-        printf("%s\"%zu\": %.3f", i ? ", " : "", ws[i], makespan(sorted, n, ws[i]));
-    printf("}");
+    for (size_t i = 0; i < nw; i++) {
+        char key[32];
+        snprintf(key, sizeof key, "%zu", ws[i]);
+        json_object_set_new(wall, key, rc_json_num(makespan(sorted, n, ws[i]), 3));
+    }
+    json_object_set_new(o, "wall_s", wall);
     if (list) {
         size_t np;
         const rc_param_def *t = rc_param_table(&np);
         bool *vary = varying_params(sw, t, np);
-        printf(", \"list\": [");
+        json_t *jobs = json_array();
         for (size_t i = 0; i < n; i++) {
             rc_job_id_hex(rc_sweep_job_id(sw, i), hex);
-            printf("%s\n  {\"index\": %zu, \"id\": \"%s\", \"cost_s\": %.3f, \"params\": {",
-                   i ? "," : "", i, hex, cost[i]);
-            bool first = true;
+            json_t *params = json_object();
             for (size_t k = 0; k < np; k++) {
                 if (!vary[k]) continue;
                 char v[300];
                 rc_param_format(rc_sweep_job(sw, i), &t[k], v, sizeof v);
-                printf("%s\"%s\": ", first ? "" : ", ", t[k].name);
-                json_string(stdout, v);
-                first = false;
+                json_object_set_new(params, t[k].name, rc_json_str(v));
             }
-            printf("}}");
+            json_array_append_new(jobs, json_pack("{s:o, s:o, s:o, s:o}", "index", rc_json_u64(i),
+                                                  "id", rc_json_str(hex), "cost_s",
+                                                  rc_json_num(cost[i], 3), "params", params));
         }
-        printf("]");
+        json_object_set_new(o, "list", jobs);
         free(vary);
     }
-    printf("}\n");
+    rc_json_print(stdout, o, RC_JSON_FIXED);
 }
 
 int rc_cmd_plan(int argc, char **argv)
@@ -286,6 +275,14 @@ int rc_cmd_plan(int argc, char **argv)
         fprintf(stderr, "rcsim plan: %s\n", err.msg);
         return err.code ? err.code : RC_EXIT_USAGE;
     }
+    /* Ids and hash name each trace by its content (exp/sweep.h rc_sweep_bind); a
+     * trace that cannot be read makes the sweep fail, which is worth saying now,
+     * but a plan is still useful without the files (estimating before fetching). */
+    if (rc_sweep_bind(sw, NULL, &err) != 0)
+        fprintf(stderr,
+                "rcsim plan: warning: %s\nrcsim plan: warning: job ids and hash below are "
+                "provisional (they include each trace's checksum once the trace is found)\n",
+                err.msg);
     size_t n = rc_sweep_count(sw);
     double *cost = rc_xcalloc(n ? n : 1, sizeof *cost);
     double *sorted = rc_xcalloc(n ? n : 1, sizeof *sorted);

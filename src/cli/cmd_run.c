@@ -2,7 +2,6 @@
  * an option (--users 128, --strategy rc-k2-p2, --duration 24h, ...). */
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,10 +9,12 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "io/json.h"
 #include "core/version.h"
 #include "exp/param.h"
 #include "exp/run.h"
 #include "multicast/strategy_name.h"
+#include "trace/trace_id.h"
 
 #include "io/h5out.h"
 
@@ -30,7 +31,7 @@ static int write_out(const char *path, const rc_job *job, const rc_result *r, rc
     if (h == NULL) return err->code ? err->code : RC_EXIT_RUNTIME;
     char host[256] = "unknown";
     gethostname(host, sizeof host);
-    rc_h5out_prov prov = {host, 0, (double)time(NULL), NULL, ""};
+    rc_h5out_prov prov = {host, 0, (double)time(NULL)};
     void *image;
     size_t len;
     rc_result_pack(r, &image, &len);
@@ -66,7 +67,7 @@ static void usage(FILE *out)
             "  %-24s print one JSON line with the results\n"
             "  %-24s also write the job's results to an HDF5 file (docs/results-layout.md)\n"
             "  %-24s no human summary\n"
-            "  %-24s this help\n\n"
+            "  %-24s this help; --help strategies: strategy names in full\n\n"
             "Strategies:\n"
             "  unicast                 sequential unicast: the sender queues one copy per member\n"
             "  rc-kK-pP                Rollercoaster, branching factor K, parallelism P, no timeouts\n"
@@ -79,6 +80,48 @@ static void usage(FILE *out)
             "reference simulator's 10 ms lattice and quirks; every quirk also has its own\n"
             "--q-* switch: auto follows the model).\n",
             "--json", "--out FILE", "--quiet", "--help");
+}
+
+/* `--help strategies`: the grammar of strategy names, which the parameter's
+ * one-line help points to (multicast/strategy_name.h parses them). */
+static void help_strategies(FILE *out)
+{
+    fprintf(out,
+            "Strategies: the `strategy` parameter (--strategy NAME on `rcsim run`, strategy:\n"
+            "in a sweep file's defaults or axes).\n\n"
+            "  unicast              sequential unicast: the sender queues one copy per member\n"
+            "                       on its own send queue, in group order (docs/spec.md §2.2)\n"
+            "  rc-kK-pP             Rollercoaster (docs/spec.md §2.3): the members form a\n"
+            "                       schedule tree of branching factor K, and each recipient\n"
+            "                       forwards to its children; P is the parallelism, the number\n"
+            "                       of sub-messages one packet carries (-pP may be left out:\n"
+            "                       P = 1).  No ACKs and no timeouts.  K, P: integers 1..4096\n"
+            "  rc-kK-pP-ft          fault tolerant (RC-FT, docs/spec.md §2.4): recipients ACK,\n"
+            "                       and a role whose ACK is late is reassigned; the timeout is\n"
+            "                       the estimate times the multiplier 1.0\n"
+            "  rc-kK-pP-ftM         RC-FT with timeout multiplier M, a number in (0, 1000]\n"
+            "                       (rc-k2-p2-ft1.5)\n"
+            "  ...-dropoffline      a member that received its copy while offline neither\n"
+            "                       forwards nor ACKs it (under RC-FT the source reassigns\n"
+            "                       its role); goes last: rc-k2-p2-ft-dropoffline\n\n"
+            "The reference simulator's names work too:\n"
+            "  rollercoaster-kK-pP[-notimeout|-timeoutNNx][-dropoffline]\n"
+            "with timeoutNNx = RC-FT with multiplier NN/10, e.g.\n"
+            "  rollercoaster-k2-p2-timeout10x-dropoffline = rc-k2-p2-ft-dropoffline.\n"
+            "Results files and tables use the short form (rc-k2-p2-ft1.5-dropoffline).\n\n"
+            "Related parameters: --rc-base-delay-factor (the RC-FT timeout estimate) and the\n"
+            "quirks --q-arm-once, --q-acks-always, --q-nonce0-plain, --q-nonce-perm\n"
+            "(rcsim run --help lists them).\n");
+}
+
+int rc_help_topic(const char *topic, FILE *out)
+{
+    if (!strcmp(topic, "strategies") || !strcmp(topic, "strategy")) {
+        help_strategies(out);
+        return RC_EXIT_OK;
+    }
+    fprintf(stderr, "rcsim: no help topic '%s' (topics: strategies)\n", topic);
+    return RC_EXIT_USAGE;
 }
 
 static void print_human(const rc_job *job, const rc_result *r)
@@ -105,51 +148,60 @@ static void print_human(const rc_job *job, const rc_result *r)
            (unsigned long long)(r->c.peak_rss_kb / 1024));
 }
 
-static void json_num(FILE *f, const char *k, double v, bool comma)
-{
-    if (isfinite(v)) fprintf(f, "\"%s\":%.6f%s", k, v, comma ? "," : "");
-    else fprintf(f, "\"%s\":null%s", k, comma ? "," : "");
-}
-
+/* One line of JSON (io/json.h); keys and formats are what scripts parse. */
 static void print_json(const rc_job *job, const rc_result *r)
 {
     char id[17];
     rc_job_id_hex(r->job_id, id);
     const rc_summary *s = &r->online;
-    printf("{\"job_id\":\"%s\",\"strategy\":\"%s\",\"users\":%d,\"group_size\":%d,\"groups\":%d,"
-           "\"trace\":\"%s\",\"model\":\"%s\",\"seed\":%llu,\"duration_s\":%.3f,",
-           id, job->strategy, job->users, rc_job_group_size(job), job->groups, job->trace,
-           job->model == RC_MODEL_PAPER ? "paper" : "exact", (unsigned long long)job->seed,
-           job->duration_s);
-    printf("\"deliveries\":%llu,\"deliveries_all\":%llu,\"multicasts\":%llu,\"undelivered\":%llu,"
-           "\"duplicates\":%llu,\"payload_packets\":%llu,\"ack_packets\":%llu,"
-           "\"reassignments\":%llu,\"timeouts\":%llu,\"repair_packets\":%llu,\"repairs\":%llu,"
-           "\"joins\":%llu,\"leaves\":%llu,\"expected_deliveries\":%llu,",
-           (unsigned long long)s->count, (unsigned long long)r->c.deliveries,
-           (unsigned long long)r->c.multicasts, (unsigned long long)r->c.undelivered,
-           (unsigned long long)r->c.duplicates, (unsigned long long)r->c.payload_packets,
-           (unsigned long long)r->c.ack_packets, (unsigned long long)r->c.reassignments,
-           (unsigned long long)r->c.timeouts, (unsigned long long)r->c.repair_packets,
-           (unsigned long long)r->c.repairs, (unsigned long long)r->c.joins,
-           (unsigned long long)r->c.leaves, (unsigned long long)r->c.expected_deliveries);
-    json_num(stdout, "mean_s", s->mean_s, true);
-    json_num(stdout, "p1_s", s->q[0], true);
-    json_num(stdout, "p25_s", s->q[3], true);
-    json_num(stdout, "median_s", s->q[4], true);
-    json_num(stdout, "p75_s", s->q[5], true);
-    json_num(stdout, "p90_s", s->q[6], true);
-    json_num(stdout, "p99_s", s->q[8], true);
-    json_num(stdout, "max_s", s->max_s, true);
-    if (job->source_offline[0])
-        printf("\"so_expected\":%llu,\"so_delivered\":%llu,\"so_latency_mean_s\":%.3f,"
-               "\"so_latency_max_s\":%.3f,",
-               (unsigned long long)r->c.so_expected, (unsigned long long)r->c.so_delivered,
-               r->c.so_delivered ? (double)r->c.so_latency_sum_ms / 1e3 / (double)r->c.so_delivered
-                                 : 0.0,
-               (double)r->c.so_latency_max_ms / 1e3);
-    printf("\"events\":%llu,", (unsigned long long)r->c.events);
-    json_num(stdout, "wall_s", r->c.wall_s, true);
-    printf("\"peak_rss_kb\":%llu}\n", (unsigned long long)r->c.peak_rss_kb);
+    json_t *o = json_object();
+#define PUT(k, v) json_object_set_new(o, k, v)
+    PUT("job_id", rc_json_str(id));
+    PUT("strategy", rc_json_str(job->strategy));
+    PUT("users", json_integer(job->users));
+    PUT("group_size", json_integer(rc_job_group_size(job)));
+    PUT("groups", json_integer(job->groups));
+    PUT("trace", rc_json_str(job->trace));
+    PUT("model", rc_json_str(job->model == RC_MODEL_PAPER ? "paper" : "exact"));
+    PUT("seed", rc_json_u64(job->seed));
+    PUT("duration_s", rc_json_num(job->duration_s, 3));
+    PUT("deliveries", rc_json_u64(s->count));
+    PUT("deliveries_all", rc_json_u64(r->c.deliveries));
+    PUT("multicasts", rc_json_u64(r->c.multicasts));
+    PUT("undelivered", rc_json_u64(r->c.undelivered));
+    PUT("duplicates", rc_json_u64(r->c.duplicates));
+    PUT("payload_packets", rc_json_u64(r->c.payload_packets));
+    PUT("ack_packets", rc_json_u64(r->c.ack_packets));
+    PUT("reassignments", rc_json_u64(r->c.reassignments));
+    PUT("timeouts", rc_json_u64(r->c.timeouts));
+    PUT("repair_packets", rc_json_u64(r->c.repair_packets));
+    PUT("repairs", rc_json_u64(r->c.repairs));
+    PUT("joins", rc_json_u64(r->c.joins));
+    PUT("leaves", rc_json_u64(r->c.leaves));
+    PUT("expected_deliveries", rc_json_u64(r->c.expected_deliveries));
+    PUT("mean_s", rc_json_num(s->mean_s, 6));
+    PUT("p1_s", rc_json_num(s->q[0], 6));
+    PUT("p25_s", rc_json_num(s->q[3], 6));
+    PUT("median_s", rc_json_num(s->q[4], 6));
+    PUT("p75_s", rc_json_num(s->q[5], 6));
+    PUT("p90_s", rc_json_num(s->q[6], 6));
+    PUT("p99_s", rc_json_num(s->q[8], 6));
+    PUT("max_s", rc_json_num(s->max_s, 6));
+    if (job->source_offline[0]) {
+        PUT("so_expected", rc_json_u64(r->c.so_expected));
+        PUT("so_delivered", rc_json_u64(r->c.so_delivered));
+        PUT("so_latency_mean_s",
+            rc_json_num(r->c.so_delivered
+                            ? (double)r->c.so_latency_sum_ms / 1e3 / (double)r->c.so_delivered
+                            : 0.0,
+                        3));
+        PUT("so_latency_max_s", rc_json_num((double)r->c.so_latency_max_ms / 1e3, 3));
+    }
+    PUT("events", rc_json_u64(r->c.events));
+    PUT("wall_s", rc_json_num(r->c.wall_s, 6));
+    PUT("peak_rss_kb", rc_json_u64(r->c.peak_rss_kb));
+#undef PUT
+    rc_json_print(stdout, o, JSON_COMPACT | RC_JSON_FIXED);
 }
 
 int rc_cmd_run(int argc, char **argv)
@@ -162,7 +214,10 @@ int rc_cmd_run(int argc, char **argv)
     const char *out_path = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
+        if (!strncmp(a, "--help=", 7)) return rc_help_topic(a + 7, stdout);
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            /* `--help TOPIC` shows a topic; plain --help the options. */
+            if (i + 1 < argc && argv[i + 1][0] != '-') return rc_help_topic(argv[i + 1], stdout);
             usage(stdout);
             return 0;
         }
@@ -235,6 +290,21 @@ int rc_cmd_run(int argc, char **argv)
                     dir, strerror(errno));
             return RC_EXIT_USAGE;
         }
+    }
+    if (out_path != NULL && strcmp(job.trace, "online") != 0) {
+        /* Bound before the run so that --out's canonical text and trace_*
+         * attributes name the trace's content, not its spelling (rc_run_job
+         * binds its own copy, so the printed job id names it either way; the
+         * second read costs one trace load, only with --out). */
+        rc_trace_id id;
+        rc_trace *t = rc_trace_id_load(job.trace, job.data_dir, rc_job_trace_lines_needed(&job),
+                                       &id, &err);
+        if (t == NULL) {
+            fprintf(stderr, "rcsim run: %s\n", err.msg);
+            return err.code ? err.code : RC_EXIT_USAGE;
+        }
+        rc_trace_free(t);
+        rc_job_bind_trace(&job, &id);
     }
     rc_result res;
     int rc = rc_run_job(&job, &res, NULL, NULL, &err);

@@ -18,6 +18,7 @@
 #include "core/log.h"
 #include "exp/sweep.h"
 #include "farm/farm.h"
+#include "farm/preflight.h"
 
 static void print_usage(FILE *out)
 {
@@ -42,6 +43,8 @@ static void print_usage(FILE *out)
             "      --grace S         after SIGTERM/SIGINT, wait this long for running jobs\n"
             "                        before saving and exiting with code 3 (default 60)\n"
             "      --data-dir DIR    where availability traces are looked up\n"
+            "      --allow-other-build  resume results made by another build of rcsim (each\n"
+            "                        job records the build that ran it; default: refuse)\n"
             "      --dry-run         list the jobs and which are already done; write nothing\n"
             "      --retry-failed    give each job that fails one more try at the end of this\n"
             "                        run (failed jobs are always retried by a rerun)\n"
@@ -59,10 +62,15 @@ static void print_usage(FILE *out)
             "\n"
             "A sweep file extended with more seeds or axis values can be rerun into the same\n"
             "--out: only the new jobs run.\n"
+            "Before the first job every trace is read and checked, RESULTS.h5.lock is taken\n"
+            "(one sweep per results file) and, on resume, the traces, stored options and\n"
+            "build are compared with RESULTS.h5.manifest.json (docs/running-sweeps.md).\n"
             "\n"
             "exit codes: 0 all jobs done; 1 some jobs failed or a runtime error; 2 bad usage,\n"
-            "bad sweep file or a results file of another sweep (nothing written); 3 stopped\n"
-            "by SIGTERM/SIGINT with the finished results saved (rerun to resume).\n");
+            "bad sweep file or trace, --out unusable or in use, a results file of another\n"
+            "sweep or a resume that would mix traces, builds or stored options (nothing\n"
+            "written); 3 stopped by SIGTERM/SIGINT with the finished results saved (rerun to\n"
+            "resume).\n");
 }
 
 /* Under a launcher every rank parses the same argv; only one should talk. */
@@ -110,8 +118,15 @@ static void abort_hook(void) { MPI_Abort(MPI_COMM_WORLD, RC_EXIT_RUNTIME); }
 int rc_cmd_sweep(int argc, char **argv)
 {
     enum {
-        OPT_PROGRESS = 256, OPT_GRACE, OPT_DATA_DIR, OPT_DRY_RUN, OPT_RETRY, OPT_NO_FORK,
-        OPT_SHARD, OPT_LOCK_WAIT
+        OPT_PROGRESS = 256,
+        OPT_GRACE,
+        OPT_DATA_DIR,
+        OPT_DRY_RUN,
+        OPT_RETRY,
+        OPT_NO_FORK,
+        OPT_ALLOW_BUILD,
+        OPT_SHARD,
+        OPT_LOCK_WAIT
     };
     static const struct option longopts[] = {
         {"out", required_argument, NULL, 'o'},
@@ -124,11 +139,13 @@ int rc_cmd_sweep(int argc, char **argv)
         {"no-fork", no_argument, NULL, OPT_NO_FORK},
         {"shard", required_argument, NULL, OPT_SHARD},
         {"lock-wait", required_argument, NULL, OPT_LOCK_WAIT},
+        {"allow-other-build", no_argument, NULL, OPT_ALLOW_BUILD},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     rc_farm_opts o = {.progress_s = 10, .grace_s = 60, .isolate = true, .lock_wait_s = 60};
+    bool allow_other_build = false;
     const char **sets = calloc((size_t)argc + 1, sizeof *sets);
     size_t n_sets = 0;
     int rc = 0, c;
@@ -153,6 +170,7 @@ int rc_cmd_sweep(int argc, char **argv)
         case OPT_NO_FORK: o.isolate = false; break;
         case OPT_SHARD: rc = parse_shard(optarg, &o); break;
         case OPT_LOCK_WAIT: rc = parse_seconds("--lock-wait", optarg, &o.lock_wait_s); break;
+        case OPT_ALLOW_BUILD: allow_other_build = true; break;
         case 'v': o.verbose = 1; break;
         case 'h':
             if (!quiet) print_usage(stdout);
@@ -195,13 +213,18 @@ int rc_cmd_sweep(int argc, char **argv)
 
     rc_err err = {0};
     rc_sweep *sw = NULL;
+    rc_preflight *pf = NULL;
     int status = 0;
     if (rank == 0) {
         sw = rc_sweep_load(file, sets, n_sets, &err);
-        if (sw == NULL) {
-            fprintf(stderr, "rcsim sweep: %s\n", err.msg);
+        if (sw != NULL) {
+            /* Inputs, --out, lock, manifest: all before the first job (farm/preflight.h). */
+            rc_preflight_opts po = {o.out, o.data_dir, allow_other_build, o.dry_run};
+            status = rc_preflight_run(sw, &po, &pf, &err);
+        } else {
             status = err.code ? err.code : RC_EXIT_USAGE;
         }
+        if (status != 0) fprintf(stderr, "rcsim sweep: %s\n", err.msg);
     }
     MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (status == 0) {
@@ -211,6 +234,8 @@ int rc_cmd_sweep(int argc, char **argv)
     } else {
         rc = rank == 0 ? status : 0;
     }
+    /* After the results are closed; a refusal removes what the preflight wrote. */
+    rc_preflight_release(pf, rc == RC_EXIT_USAGE);
     rc_sweep_free(sw);
     free(sets);
     MPI_Finalize();

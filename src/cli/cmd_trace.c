@@ -1,5 +1,5 @@
 /* cmd_trace: `rcsim trace stats|synth` — availability-trace statistics and
- * synthetic traces (workload/avail.h, workload/synth.h; docs/traces.md). */
+ * synthetic traces (trace/avail.h, trace/synth.h; docs/traces.md). */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -10,8 +10,8 @@
 
 #include "cli/commands.h"
 #include "core/err.h"
-#include "workload/avail.h"
-#include "workload/synth.h"
+#include "trace/avail.h"
+#include "trace/synth.h"
 
 static void usage(FILE *out)
 {
@@ -24,7 +24,8 @@ static void usage(FILE *out)
             "TRACE is a path or a name resolved like a job's trace (os10 ->\n"
             "schedules_gen_os10.txt.gz in --data-dir, $RCSIM_DATA_DIR, ./data/availability).\n\n"
             "  stats   print lines, period, mean online fraction, first-16-lines online\n"
-            "          fraction, offline periods per line and their median length (spec 4)\n"
+            "          fraction, offline periods per line and their median length\n"
+            "          (docs/spec.md §4)\n"
             "  synth   write a synthetic trace from an on/off renewal model with per-line\n"
             "          online fractions ~ Beta and log-normal sessions (docs/traces.md)\n\n"
             "synth options:\n"

@@ -5,12 +5,22 @@
 #ifndef RCSIM_CLI_COMMANDS_H
 #define RCSIM_CLI_COMMANDS_H
 
+#include <stdio.h>
+
 int rc_cmd_run(int argc, char **argv);     /* cli/cmd_run.c: one job */
 int rc_cmd_sweep(int argc, char **argv);   /* cli/cmd_sweep.c: MPI master/worker sweep */
 int rc_cmd_plan(int argc, char **argv);    /* cli/cmd_plan.c: expand and estimate a sweep */
 int rc_cmd_slurm(int argc, char **argv);   /* cli/cmd_slurm.c: write an sbatch script */
 int rc_cmd_trace(int argc, char **argv);   /* cli/cmd_trace.c: trace stats and synthetic traces */
 int rc_cmd_bench(int argc, char **argv);   /* cli/cmd_bench.c: benchmark suite */
+int rc_cmd_plot(int argc, char **argv);    /* cli/cmd_analysis.c: exec analysis/plot.py */
+int rc_cmd_report(int argc, char **argv);  /* cli/cmd_analysis.c: exec analysis/report.py */
+int rc_cmd_figures(int argc, char **argv); /* cli/cmd_analysis.c: the paper's figures (Python) */
+int rc_cmd_summarize(int argc, char **argv); /* cli/cmd_analysis.c: results table (Python) */
+
+/* `rcsim --help TOPIC`, `rcsim run --help TOPIC` (cli/cmd_run.c): prints the topic
+ * ("strategies") to `out` and returns 0, or names the topics on stderr and returns 2. */
+int rc_help_topic(const char *topic, FILE *out);
 int rc_cmd_merge(int argc, char **argv);   /* cli/cmd_merge.c: combine results files (shards) */
 int rc_cmd_convert(int argc, char **argv); /* cli/cmd_convert.c: results layout 1 -> 2 */
 

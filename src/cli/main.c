@@ -1,9 +1,17 @@
 /* rcsim: the command-line entry point.  Dispatches `rcsim <command> ...` to
  * one function per subcommand (cli/commands.h); each prints its own --help. */
+#include <gsl/gsl_version.h>
+#include <hdf5.h>
+#include <limits.h>
+#include <mpi.h>
 #include <stdio.h>
 #include <string.h>
+#include <yaml.h>
+#include <zlib.h>
 
 #include "cli/commands.h"
+#include "cli/share.h"
+#include "core/build.h"
 #include "core/err.h"
 #include "core/version.h"
 
@@ -14,6 +22,10 @@
 #pragma weak rc_cmd_slurm
 #pragma weak rc_cmd_trace
 #pragma weak rc_cmd_bench
+#pragma weak rc_cmd_plot
+#pragma weak rc_cmd_report
+#pragma weak rc_cmd_figures
+#pragma weak rc_cmd_summarize
 #pragma weak rc_cmd_merge
 #pragma weak rc_cmd_convert
 
@@ -30,6 +42,10 @@ static const command commands[] = {
     {"slurm", rc_cmd_slurm, "write an sbatch script that runs (and resumes) a sweep"},
     {"trace", rc_cmd_trace, "availability traces: statistics and synthetic traces"},
     {"bench", rc_cmd_bench, "benchmark suite: events/s, wall time, sweep throughput"},
+    {"plot", rc_cmd_plot, "plot a results file: any sweep, axes chosen from its parameters"},
+    {"report", rc_cmd_report, "one-page HTML + Markdown report of a results file"},
+    {"figures", rc_cmd_figures, "draw the paper's figures (5-9, 14-16) from results files"},
+    {"summarize", rc_cmd_summarize, "print results files as a table, one line per configuration"},
     {"merge", rc_cmd_merge, "combine results files of one sweep (e.g. its shards) into one"},
     {"convert", rc_cmd_convert, "convert a results file of the old layout (rcsim-results/1)"},
 };
@@ -42,8 +58,34 @@ static void usage(FILE *out)
             "commands:\n",
             RCSIM_VERSION, RCSIM_GIT_REVISION);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (commands[i].fn != NULL) fprintf(out, "  %-7s %s\n", commands[i].name, commands[i].summary);
-    fprintf(out, "\n  --version  print the version and exit\n");
+        if (commands[i].fn != NULL) fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "\n  --version           print the version and the build, and exit\n"
+                 "  --help strategies   strategy names in full\n");
+}
+
+/* `rcsim --version`: the version and revision (core/version.h), then the
+ * build (type, compiler, options; from src/cli/sources.cmake), the libraries
+ * compiled against, and where the analysis files were found. */
+static void print_version(void)
+{
+    printf("rcsim %s (%s)\n", RCSIM_VERSION, RCSIM_GIT_REVISION);
+    printf("build:     %s, %s, C%ld%s%s\n", RCSIM_BUILD_TYPE[0] ? RCSIM_BUILD_TYPE : "(no type)",
+           RCSIM_BUILD_COMPILER, (long)__STDC_VERSION__ / 100 % 100,
+           RCSIM_BUILD_SANITIZE ? ", ASan+UBSan" : "", RCSIM_BUILD_WERROR ? ", -Werror" : "");
+    /* What results files record per job and compare on resume (core/build.h). */
+    printf("build id:  %s (sources sha256 %.16s...%s)\n", rc_build()->id,
+           rc_build()->sources_sha256, rc_build()->dirty == 1 ? ", uncommitted changes" : "");
+    char mpi[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+    MPI_Get_library_version(mpi, &len); /* allowed before MPI_Init (MPI 3.0) */
+    mpi[strcspn(mpi, ",\n")] = '\0'; /* "Open MPI v4.1.4, package: ..." -> "Open MPI v4.1.4" */
+    printf("libraries: GSL %s, HDF5 %d.%d.%d, %s, libyaml %s, zlib %s\n", GSL_VERSION,
+           H5_VERS_MAJOR, H5_VERS_MINOR, H5_VERS_RELEASE, mpi, yaml_get_version_string(),
+           zlibVersion());
+    char share[PATH_MAX];
+    rc_err err = {0};
+    if (rc_share_dir(share, sizeof share, &err) == 0) printf("files:     %s\n", share);
+    else printf("files:     not found (%s)\n", err.msg);
 }
 
 int main(int argc, char **argv)
@@ -53,11 +95,12 @@ int main(int argc, char **argv)
         return RC_EXIT_USAGE;
     }
     if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+        if (argc > 2) return rc_help_topic(argv[2], stdout); /* rcsim --help strategies */
         usage(stdout);
         return 0;
     }
     if (!strcmp(argv[1], "--version")) {
-        printf("rcsim %s (%s)\n", RCSIM_VERSION, RCSIM_GIT_REVISION);
+        print_version();
         return 0;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {

@@ -1,11 +1,12 @@
 /* evq: the pending-event set of the discrete-event engine.
  *
- * A 4-ary min-heap of plain event records keyed by (time, key2), where key2 =
+ * A binary min-heap of plain event records keyed by (time, key2), where key2 =
  * (priority class << 56) | insertion sequence.  Events at the same time are
  * therefore ordered by class (the model's same-time order, e.g. docs/spec.md §1.2:
  * mixes < providers < users < apps) and then FIFO — never by pointer or by
  * heap accident, so runs are deterministic.  Records are values; the heap
- * owns one array grown geometrically (no allocation per event).
+ * owns one array grown geometrically (no allocation per event), with a
+ * maximal sentinel record after the last event.
  */
 #ifndef RCSIM_CORE_EVQ_H
 #define RCSIM_CORE_EVQ_H

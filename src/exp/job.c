@@ -1,11 +1,16 @@
 #include "exp/job.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "exp/param.h"
+#include "loopix/net.h"
+#include "multicast/mc.h"
 #include "multicast/strategy_name.h"
+#include "trace/trace_id.h"
+#include "workload/app.h"
 
 void rc_job_defaults(rc_job *job)
 {
@@ -60,6 +65,96 @@ int rc_job_providers(const rc_job *job)
     return (job->users + job->users_per_provider - 1) / job->users_per_provider;
 }
 
+size_t rc_job_trace_lines_needed(const rc_job *job)
+{
+    if (!strcmp(job->trace, "online")) return 0;
+    /* Paper mapping: user U_i of each provider takes line i, so the trace
+     * needs one line per provider slot; intended mapping: one per user. */
+    if (job->quirks.trace16 == 1)
+        return (size_t)(job->users < job->users_per_provider ? job->users
+                                                              : job->users_per_provider);
+    return (size_t)job->users;
+}
+
+void rc_job_bind_trace(rc_job *job, const rc_trace_id *id)
+{
+    snprintf(job->trace_name, sizeof job->trace_name, "%s", id->name);
+    snprintf(job->trace_sha256, sizeof job->trace_sha256, "%s", id->sha256);
+    job->trace_lines = id->lines;
+}
+
+int rc_job_check_trace(const rc_job *job, const rc_trace_id *id, rc_err *err)
+{
+    if (!strcmp(job->trace_sha256, id->sha256) && job->trace_lines == id->lines) return 0;
+    return rc_err_set(err, RC_EXIT_USAGE,
+                      "trace '%s': %s has sha256 %s (%u lines), but the job was bound to "
+                      "sha256 %s (%u lines) of trace %s: the file changed after the sweep "
+                      "started, or this host sees another file",
+                      job->trace, id->path, id->sha256, id->lines, job->trace_sha256,
+                      job->trace_lines, job->trace_name);
+}
+
+void rc_job_net_cfg(const rc_job *job, rc_net_cfg *out)
+{
+    memset(out, 0, sizeof *out);
+    out->seed = job->seed;
+    out->users = job->users;
+    out->users_per_provider = job->users_per_provider;
+    out->mix_layers = job->mix_layers;
+    out->mixes_per_layer = job->mixes_per_layer;
+    out->rate_payload = job->rate_payload;
+    out->rate_drop = job->rate_drop;
+    out->rate_loop = job->rate_loop;
+    out->rate_delay = job->rate_delay;
+    out->mix_rate_loop = job->mix_rate_loop;
+    out->mix_rate_loop_delay = job->mix_rate_loop_delay;
+    out->lambda_div = job->lambda_div;
+    out->pull_period_s = job->pull_period_s;
+    out->tick_s = job->tick_s;
+    out->cover_full = job->cover == RC_COVER_FULL;
+    out->lattice = job->quirks.lattice == 1;
+    out->trace16 = job->quirks.trace16 != 0;
+    out->frozen_pull = job->quirks.frozen_pull == 1;
+    out->ingress_delay = job->quirks.ingress_delay == 1;
+}
+
+void rc_job_mc_cfg(const rc_job *job, rc_mc_cfg *out)
+{
+    memset(out, 0, sizeof *out);
+    out->seed = job->seed;
+    out->users = job->users;
+    out->groups = job->groups;
+    out->group_size = rc_job_group_size(job);
+    _Static_assert(sizeof out->strategy == sizeof job->strategy, "strategy name sizes differ");
+    memcpy(out->strategy, job->strategy, sizeof out->strategy);
+    out->rc_base_delay_factor = job->rc_base_delay_factor;
+    out->seed0_groups = job->quirks.seed0_groups != 0;
+    out->arm_once = job->quirks.arm_once == 1;
+    out->acks_always = job->quirks.acks_always == 1;
+    out->nonce0_plain = job->quirks.nonce0_plain == 1;
+    out->nonce_perm = job->quirks.nonce_perm == 1;
+    _Static_assert(sizeof out->offline_members == sizeof job->offline_members &&
+                       sizeof out->source_offline == sizeof job->source_offline,
+                   "scenario string sizes differ");
+    memcpy(out->offline_members, job->offline_members, sizeof out->offline_members);
+    memcpy(out->source_offline, job->source_offline, sizeof out->source_offline);
+    out->gossip_interval_s = job->gossip_interval_s;
+    out->gossip_push_max = job->gossip_push_max;
+    out->gossip_window_s = job->gossip_window_s;
+    out->membership_rate = job->membership_rate;
+    out->record_deliveries = job->store_raw;
+}
+
+void rc_job_app_cfg(const rc_job *job, rc_app_cfg *out)
+{
+    memset(out, 0, sizeof *out);
+    out->seed = job->seed;
+    out->app_rate = job->app_rate;
+    out->burst = job->burst;
+    out->heavy_fraction = job->heavy_fraction;
+    out->heavy_weight = job->heavy_weight;
+}
+
 int rc_job_validate(const rc_job *job, rc_err *err)
 {
     int gs = rc_job_group_size(job);
@@ -71,14 +166,19 @@ int rc_job_validate(const rc_job *job, rc_err *err)
     rc_strategy_spec s;
     int rc = rc_strategy_parse(job->strategy, &s, err);
     if (rc) return rc;
-    if (job->data_dir[0] != '\0') {
-        struct stat st;
-        if (stat(job->data_dir, &st) != 0 || !S_ISDIR(st.st_mode))
-            return rc_err_set(err, RC_EXIT_USAGE, "data_dir: '%s' is not a directory",
-                              job->data_dir);
-    }
     if (job->trace[0] == '\0')
         return rc_err_set(err, RC_EXIT_USAGE, "trace: empty (use 'online' for no trace)");
+    /* The data directory matters only to a trace given by name: a run without
+     * a trace, or with a trace path, never looks at it (a clone without the
+     * traces, or a stale $RCSIM_DATA_DIR, must not stop it). */
+    struct stat st;
+    bool by_name = strcmp(job->trace, "online") != 0 &&
+                   !(stat(job->trace, &st) == 0 && S_ISREG(st.st_mode));
+    if (by_name && job->data_dir[0] != '\0' &&
+        (stat(job->data_dir, &st) != 0 || !S_ISDIR(st.st_mode)))
+        return rc_err_set(err, RC_EXIT_USAGE,
+                          "data_dir: '%s' is not a directory (looking up trace '%s')",
+                          job->data_dir, job->trace);
     if (job->rate_payload <= 0)
         return rc_err_set(err, RC_EXIT_USAGE, "rate_payload: must be > 0");
     if (job->quirks.lattice == 1) {
@@ -122,6 +222,14 @@ size_t rc_job_canonical(const rc_job *job, char *buf, size_t n)
         if (!(t[i].flags & RC_PF_CANON)) continue;
         char val[300];
         rc_param_format(&r, &t[i], val, sizeof val);
+        if (t[i].offset == offsetof(rc_job, trace) && r.trace_sha256[0] != '\0') {
+            /* The content, not the spelling (trace/trace_id.h). */
+            int w = snprintf(buf + (used < n ? used : n), used < n ? n - used : 0,
+                             "trace=%s\ntrace_sha256=%s\ntrace_lines=%u\n", r.trace_name,
+                             r.trace_sha256, r.trace_lines);
+            if (w > 0) used += (size_t)w;
+            continue;
+        }
         /* "name=value\n" without another printf (this runs for every job id) */
         size_t ln = strlen(t[i].name), lv = strlen(val);
         for (size_t k = 0; k < ln + lv + 2; k++) {

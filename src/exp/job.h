@@ -49,6 +49,12 @@ typedef struct rc_job {
     /* availability */
     char trace[256];           /* "online", a name like "gen_os15"/"os15" or a path */
     char data_dir[256];        /* where trace names are looked up (not part of the job id) */
+    /* The trace's identity (trace/trace_id.h), set by rc_job_bind_trace (`rcsim run`,
+     * rc_sweep_bind, rc_run_job) from the file itself; not options.  Once bound, these,
+     * not the spelling in `trace`, are what the canonical text and the job id contain. */
+    char trace_name[64];       /* canonical name ("gen_os15"); "" = not bound */
+    char trace_sha256[65];     /* SHA-256 of the decompressed text, hex */
+    uint32_t trace_lines;      /* its lines of '0'/'1' */
     /* model */
     rc_model model;
     rc_quirks quirks;
@@ -88,11 +94,14 @@ void rc_job_resolve(rc_job *job);
 
 /* Cross-field validation after resolve: group larger than population, bad
  * strategy name, missing trace, ...  Message names the key.  Returns 0 or
- * RC_EXIT_USAGE. */
+ * RC_EXIT_USAGE.  data_dir is checked only when the trace is a name to look
+ * up (not "online", not an existing file). */
 int rc_job_validate(const rc_job *job, rc_err *err);
 
 /* Canonical text: "key=value\n" for every parameter that affects results,
- * in registry order, values formatted canonically (%.17g for doubles).
+ * in registry order, values formatted canonically (%.17g for doubles).  A
+ * bound trace appears as "trace=NAME\ntrace_sha256=HEX\ntrace_lines=N\n"
+ * whatever its spelling; an unbound one as its spelling.
  * Returns the length written (truncating like snprintf). */
 size_t rc_job_canonical(const rc_job *job, char *buf, size_t n);
 
@@ -105,5 +114,28 @@ void rc_job_id_hex(uint64_t id, char out[17]);
 /* Model-level derived values. */
 int rc_job_group_size(const rc_job *job);
 int rc_job_providers(const rc_job *job);
+
+/* Trace lines the job reads: one per user, or with the paper's trace16 quirk
+ * one per provider slot (docs/spec.md §9.1.1).  0 for "online". */
+size_t rc_job_trace_lines_needed(const rc_job *job);
+
+/* Records a trace's identity in the job (after which rc_job_id includes it). */
+struct rc_trace_id;
+void rc_job_bind_trace(rc_job *job, const struct rc_trace_id *id);
+
+/* A bound job against the trace file found now: RC_EXIT_USAGE naming both
+ * checksums and the path if the content differs (the file changed since the
+ * job was bound, or this host sees another file), else 0. */
+int rc_job_check_trace(const rc_job *job, const struct rc_trace_id *id, rc_err *err);
+
+/* The configuration of each model layer, taken from a resolved job: a layer
+ * reads only its own struct, and each quirk switch goes to the layer that
+ * implements it.  (The structs are defined by the layers' headers.) */
+typedef struct rc_net_cfg rc_net_cfg; /* loopix/net.h */
+typedef struct rc_mc_cfg rc_mc_cfg;   /* multicast/mc.h */
+typedef struct rc_app_cfg rc_app_cfg; /* workload/app.h */
+void rc_job_net_cfg(const rc_job *job, rc_net_cfg *out);
+void rc_job_mc_cfg(const rc_job *job, rc_mc_cfg *out);
+void rc_job_app_cfg(const rc_job *job, rc_app_cfg *out);
 
 #endif

@@ -28,7 +28,7 @@ static const rc_param_def table[] = {
      "multicast strategy: unicast | rc-kK-pP[-ft[M]][-dropoffline] (see --help strategies)"},
     {"burst", RC_PT_INT, OFF(burst), 0, "1", 1, 100000, "", NULL, C | A,
      "multicasts a sender starts per app event (multi-message workload)"},
-    {"app_rate", RC_PT_DOUBLE, OFF(app_rate), 0, "0.0333333333333333333", 0, 1e6, "1/s", NULL,
+    {"app_rate", RC_PT_DOUBLE, OFF(app_rate), 0, "1/30", 0, 1e6, "1/s", NULL,
      C | A, "group events per second, per group (paper: 1/30)"},
     {"heavy_fraction", RC_PT_DOUBLE, OFF(heavy_fraction), 0, "0.2", 0, 1, "", NULL, C | A,
      "fraction of each group (first in group order) that are heavy users"},
@@ -37,30 +37,34 @@ static const rc_param_def table[] = {
     {"trace", RC_PT_STRING, OFF(trace), SZ(trace), "online", 0, 0, "", NULL, C | A,
      "availability: 'online', a trace name (gen_os15, os15) in --data-dir, or a .txt.gz path"},
     {"data_dir", RC_PT_STRING, OFF(data_dir), SZ(data_dir), "", 0, 0, "", NULL, 0,
-     "directory holding availability traces (default $RCSIM_DATA_DIR, then data/availability "
-     "and ../shared/data/availability)"},
+     "directory holding availability traces (default $RCSIM_DATA_DIR, then data/availability; "
+     "looked at only when a trace name is resolved)"},
     {"model", RC_PT_ENUM, OFF(model), 0, "exact", 0, 1, "", "exact|paper", C | A,
      "exact = continuous-time Loopix; paper = the reference's 10 ms lattice and quirks"},
     {"q_lattice", RC_PT_TRI, OFF(quirks.lattice), 0, "auto", -1, 1, "", NULL, C | A,
-     "quirk: 10 ms lattice, per-tick Bernoulli streams, delays lifted to ticks (spec 9.1.3)"},
+     "quirk: 10 ms lattice, per-tick Bernoulli streams, delays lifted to ticks "
+     "(docs/spec.md §9.1.3)"},
     {"q_trace16", RC_PT_TRI, OFF(quirks.trace16), 0, "auto", -1, 1, "", NULL, C | A,
-     "quirk: user i of every provider gets trace line i, only 16 lines used (9.1.1)"},
+     "quirk: user i of every provider gets trace line i, only 16 lines used "
+     "(docs/spec.md §9.1.1)"},
     {"q_frozen_pull", RC_PT_TRI, OFF(quirks.frozen_pull), 0, "auto", -1, 1, "", NULL, C | A,
-     "quirk: pull countdown frozen while offline; ONLINE = waited < 1 period (9.1.2)"},
+     "quirk: pull countdown frozen while offline; ONLINE = waited < 1 period "
+     "(docs/spec.md §9.1.2)"},
     {"q_ingress_delay", RC_PT_TRI, OFF(quirks.ingress_delay), 0, "auto", -1, 1, "", NULL, C | A,
-     "the sender's provider adds a mixing delay (4 delayed hops; on in both models) (9.1.4)"},
+     "the sender's provider adds a mixing delay (4 delayed hops; on in both models) "
+     "(docs/spec.md §9.1.4)"},
     {"q_arm_once", RC_PT_TRI, OFF(quirks.arm_once), 0, "auto", -1, 1, "", NULL, C | A,
-     "quirk: RC-FT arms timeouts once; reassigned roles are not watched (9.1.5)"},
+     "quirk: RC-FT arms timeouts once; reassigned roles are not watched (docs/spec.md §9.1.5)"},
     {"q_acks_always", RC_PT_TRI, OFF(quirks.acks_always), 0, "auto", -1, 1, "", NULL, C | A,
-     "quirk: Rollercoaster sends ACKs even with timeouts off (9.1.6)"},
+     "quirk: Rollercoaster sends ACKs even with timeouts off (docs/spec.md §9.1.6)"},
     {"q_seed0_groups", RC_PT_TRI, OFF(quirks.seed0_groups), 0, "auto", -1, 1, "", NULL, C | A,
      "quirk: the reference's groups and heavy users (Python's Random(0).sample) "
-     "whatever the job seed (9.1.7)"},
+     "whatever the job seed (docs/spec.md §9.1.7)"},
     {"q_nonce0_plain", RC_PT_TRI, OFF(quirks.nonce0_plain), 0, "auto", -1, 1, "", NULL, C | A,
-     "quirk: a source's first multicast in a group is not shuffled (9.1.8)"},
+     "quirk: a source's first multicast in a group is not shuffled (docs/spec.md §9.1.8)"},
     {"q_nonce_perm", RC_PT_TRI, OFF(quirks.nonce_perm), 0, "auto", -1, 1, "", NULL, C | A,
      "quirk: receivers shuffled by Python's Random(nonce) alone: every source's j-th message "
-     "gets the same permutation (2.3.2)"},
+     "gets the same permutation (docs/spec.md §2.3.2)"},
     {"cover", RC_PT_ENUM, OFF(cover), 0, "skip", 0, 1, "", "skip|full", C | A,
      "skip = simulate only what shapes latency; full = route every cover packet too"},
     {"duration", RC_PT_DURATION, OFF(duration_s), 0, "86400", 1e-3, 1e9, "s", NULL, C | A,
@@ -82,7 +86,7 @@ static const rc_param_def table[] = {
     {"mix_rate_loop_delay", RC_PT_DOUBLE, OFF(mix_rate_loop_delay), 0, "3", 1e-9, 1e6, "1/s",
      NULL, C | A, "delay rate of mix loop packets (--cover full)"},
     {"lambda_div", RC_PT_DOUBLE, OFF(lambda_div), 0, "1", 1e-6, 1e6, "", NULL, C | A,
-     "divide all six Loopix rates by this (spec 1.3; the p-vs-lambda figures)"},
+     "divide all six Loopix rates by this (docs/spec.md §1.3; the p-vs-lambda figures)"},
     {"tick", RC_PT_DURATION, OFF(tick_s), 0, "0.01", 1e-6, 10, "s", NULL, C | A,
      "lattice step when q_lattice is on"},
     {"mix_layers", RC_PT_INT, OFF(mix_layers), 0, "3", 1, 64, "", NULL, C | A,
@@ -92,7 +96,7 @@ static const rc_param_def table[] = {
     {"users_per_provider", RC_PT_INT, OFF(users_per_provider), 0, "16", 1, 1 << 20, "", NULL,
      C | A, "clients per provider (filled greedily)"},
     {"rc_base_delay_factor", RC_PT_DOUBLE, OFF(rc_base_delay_factor), 0, "2", 0, 1e6, "", NULL,
-     C | A, "RC-FT timeout estimate: t_msg = factor * hops / mu (spec 2.4)"},
+     C | A, "RC-FT timeout estimate: t_msg = factor * hops / mu (docs/spec.md §2.4)"},
     {"offline_members", RC_PT_STRING, OFF(offline_members), SZ(offline_members), "", 0, 0, "",
      NULL, C | A, "comma list of group-0 positions forced offline for the whole run"},
     {"source_offline", RC_PT_STRING, OFF(source_offline), SZ(source_offline), "", 0, 0, "",
@@ -107,7 +111,7 @@ static const rc_param_def table[] = {
      "anti-entropy: a digest covers the group's payloads created this recently"},
     {"membership_rate", RC_PT_DOUBLE, OFF(membership_rate), 0, "0", 0, 1e3, "1/s", NULL, C | A,
      "changing membership: join/leave events per second per group (0 = static groups)"},
-    {"store_raw", RC_PT_BOOL, OFF(store_raw), 0, "false", 0, 1, "", NULL, 0,
+    {"store_raw", RC_PT_BOOL, OFF(store_raw), 0, "false", 0, 1, "", NULL, RC_PF_STORED,
      "keep raw per-delivery latencies in the results"},
     {"check", RC_PT_BOOL, OFF(check), 0, "false", 0, 1, "", NULL, 0,
      "check run-time invariants for this job (slower)"},
@@ -166,6 +170,10 @@ static int parse_bool(const char *t, bool *out)
 
 static int range_error(const rc_param_def *d, const char *text, rc_err *err)
 {
+    /* Integer bounds print as integers ([2, 1048576], not 1.04858e+06). */
+    if (d->type == RC_PT_INT || d->type == RC_PT_U64)
+        return rc_err_set(err, RC_EXIT_USAGE, "%s: value '%s' out of range [%.0f, %.0f]", d->name,
+                          text, d->min, d->max);
     return rc_err_set(err, RC_EXIT_USAGE, "%s: value '%s' out of range [%g, %g]", d->name, text,
                       d->min, d->max);
 }

@@ -28,6 +28,8 @@ typedef enum {
 enum {
     RC_PF_CANON = 1u << 0,  /* part of the job id (affects results) */
     RC_PF_AXIS = 1u << 1,   /* may be a sweep axis */
+    RC_PF_STORED = 1u << 2, /* changes what is stored, not the results: not part of the job
+                               id, but a sweep may not change it on resume (farm/preflight.h) */
 };
 
 typedef struct rc_param_def {

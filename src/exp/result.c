@@ -7,6 +7,8 @@
 #include <zlib.h>
 
 #include "core/log.h"
+#include "loopix/net.h"
+#include "multicast/mc.h"
 
 const double rc_summary_q[RC_SUMMARY_QUANTILES] = {0.01, 0.05, 0.10, 0.25, 0.50,
                                                    0.75, 0.90, 0.95, 0.99, 0.999};
@@ -161,6 +163,73 @@ void rc_summary_compute(rc_summary *s, double *v, size_t n)
     }
 }
 
+/* ---------- gathering a job's outputs ---------- */
+
+static void note_missed(void *ctx, uint32_t group, uint32_t payload, uint32_t recipient)
+{
+    rc_result *r = ctx;
+    if (r->n_undelivered >= RC_UNDELIVERED_MAX) return;
+    if (r->undelivered == NULL)
+        r->undelivered = rc_xmalloc(RC_UNDELIVERED_MAX * sizeof *r->undelivered);
+    r->undelivered[r->n_undelivered++] = (rc_undelivered){group, payload, recipient};
+}
+
+void rc_result_gather(rc_result *r, rc_mc *mc, bool keep_raw)
+{
+    rc_mc_finish(mc, note_missed, r);
+    const rc_mc_counters *m = rc_mc_counts(mc);
+    rc_counters *c = &r->c;
+    c->multicasts = m->multicasts;
+    c->deliveries = m->deliveries;
+    c->deliveries_online = m->deliveries_online;
+    c->duplicates = m->duplicates;
+    c->expected_deliveries = m->expected_deliveries;
+    c->undelivered = m->undelivered;
+    c->payload_packets = m->payload_packets;
+    c->ack_packets = m->ack_packets;
+    c->repair_packets = m->repair_packets;
+    c->reassignments = m->reassignments;
+    c->timeouts = m->timeouts;
+    c->joins = m->joins;
+    c->leaves = m->leaves;
+    c->repairs = m->repairs;
+    c->so_expected = m->so_expected;
+    c->so_delivered = m->so_delivered;
+    c->so_delivered_online = m->so_delivered_online;
+    c->so_latency_sum_ms = m->so_latency_sum_ms;
+    c->so_latency_max_ms = m->so_latency_max_ms;
+    const rc_net_counters *n = rc_net_counts(rc_mc_net(mc));
+    c->bundles = n->bundles;
+    c->cover_packets = n->cover_packets;
+    c->pulls = n->pulls;
+    c->mix_packets = n->mix_packets;
+
+    size_t n_all, n_online;
+    double *all = rc_mc_latencies(mc, false, &n_all);
+    double *online = rc_mc_latencies(mc, true, &n_online);
+    if (keep_raw) {
+        /* Every first delivery, online or not, in delivery order. */
+        size_t nd;
+        const rc_mc_delivery *d = rc_mc_deliveries(mc, &nd);
+        r->n_deliveries = nd;
+        r->deliveries = rc_xcalloc(nd ? nd : 1, sizeof *r->deliveries);
+        for (size_t i = 0; i < nd; i++)
+            r->deliveries[i] = (rc_delivery){
+                .message = d[i].payload,
+                .group = d[i].group,
+                .sender = d[i].source,
+                .recipient = d[i].recipient,
+                .sent_s = (double)d[i].created / 1e6,
+                .delivered_s = (double)d[i].delivered / 1e6,
+                .online = d[i].online,
+            };
+    }
+    for (size_t i = 0; i < n_all; i++) r->hist_all[rc_hist_bin(all[i])]++;
+    for (size_t i = 0; i < n_online; i++) r->hist_online[rc_hist_bin(online[i])]++;
+    rc_summary_compute(&r->all, all, n_all);
+    rc_summary_compute(&r->online, online, n_online);
+}
+
 /* ---------- compact image ---------- */
 
 #define MAGIC 0x32524352u  /* "RCR2" */
@@ -174,6 +243,8 @@ typedef struct zhead {
 typedef struct image_head {
     uint32_t magic, layout;
     uint64_t job_id;
+    char build_id[24]; /* 17 used; 24 keeps the next fields 8-aligned */
+    char build_revision[64];
     rc_counters c;
     rc_summary online, all;
     uint32_t n_hist_online, n_hist_all;
@@ -311,6 +382,8 @@ void rc_result_pack(const rc_result *r, void **buf, size_t *len)
     h.magic = MAGIC;
     h.layout = RC_RESULT_LAYOUT;
     h.job_id = r->job_id;
+    memcpy(h.build_id, r->build_id, sizeof r->build_id);
+    memcpy(h.build_revision, r->build_revision, sizeof r->build_revision);
     h.c = r->c;
     h.online = r->online;
     h.all = r->all;
@@ -341,6 +414,8 @@ void rc_result_pack_view(const rc_result_view *v, void **buf, size_t *len)
     h.magic = MAGIC;
     h.layout = RC_RESULT_LAYOUT;
     h.job_id = v->job_id;
+    memcpy(h.build_id, v->build_id, sizeof v->build_id);
+    memcpy(h.build_revision, v->build_revision, sizeof v->build_revision);
     h.c = v->c;
     h.online = v->online;
     h.all = v->all;
@@ -426,6 +501,10 @@ int rc_result_view_parse(rc_result_view *v, const void *buf, size_t len, rc_err 
         return rc_err_set(err, RC_EXIT_RUNTIME, "result image has %zu bytes, expected %zu", len,
                           need);
     v->job_id = h.job_id;
+    memcpy(v->build_id, h.build_id, sizeof v->build_id);
+    v->build_id[sizeof v->build_id - 1] = '\0';
+    memcpy(v->build_revision, h.build_revision, sizeof v->build_revision);
+    v->build_revision[sizeof v->build_revision - 1] = '\0';
     v->c = h.c;
     v->online = h.online;
     v->all = h.all;
@@ -453,6 +532,8 @@ int rc_result_unpack(rc_result *r, const void *buf, size_t len, rc_err *err)
     if (rc != 0) return rc;
     rc_result_init(r);
     r->job_id = v.job_id;
+    memcpy(r->build_id, v.build_id, sizeof r->build_id);
+    memcpy(r->build_revision, v.build_revision, sizeof r->build_revision);
     r->c = v.c;
     r->online = v.online;
     r->all = v.all;

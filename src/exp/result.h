@@ -25,12 +25,13 @@
 #ifndef RCSIM_EXP_RESULT_H
 #define RCSIM_EXP_RESULT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "core/err.h"
 
-#define RC_RESULT_LAYOUT 2
+#define RC_RESULT_LAYOUT 3 /* 2: the build that ran the job; 3: compact image (sparse buckets) */
 
 #define RC_HIST_SUB_BITS 10 /* 2^10 buckets per octave */
 #define RC_HIST_SUB (1u << RC_HIST_SUB_BITS)
@@ -49,6 +50,11 @@ typedef struct rc_summary {
     double q[RC_SUMMARY_QUANTILES]; /* linear interpolation like numpy.percentile */
 } rc_summary;
 
+/* The job's counters, gathered from the layers that count them: the engine
+ * (events), the network (rc_net_counters: bundles, cover_packets, pulls,
+ * mix_packets), the multicast layer (rc_mc_counters: the rest) and the run
+ * itself (wall_s, sim_s, peak_rss_kb).  The field names are the output names
+ * (HDF5 counter_*, --json). */
 typedef struct rc_counters {
     uint64_t events;              /* engine events processed */
     uint64_t multicasts;          /* payloads created by the apps */
@@ -96,6 +102,8 @@ typedef struct rc_delivery {
 
 typedef struct rc_result {
     uint64_t job_id;
+    char build_id[17];                /* core/build.h id of the binary that ran the job */
+    char build_revision[64];          /* ... and its git revision (truncated) */
     rc_counters c;
     rc_summary online, all;
     uint32_t *hist_online, *hist_all; /* RC_HIST_BINS each */
@@ -121,6 +129,16 @@ double rc_hist_quantile(const uint32_t *hist, double q);
 /* Summary from a sample array (sorted in place). */
 void rc_summary_compute(rc_summary *s, double *samples, size_t n);
 
+/* Gathers a finished job's model outputs into r (rc_result_init'ed by the
+ * caller): ends the multicast layer's run (rc_mc_finish), keeps the first
+ * RC_UNDELIVERED_MAX undelivered pairs, copies the network's and the
+ * multicast layer's counters into r->c, and turns the latency samples into
+ * histograms, summaries and (keep_raw) the per-delivery records.  The engine's
+ * and the run's own counters (events, sim_s, wall_s, peak_rss_kb) are the
+ * caller's to set. */
+typedef struct rc_mc rc_mc;
+void rc_result_gather(rc_result *r, rc_mc *mc, bool keep_raw);
+
 /* Compact image for MPI and the journal.  pack allocates *buf (free()). */
 void rc_result_pack(const rc_result *r, void **buf, size_t *len);
 
@@ -136,6 +154,8 @@ int rc_result_unpack(rc_result *r, const void *buf, size_t len, rc_err *err);
  * with memcpy. */
 typedef struct rc_result_view {
     uint64_t job_id;
+    char build_id[17];
+    char build_revision[64];
     rc_counters c;
     rc_summary online, all;
     size_t n_hist[2];                   /* nonzero buckets: [0] online, [1] all */

@@ -1,15 +1,19 @@
 #include "exp/run.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 
+#include "core/build.h"
 #include "core/log.h"
 #include "core/sim.h"
+#include "loopix/net.h"
 #include "multicast/mc.h"
+#include "trace/avail.h"
 #include "workload/app.h"
-#include "workload/avail.h"
+#include "trace/trace_id.h"
 
 typedef struct progress_ctx {
     rc_run_progress_fn fn;
@@ -41,29 +45,41 @@ int rc_run_job(const rc_job *job_in, rc_result *out, rc_run_progress_fn progress
 
     rc_trace *trace = NULL;
     if (strcmp(job.trace, "online") != 0) {
-        char path[1024];
-        rc = rc_trace_resolve(job.trace, job.data_dir, path, sizeof path, err);
-        if (rc) return rc;
-        /* Paper mapping: user U_i of each provider takes line i, so the trace
-         * needs one line per provider slot; intended mapping: one per user. */
-        size_t need = job.quirks.trace16 == 1
-                          ? (size_t)(job.users < job.users_per_provider ? job.users
-                                                                         : job.users_per_provider)
-                          : (size_t)job.users;
-        trace = rc_trace_load(path, need, err);
-        if (trace == NULL) return err && err->code ? err->code : RC_EXIT_USAGE;
+        rc_trace_id id;
+        trace = rc_trace_id_load(job.trace, job.data_dir, rc_job_trace_lines_needed(&job), &id,
+                                 err);
+        if (trace == NULL) {
+            rc_check_enabled = saved_check;
+            return err && err->code ? err->code : RC_EXIT_USAGE;
+        }
+        /* A bound job (a sweep's) runs only on the content it was bound to; an
+         * unbound one (a caller that did not bind) is bound now, so the result's
+         * job id always names the content. */
+        if (job.trace_sha256[0] != '\0') rc = rc_job_check_trace(&job, &id, err);
+        else rc_job_bind_trace(&job, &id);
+        if (rc) {
+            rc_trace_free(trace);
+            rc_check_enabled = saved_check;
+            return rc;
+        }
     }
 
     double t0 = wall_now();
     rc_sim sim;
     rc_sim_init(&sim, (rc_time)llround(job.duration_s * 1e6));
-    rc_mc *mc = rc_mc_new(&sim, &job, trace, err);
+    rc_net_cfg net_cfg;
+    rc_mc_cfg mc_cfg;
+    rc_job_net_cfg(&job, &net_cfg);
+    rc_job_mc_cfg(&job, &mc_cfg);
+    rc_mc *mc = rc_mc_new(&sim, &mc_cfg, &net_cfg, trace, err);
     if (mc == NULL) {
         rc_sim_free(&sim);
         rc_trace_free(trace);
         return err && err->code ? err->code : RC_EXIT_USAGE;
     }
-    rc_app *app = rc_app_new(&sim, mc, &job);
+    rc_app_cfg app_cfg;
+    rc_job_app_cfg(&job, &app_cfg);
+    rc_app *app = rc_app_new(&sim, mc, &app_cfg);
     rc_mc_start(mc);
     rc_app_start(app);
     progress_ctx pc = {progress, ctx};
@@ -71,7 +87,10 @@ int rc_run_job(const rc_job *job_in, rc_result *out, rc_run_progress_fn progress
 
     rc_result_init(out);
     out->job_id = rc_job_id(&job);
-    rc_mc_collect(mc, out);
+    /* The build that ran the job travels with its result (journal, HDF5). */
+    snprintf(out->build_id, sizeof out->build_id, "%s", rc_build()->id);
+    snprintf(out->build_revision, sizeof out->build_revision, "%s", rc_build()->revision);
+    rc_result_gather(out, mc, job.store_raw);
     out->c.events = sim.events;
     out->c.sim_s = job.duration_s;
     out->c.wall_s = wall_now() - t0;

@@ -31,6 +31,7 @@
 #include "core/log.h"
 #include "exp/param.h"
 #include "multicast/strategy_name.h"
+#include "trace/trace_id.h"
 
 /* Guards against a typo (seeds: 1000000000) eating all memory. */
 #define RC_SWEEP_MAX_JOBS 1000000u
@@ -38,12 +39,22 @@
 #define RC_SWEEP_MAX_BYTES (16u << 20)
 #define RC_SWEEP_NAME_MAX 63
 
+/* A trace as bound by rc_sweep_bind: the spelling, where it was looked up, what it is. */
+typedef struct bound_trace {
+    char *written;
+    char *data_dir;
+    rc_trace_id id;
+} bound_trace;
+
 struct rc_sweep {
     char *name, *path, *text, *description;
     rc_job *jobs;
     uint64_t *ids;
+    int *trace_line; /* per job: the line that set its trace (0 --set, -1 default) */
     size_t n;
     uint64_t hash;
+    bound_trace *traces;
+    size_t n_traces;
     size_t n_axes;
     char **axis_names;
     size_t *axis_sizes;
@@ -705,11 +716,12 @@ static const rc_param_def *message_key(const char *msg)
     return msg[i] == ':' ? rc_param_find(key) : NULL;
 }
 
-static int build_job(loader *L, const plan *P, size_t idx, rc_job *job)
+static int build_job(loader *L, const plan *P, size_t idx, rc_job *job, int *trace_line)
 {
     const setting *set[64];
     RC_ASSERT(L->n_dims + 2 <= 64);
     size_t n = applied_for(L, P, idx, set);
+    *trace_line = origin_line(L, set, n, rc_param_find("trace"));
     rc_job_defaults(job);
     apply(job, &L->defaults);
     for (size_t i = 0; i < n; i++) apply(job, set[i]);
@@ -768,6 +780,32 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
     return h;
 }
 
+/* Sorts the ids and hashes them into S->hash.  Returns 0, or 1 with *a < *b
+ * the sweep indices of two jobs with the same id. */
+static int hash_ids(rc_sweep *S, size_t *a, size_t *b)
+{
+    id_idx *sorted = rc_xmalloc((S->n ? S->n : 1) * sizeof *sorted);
+    for (size_t i = 0; i < S->n; i++) sorted[i] = (id_idx){S->ids[i], i};
+    qsort(sorted, S->n, sizeof *sorted, cmp_id_idx);
+    uint64_t h = 1469598103934665603ULL;
+    int dup = 0;
+    for (size_t i = 0; i < S->n; i++) {
+        if (i > 0 && sorted[i].id == sorted[i - 1].id) {
+            *a = sorted[i - 1].idx;
+            *b = sorted[i].idx;
+            dup = 1;
+            break;
+        }
+        char hex[17];
+        rc_job_id_hex(sorted[i].id, hex);
+        h = fnv1a(h, hex, 16);
+        h = fnv1a(h, "\n", 1);
+    }
+    free(sorted);
+    if (!dup) S->hash = h;
+    return dup;
+}
+
 static int expand(loader *L, rc_sweep *S)
 {
     plan P = {.n_seed = L->have_seeds ? L->seeds.n : 1, .n_prod = 1};
@@ -786,31 +824,15 @@ static int expand(loader *L, rc_sweep *S)
 
     S->jobs = rc_xcalloc(P.n_total, sizeof *S->jobs);
     S->ids = rc_xcalloc(P.n_total, sizeof *S->ids);
+    S->trace_line = rc_xcalloc(P.n_total, sizeof *S->trace_line);
     S->n = P.n_total;
     for (size_t i = 0; i < P.n_total; i++) {
-        int rc = build_job(L, &P, i, &S->jobs[i]);
+        int rc = build_job(L, &P, i, &S->jobs[i], &S->trace_line[i]);
         if (rc) return rc;
         S->ids[i] = rc_job_id(&S->jobs[i]);
     }
-
-    id_idx *sorted = rc_xmalloc(P.n_total * sizeof *sorted);
-    for (size_t i = 0; i < P.n_total; i++) sorted[i] = (id_idx){S->ids[i], i};
-    qsort(sorted, P.n_total, sizeof *sorted, cmp_id_idx);
-    uint64_t h = 1469598103934665603ULL;
-    int rc = 0;
-    for (size_t i = 0; i < P.n_total; i++) {
-        if (i > 0 && sorted[i].id == sorted[i - 1].id) {
-            rc = report_duplicate(L, &P, sorted[i - 1].idx, sorted[i].idx, sorted[i].id);
-            break;
-        }
-        char hex[17];
-        rc_job_id_hex(sorted[i].id, hex);
-        h = fnv1a(h, hex, 16);
-        h = fnv1a(h, "\n", 1);
-    }
-    free(sorted);
-    if (rc) return rc;
-    S->hash = h;
+    size_t a, b;
+    if (hash_ids(S, &a, &b)) return report_duplicate(L, &P, a, b, S->ids[b]);
 
     /* Dimensions for `rcsim plan`: axes and zip groups in order, then the seeds. */
     S->n_axes = L->n_dims + (L->have_seeds ? 1 : 0);
@@ -980,6 +1002,12 @@ void rc_sweep_free(rc_sweep *s)
     free(s->description);
     free(s->jobs);
     free(s->ids);
+    free(s->trace_line);
+    for (size_t i = 0; i < s->n_traces; i++) {
+        free(s->traces[i].written);
+        free(s->traces[i].data_dir);
+    }
+    free(s->traces);
     free(s);
 }
 
@@ -1000,6 +1028,120 @@ uint64_t rc_sweep_job_id(const rc_sweep *s, size_t i)
 {
     RC_ASSERTF(i < s->n, "job %zu of %zu", i, s->n);
     return s->ids[i];
+}
+
+/* ------------------------------------------------------------------------ */
+/* binding jobs to their trace files                                         */
+
+/* "FILE:LINE: MESSAGE [job I of N: trace=VALUE]": the line that set the trace. */
+static int bind_fail(const rc_sweep *s, size_t i, rc_err *err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int bind_fail(const rc_sweep *s, size_t i, rc_err *err, const char *fmt, ...)
+{
+    char msg[900];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    int line = s->trace_line[i];
+    char where[32] = "";
+    if (line > 0) snprintf(where, sizeof where, ":%d", line);
+    return rc_err_set(err, RC_EXIT_USAGE, "%s%s: %s [job %zu of %zu: trace=%s%s]", s->path, where,
+                      msg, i + 1, s->n, s->jobs[i].trace, line == 0 ? " (from --set)" : "");
+}
+
+static bound_trace *find_bound(rc_sweep *s, const char *written, const char *dir)
+{
+    for (size_t k = 0; k < s->n_traces; k++)
+        if (!strcmp(s->traces[k].written, written) && !strcmp(s->traces[k].data_dir, dir))
+            return &s->traces[k];
+    return NULL;
+}
+
+/* Back to the ids of the spelling (after a failed bind). */
+static void unbind(rc_sweep *s)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        rc_job *job = &s->jobs[i];
+        job->trace_name[0] = job->trace_sha256[0] = '\0';
+        job->trace_lines = 0;
+        s->ids[i] = rc_job_id(job);
+    }
+    for (size_t i = 0; i < s->n_traces; i++) {
+        free(s->traces[i].written);
+        free(s->traces[i].data_dir);
+    }
+    free(s->traces);
+    s->traces = NULL;
+    s->n_traces = 0;
+    size_t a, b;
+    int dup = hash_ids(s, &a, &b);
+    RC_ASSERT(!dup); /* the load checked these ids */
+}
+
+static int bind_all(rc_sweep *s, const char *data_dir, rc_err *err)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        rc_job *job = &s->jobs[i];
+        const char *dir = data_dir != NULL && data_dir[0] != '\0' ? data_dir : job->data_dir;
+        if (dir != job->data_dir) {
+            /* The job as the farm will hand it out (with --data-dir), checked
+             * now rather than by the job itself at run time. */
+            rc_job run = *job;
+            snprintf(run.data_dir, sizeof run.data_dir, "%s", dir);
+            rc_err e = {0};
+            if (rc_job_validate(&run, &e) != 0) return bind_fail(s, i, err, "%s", e.msg);
+        }
+        if (!strcmp(job->trace, "online")) continue;
+        bound_trace *b = find_bound(s, job->trace, dir);
+        if (b == NULL) {
+            /* Each distinct trace is read once, completely: a bad file is
+             * found here, before any job runs, not by every job. */
+            rc_trace_id id;
+            rc_err e = {0};
+            rc_trace *t = rc_trace_id_load(job->trace, dir, 0, &id, &e);
+            if (t == NULL) return bind_fail(s, i, err, "%s", e.msg);
+            rc_trace_free(t);
+            s->traces = rc_xrealloc(s->traces, (s->n_traces + 1) * sizeof *s->traces);
+            b = &s->traces[s->n_traces++];
+            b->written = rc_xstrdup(job->trace);
+            b->data_dir = rc_xstrdup(dir);
+            b->id = id;
+        }
+        size_t need = rc_job_trace_lines_needed(job);
+        if (need > b->id.lines)
+            return bind_fail(s, i, err, "trace %s has %u lines, the job needs %zu", b->id.path,
+                             b->id.lines, need);
+        rc_job_bind_trace(job, &b->id);
+        s->ids[i] = rc_job_id(job);
+    }
+    size_t a, b;
+    if (hash_ids(s, &a, &b)) {
+        char hex[17];
+        rc_job_id_hex(s->ids[b], hex);
+        return bind_fail(s, b, err,
+                         "job %zu (trace=%s) and job %zu (trace=%s) are the same job (id %s): "
+                         "both traces are %s (sha256 %s); remove one of them",
+                         a + 1, s->jobs[a].trace, b + 1, s->jobs[b].trace, hex,
+                         s->jobs[b].trace_name, s->jobs[b].trace_sha256);
+    }
+    return 0;
+}
+
+int rc_sweep_bind(rc_sweep *s, const char *data_dir, rc_err *err)
+{
+    int rc = bind_all(s, data_dir, err);
+    if (rc != 0) unbind(s);
+    return rc;
+}
+
+size_t rc_sweep_trace_count(const rc_sweep *s) { return s->n_traces; }
+
+const rc_trace_id *rc_sweep_trace(const rc_sweep *s, size_t i, const char **written)
+{
+    RC_ASSERTF(i < s->n_traces, "trace %zu of %zu", i, s->n_traces);
+    if (written != NULL) *written = s->traces[i].written;
+    return &s->traces[i].id;
 }
 
 size_t rc_sweep_axis_count(const rc_sweep *s) { return s->n_axes; }

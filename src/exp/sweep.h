@@ -32,6 +32,23 @@ size_t rc_sweep_count(const rc_sweep *s);
 const rc_job *rc_sweep_job(const rc_sweep *s, size_t i); /* resolved, validated */
 uint64_t rc_sweep_job_id(const rc_sweep *s, size_t i);
 
+/* Binds every job to the content of its trace (trace/trace_id.h): each
+ * distinct (trace, data directory) is resolved and read once, completely
+ * (gzip, every line), each job's line requirement is checked, and the jobs
+ * get the trace's canonical name, SHA-256 and line count, which changes
+ * their ids and the sweep hash.  `data_dir`, if not NULL or empty, replaces
+ * the jobs' own (as `rcsim sweep --data-dir` does for the runs; the jobs are
+ * validated again with it, rc_job_validate).  Errors are
+ * RC_EXIT_USAGE naming the sweep file, the line that set the trace and the
+ * problem; so are two jobs that turn out to be one (os15 and gen_os15 on one
+ * axis).  Until bound (and after a failed bind), ids use the trace as
+ * spelled.  Reads no other file. */
+int rc_sweep_bind(rc_sweep *s, const char *data_dir, rc_err *err);
+/* The traces bound, in first-use order; *written (if not NULL) = the spelling. */
+size_t rc_sweep_trace_count(const rc_sweep *s);
+struct rc_trace_id;
+const struct rc_trace_id *rc_sweep_trace(const rc_sweep *s, size_t i, const char **written);
+
 /* The sweep's dimensions in expansion order, slowest first: one per axis, one
  * per zip group ("zip(strategy,lambda_div)"), then "seed" when the file lists
  * seeds.  The product of their sizes is the number of grid jobs; include

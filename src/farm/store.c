@@ -381,8 +381,7 @@ static int on_rebuild(void *ctx, uint64_t job_id, const rc_journal_meta *meta, c
     rc_store *s = c->s;
     const id_index *e = find_id(s->ids, rc_sweep_count(s->sw), job_id);
     if (e == NULL || c->in_file[e->index]) return 0;
-    rc_h5out_prov prov = {.host = meta->host, .rank = meta->rank, .finished = meta->finished,
-                          .build = meta->build, .trace_id = ""};
+    rc_h5out_prov prov = {.host = meta->host, .rank = meta->rank, .finished = meta->finished};
     int rc = rc_h5out_add(s->h5, rc_sweep_job(s->sw, e->index), image, len, NULL, &prov, c->err);
     if (rc != 0) return rc;
     c->added++;
@@ -515,7 +514,7 @@ static int commit(rc_store *s, rc_err *err)
     for (size_t i = 0; i < s->n_unc && rc == 0; i++) {
         pending *p = &s->unc[i];
         rc_h5out_prov prov = {.host = p->meta.host, .rank = p->meta.rank,
-                              .finished = p->meta.finished, .build = NULL, .trace_id = ""};
+                              .finished = p->meta.finished};
         rc = rc_h5out_add(s->h5, rc_sweep_job(s->sw, p->index), p->image, p->len, p->canonical,
                           &prov, err);
         s->done++;

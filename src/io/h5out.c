@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/build.h"
 #include "core/log.h"
 #include "core/version.h"
 #include "exp/param.h"
@@ -419,7 +420,8 @@ typedef enum { K_U64, K_I64, K_I32, K_F64, K_U8, K_U16, K_U32, K_CODE, K_TEXT } 
 
 typedef enum {
     S_ID, S_PARAM, S_SUMMARY, S_COUNTER_U64, S_COUNTER_F64,
-    S_HOST, S_RANK, S_FINISHED, S_BUILD, S_TRACE, S_CANON, S_NONE
+    S_HOST, S_RANK, S_FINISHED, S_BUILD, S_REVISION, S_TRACE_NAME, S_TRACE_SHA, S_TRACE_LINES,
+    S_CANON, S_NONE
 } source;
 
 typedef struct column {
@@ -522,7 +524,9 @@ static int col_create(hid_t loc, const column *c)
         [S_ID] = "id", [S_PARAM] = "parameter", [S_SUMMARY] = "summary",
         [S_COUNTER_U64] = "counter", [S_COUNTER_F64] = "counter", [S_HOST] = "provenance",
         [S_RANK] = "provenance", [S_FINISHED] = "provenance", [S_BUILD] = "provenance",
-        [S_TRACE] = "provenance", [S_CANON] = "provenance", [S_NONE] = NULL,
+        [S_REVISION] = "provenance", [S_TRACE_NAME] = "provenance",
+        [S_TRACE_SHA] = "provenance", [S_TRACE_LINES] = "provenance",
+        [S_CANON] = "provenance", [S_NONE] = NULL,
     };
     if (rc == 0 && roles[c->src] != NULL) {
         hid_t d = H5Dopen2(loc, c->name, H5P_DEFAULT);
@@ -601,7 +605,11 @@ struct rc_h5out {
 
 const char *rc_h5out_build(void)
 {
-    return "rcsim " RCSIM_VERSION " (" RCSIM_GIT_REVISION ")";
+    static char text[256];
+    if (text[0] == '\0')
+        snprintf(text, sizeof text, "rcsim %s (%s) build %s", RCSIM_VERSION, rc_build()->revision,
+                 rc_build()->id);
+    return text;
 }
 
 #define COUNTER(f, k, u) {"counter_" #f, offsetof(rc_counters, f), k, u}
@@ -681,8 +689,11 @@ static void define_columns(rc_h5out *h, size_t canonical_width)
     add_col(h, "host", K_CODE, S_HOST, "");
     add_col(h, "rank", K_I32, S_RANK, "");
     add_col(h, "finished", K_F64, S_FINISHED, "s since 1970-01-01 UTC");
-    add_col(h, "build", K_CODE, S_BUILD, "");
-    add_col(h, "trace_id", K_CODE, S_TRACE, "");
+    add_col(h, "build_id", K_CODE, S_BUILD, "");
+    add_col(h, "git_revision", K_CODE, S_REVISION, "");
+    add_col(h, "trace_name", K_CODE, S_TRACE_NAME, "");
+    add_col(h, "trace_sha256", K_CODE, S_TRACE_SHA, "");
+    add_col(h, "trace_lines", K_I64, S_TRACE_LINES, "");
     h->col_canon = h->ncol;
     add_col(h, "canonical", K_TEXT, S_CANON, "")->width = canonical_width;
     for (size_t i = 0; i < h->ncol; i++)
@@ -893,6 +904,10 @@ static int create_file(rc_h5out *h, rc_err *err)
               attr_str(f, "rcsim_version", RCSIM_VERSION) ||
               attr_str(f, "git_revision", RCSIM_GIT_REVISION) ||
               write_sweep_attrs(f, &h->sweep) || attr_str(f, "created_utc", created) ||
+              attr_str(f, "build_id", rc_build()->id) ||
+              attr_str(f, "build_sources_sha256", rc_build()->sources_sha256) ||
+              attr_i64(f, "build_dirty", rc_build()->dirty) ||
+              attr_str(f, "build_config", rc_build()->config) ||
               (h->converted_from && attr_str(f, "converted_from", h->converted_from));
     if (!bad) bad = create_groups_and_columns(h, f);
     if (H5Fclose(f) < 0) bad = 1;
@@ -1128,15 +1143,23 @@ static int add_row(rc_h5out *h, const rc_job *job, const rc_result_view *v,
             break;
         }
         case S_FINISHED: col_put(c, &prov->finished); break;
-        case S_BUILD: {
-            const char *b = prov->build && prov->build[0] ? prov->build : rc_h5out_build();
+        case S_BUILD:
+        case S_REVISION: {
+            /* The build that ran the job travels in its image (exp/run.c). */
+            const char *b = c->src == S_BUILD ? v->build_id : v->build_revision;
             uint32_t code = dict_code(&c->d, b);
             col_put(c, &code);
             break;
         }
-        case S_TRACE: {
-            uint32_t code = dict_code(&c->d, prov->trace_id ? prov->trace_id : "");
+        case S_TRACE_NAME:
+        case S_TRACE_SHA: {
+            uint32_t code = dict_code(&c->d, c->src == S_TRACE_NAME ? r.trace_name : r.trace_sha256);
             col_put(c, &code);
+            break;
+        }
+        case S_TRACE_LINES: {
+            int64_t x = r.trace_lines;
+            col_put(c, &x);
             break;
         }
         case S_CANON: /* below */
@@ -1292,7 +1315,11 @@ static int write_failed(hid_t f, const failed_entry *e)
     if (g < 0) bad = 1;
     if (!bad)
         bad = write_params(g, &r) || attr_str(g, "job_id", hex) || attr_str(g, "canonical", canon) ||
-              attr_str(g, "build", rc_h5out_build()) || attr_str(g, "host", e->host) ||
+              attr_str(g, "trace_name", r.trace_name) ||
+              attr_str(g, "trace_sha256", r.trace_sha256) ||
+              attr_i64(g, "trace_lines", r.trace_lines) ||
+              attr_str(g, "build_id", rc_build()->id) ||
+              attr_str(g, "git_revision", RCSIM_GIT_REVISION) || attr_str(g, "host", e->host) ||
               attr_i64(g, "rank", e->rank) || attr_str(g, "finished_utc", fin) ||
               attr_str(g, "error", e->msg) || attr_str(g, "status", "failed");
     if (g >= 0) H5Gclose(g);
@@ -1604,6 +1631,13 @@ static int row_job(const rc_h5out *defs, uint64_t row, rc_job *job)
     rc_job_defaults(job);
     for (size_t i = 0; i < defs->ncol; i++) {
         const column *c = &defs->col[i];
+        /* The trace's identity is part of the job (and of its id), not a parameter. */
+        if (c->src == S_TRACE_NAME)
+            snprintf(job->trace_name, sizeof job->trace_name, "%s", code_text(c, row));
+        if (c->src == S_TRACE_SHA)
+            snprintf(job->trace_sha256, sizeof job->trace_sha256, "%s", code_text(c, row));
+        if (c->src == S_TRACE_LINES)
+            job->trace_lines = (uint32_t)((const int64_t *)(void *)c->buf)[row];
         if (c->src != S_PARAM) continue;
         const rc_param_def *d = c->param;
         char *base = (char *)job + d->offset;
@@ -1670,8 +1704,10 @@ int rc_h5in_row(rc_h5in *in, size_t row, uint64_t *job_id, const char **canonica
         case S_HOST: prov->host = code_text(c, row); break;
         case S_RANK: prov->rank = ((const int32_t *)(void *)c->buf)[row]; break;
         case S_FINISHED: prov->finished = ((const double *)(void *)c->buf)[row]; break;
-        case S_BUILD: prov->build = code_text(c, row); break;
-        case S_TRACE: prov->trace_id = code_text(c, row); break;
+        case S_BUILD: snprintf(v.build_id, sizeof v.build_id, "%s", code_text(c, row)); break;
+        case S_REVISION:
+            snprintf(v.build_revision, sizeof v.build_revision, "%s", code_text(c, row));
+            break;
         default: break;
         }
     }
@@ -1924,7 +1960,7 @@ static int v1_job(hid_t jg, const char *name, rc_job *job, rc_result_view *v, rc
         H5Dclose(d);
     }
     if (H5Lexists(jg, "latency_online_s", H5P_DEFAULT) > 0) (*raw)++;
-    char fin[64], ver[64], rev[128];
+    char fin[64], rev[64], build_id[17];
     attr_read_str(jg, "host", host, 256);
     int64_t rank = 0;
     if (H5Aexists(jg, "rank") > 0) {
@@ -1933,15 +1969,24 @@ static int v1_job(hid_t jg, const char *name, rc_job *job, rc_result_view *v, rc
         H5Aclose(a);
     }
     attr_read_str(jg, "finished_utc", fin, sizeof fin);
-    attr_read_str(jg, "rcsim_version", ver, sizeof ver);
     attr_read_str(jg, "git_revision", rev, sizeof rev);
-    snprintf(build, 256, "rcsim %s (%s)", ver, rev);
+    attr_read_str(jg, "build_id", build_id, sizeof build_id); /* absent before builds had ids */
+    attr_read_str(jg, "trace_name", job->trace_name, sizeof job->trace_name);
+    attr_read_str(jg, "trace_sha256", job->trace_sha256, sizeof job->trace_sha256);
+    if (H5Aexists(jg, "trace_lines") > 0) {
+        int64_t tl = 0;
+        hid_t a = H5Aopen(jg, "trace_lines", H5P_DEFAULT);
+        H5Aread(a, H5T_NATIVE_INT64, &tl);
+        H5Aclose(a);
+        job->trace_lines = (uint32_t)tl;
+    }
+    (void)build;
     attr_read_str(jg, "canonical", canon, CANON_MAX);
     prov->host = host;
     prov->rank = (int)rank;
     prov->finished = parse_utc(fin);
-    prov->build = build;
-    prov->trace_id = "";
+    snprintf(v->build_id, sizeof v->build_id, "%.16s", build_id);
+    snprintf(v->build_revision, sizeof v->build_revision, "%.63s", rev);
     return 0;
 }
 

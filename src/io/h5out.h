@@ -55,13 +55,12 @@ typedef struct rc_h5out_sweep {
     const char *shard; /* "I/N" for a shard file, else "" */
 } rc_h5out_sweep;
 
-/* Where and by what a job ran (provenance columns). */
+/* Where and when a job ran (provenance columns; the build that ran it comes
+ * with its result image, the trace's identity with the job). */
 typedef struct rc_h5out_prov {
     const char *host;
     int rank;
-    double finished;      /* Unix time, seconds */
-    const char *build;    /* build identity; NULL or "" = this binary's */
-    const char *trace_id; /* the trace's identity; NULL = "" (unknown) */
+    double finished; /* Unix time, seconds */
 } rc_h5out_prov;
 
 /* What a file says about itself (rc_h5out_check, rc_h5in_info). */
@@ -75,7 +74,7 @@ typedef struct rc_h5out_info {
     uint64_t rows;
 } rc_h5out_info;
 
-/* This binary's build identity, e.g. "rcsim 0.1.0 (0da66a9)". */
+/* This binary's build identity, e.g. "rcsim 0.1.0 (0da66a9) build 1f2e...". */
 const char *rc_h5out_build(void);
 
 /* Checks an existing file without modifying it.  0 with info->exists = false

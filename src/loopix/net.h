@@ -19,6 +19,11 @@
  * its stationary law when they become busy (docs/architecture.md explains why
  * this is exact in distribution).  cover=full routes every cover packet and
  * every mix loop through the mixes instead.
+ *
+ * The code follows Loopix's actors: client.c (streams, bundling), provider.c
+ * (postboxes, pulls), mix.c (per-hop delays, cover traffic through the mixes)
+ * and net.c (construction, availability); loopix/net_internal.h is what they
+ * share.
  */
 #ifndef RCSIM_LOOPIX_NET_H
 #define RCSIM_LOOPIX_NET_H
@@ -28,11 +33,38 @@
 
 #include "core/err.h"
 #include "core/sim.h"
-#include "exp/job.h"
-#include "exp/result.h"
-#include "workload/avail.h"
+#include "trace/avail.h"
 
 typedef struct rc_net rc_net;
+
+/* What the network reads of a job (exp/ fills it from the job's parameters;
+ * docs/spec.md §1).  Rates are as the job gives them: the net applies x p and
+ * / lambda_div itself.  Quirk switches are resolved: 0 or 1. */
+typedef struct rc_net_cfg {
+    uint64_t seed;
+    int users, users_per_provider; /* providers filled greedily (docs/spec.md §1.1) */
+    int mix_layers, mixes_per_layer;
+    double rate_payload, rate_drop, rate_loop; /* lambda_P, lambda_D, lambda_L per client */
+    double rate_delay;                         /* mu: per-hop delay rate */
+    double mix_rate_loop, mix_rate_loop_delay; /* --cover full only */
+    double lambda_div;                         /* divides all six rates */
+    double pull_period_s;
+    double tick_s;      /* lattice step when `lattice` is on */
+    bool cover_full;    /* route every cover packet and mix loop through the mixes */
+    bool lattice;       /* §9.1.3: 10 ms lattice, per-tick streams, delays lifted to ticks */
+    bool trace16;       /* §9.1.1: user U_i of every provider gets trace line i */
+    bool frozen_pull;   /* §9.1.2: pull countdown frozen offline; ONLINE = waited < 1 period */
+    bool ingress_delay; /* §9.1.4: the sender's provider applies a mixing delay */
+} rc_net_cfg;
+
+/* What the network counts; the net owns them (rc_net_counts), exp/result
+ * copies them into the job's result under the same names. */
+typedef struct rc_net_counters {
+    uint64_t bundles;       /* packets (bundles of p sub-messages) emitted */
+    uint64_t cover_packets; /* cover sub-messages (drop/loop) that left a client */
+    uint64_t pulls;         /* pulls that found something */
+    uint64_t mix_packets;   /* packets through mixes, cover_full only */
+} rc_net_counters;
 
 typedef struct rc_net_hooks {
     void *ctx;
@@ -51,11 +83,11 @@ enum { RC_CLS_MIX = 0, RC_CLS_PROVIDER = 1, RC_CLS_AVAIL = 2, RC_CLS_PULL = 3, R
 /* Event kinds 0..7 belong to the net; the layers above use 8 and up. */
 enum { RC_EV_NET_FIRST = 0, RC_EV_NET_LAST = 7 };
 
-/* Builds the network for a resolved job.  `trace` may be NULL (all online).
+/* Builds the network (cfg is read here only).  `trace` may be NULL (all online).
  * `forced_offline` (may be NULL) marks users that are offline all run.
  * `split` is the p of the job's strategy (cover rates are multiplied by it). */
-rc_net *rc_net_new(rc_sim *sim, const rc_job *job, const rc_trace *trace, int split,
-                   const bool *forced_offline, rc_net_hooks hooks, rc_counters *counters);
+rc_net *rc_net_new(rc_sim *sim, const rc_net_cfg *cfg, const rc_trace *trace, int split,
+                   const bool *forced_offline, rc_net_hooks hooks);
 void rc_net_free(rc_net *n);
 
 /* Schedules the initial events (availability, streams).  Call once before running. */
@@ -79,5 +111,9 @@ void rc_net_check_conservation(const rc_net *n);
  * (docs/spec.md §2.4): mix layers + 1 hops. */
 double rc_net_mean_hop_delay_s(const rc_net *n);
 double rc_net_payload_rate(const rc_net *n); /* lambda_P x p (after lambda_div) */
+uint32_t rc_net_hops(const rc_net *n);       /* mix layers + 1 */
+
+/* The counters so far (final after the run). */
+const rc_net_counters *rc_net_counts(const rc_net *n);
 
 #endif

@@ -15,19 +15,19 @@ enum { DIGEST_FIRST = 0, DIGEST_REPLY = 1 };
 struct rc_ae {
     rc_mc *mc;
     rc_sim *sim;
-    const rc_job *job;
+    const rc_mc_cfg *cfg;
     gsl_rng *rng;
     uint32_t users, groups;
 };
 
-rc_ae *rc_ae_new(rc_mc *mc, rc_sim *sim, const rc_job *job)
+rc_ae *rc_ae_new(rc_mc *mc, rc_sim *sim, const rc_mc_cfg *cfg)
 {
-    if (job->gossip_interval_s <= 0) return NULL;
+    if (cfg->gossip_interval_s <= 0) return NULL;
     rc_ae *ae = rc_xcalloc(1, sizeof *ae);
     ae->mc = mc;
     ae->sim = sim;
-    ae->job = job;
-    ae->rng = rc_rng_new(job->seed, STREAM_GOSSIP);
+    ae->cfg = cfg;
+    ae->rng = rc_rng_new(cfg->seed, STREAM_GOSSIP);
     ae->users = rc_mc_users(mc);
     ae->groups = rc_mc_groups(mc);
     return ae;
@@ -44,7 +44,7 @@ void rc_ae_free(rc_ae *ae)
 
 static rc_time gap(rc_ae *ae)
 {
-    rc_time g = (rc_time)llround(rc_rng_exp(ae->rng, ae->job->gossip_interval_s * 1e6));
+    rc_time g = (rc_time)llround(rc_rng_exp(ae->rng, ae->cfg->gossip_interval_s * 1e6));
     rc_time tick = rc_mc_tick(ae->mc);
     if (tick > 1) g = ((g + tick - 1) / tick) * tick;
     return g < 1 ? 1 : g;
@@ -74,7 +74,7 @@ void rc_ae_start(rc_ae *ae)
     rc_sim_on(ae->sim, EV_AE_GOSSIP, on_gossip, ae);
     for (uint32_t g = 0; g < ae->groups; g++)
         for (uint32_t u = 0; u < ae->users; u++)
-            if (rc_mc_group_pos(ae->mc, g, u) >= 0 || ae->job->membership_rate > 0)
+            if (rc_mc_group_pos(ae->mc, g, u) >= 0 || ae->cfg->membership_rate > 0)
                 rc_sim_at(ae->sim, gap(ae), RC_CLS_TIMER, EV_AE_GOSSIP, g * ae->users + u, 0);
 }
 
@@ -89,12 +89,12 @@ void rc_ae_receive(rc_ae *ae, uint32_t user, const rc_msg *m, bool online_label)
     RC_ASSERT(ae != NULL);
     if (m->type == RC_MSG_REPAIR) {
         if (rc_mc_app_deliver(ae->mc, user, m->payload, online_label))
-            rc_mc_counters(ae->mc)->repairs++;
+            rc_mc_counts(ae->mc)->repairs++;
         return;
     }
     /* A digest from m->sender describing its set at m->t. */
     double now_s = (double)rc_mc_now(ae->mc) / 1e6, digest_s = (double)m->t / 1e6;
-    double from_s = now_s - ae->job->gossip_window_s;
+    double from_s = now_s - ae->cfg->gossip_window_s;
     uint32_t np;
     const uint32_t *ids = rc_mc_group_payloads(ae->mc, m->group, &np);
     int pushed = 0;
@@ -103,7 +103,7 @@ void rc_ae_receive(rc_ae *ae, uint32_t user, const rc_msg *m, bool online_label)
         uint32_t p = ids[i];
         if ((double)rc_mc_payload_created(ae->mc, p) / 1e6 < from_s) break;
         bool mine = had(ae, user, p, now_s), theirs = had(ae, m->sender, p, digest_s);
-        if (mine && !theirs && pushed < ae->job->gossip_push_max) {
+        if (mine && !theirs && pushed < ae->cfg->gossip_push_max) {
             rc_msg r = {.type = RC_MSG_REPAIR, .group = m->group,
                         .source = rc_mc_payload_source(ae->mc, p), .sender = user,
                         .recipient = m->sender, .payload = p, .t = rc_mc_now(ae->mc)};

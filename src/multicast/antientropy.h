@@ -19,13 +19,15 @@
 #include <stdint.h>
 
 #include "core/sim.h"
-#include "exp/job.h"
 
 typedef struct rc_mc rc_mc;
+typedef struct rc_mc_cfg rc_mc_cfg;
 typedef struct rc_msg rc_msg;
 typedef struct rc_ae rc_ae;
 
-rc_ae *rc_ae_new(rc_mc *mc, rc_sim *sim, const rc_job *job); /* NULL-safe API when disabled */
+/* Reads the gossip_* and membership_rate fields of cfg, which must outlive the
+ * rc_ae.  Returns NULL when disabled; the API accepts NULL. */
+rc_ae *rc_ae_new(rc_mc *mc, rc_sim *sim, const rc_mc_cfg *cfg);
 void rc_ae_start(rc_ae *ae);
 void rc_ae_free(rc_ae *ae);
 bool rc_ae_enabled(const rc_ae *ae);

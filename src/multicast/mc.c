@@ -33,9 +33,9 @@ static void dpush(dsamples *d, double x)
     d->v[d->n++] = x;
 }
 
-/* store_raw: the first deliveries, in delivery order. */
+/* record_deliveries (store_raw): the first deliveries, in delivery order. */
 typedef struct dlvvec {
-    rc_delivery *v;
+    rc_mc_delivery *v;
     size_t n, cap;
 } dlvvec;
 
@@ -55,9 +55,9 @@ static void u32push(u32vec *d, uint32_t x)
 
 struct rc_mc {
     rc_sim *sim;
-    const rc_job *job;
+    rc_mc_cfg cfg;
     rc_net *net;
-    rc_counters ctr;
+    rc_mc_counters ctr;
     uint32_t n_users, n_groups;
     uint32_t *members;     /* n_groups x n_users (capacity), group order */
     uint32_t *size;        /* current size of each group */
@@ -170,7 +170,7 @@ static void on_timer(void *ctx, const rc_event *ev)
 static rc_time member_gap(rc_mc *mc)
 {
     rc_time tick = rc_net_tick(mc->net);
-    double rate = mc->job->membership_rate;
+    double rate = mc->cfg.membership_rate;
     if (tick > 1) {
         double f = -expm1(-rate * (double)tick / 1e6);
         return (rc_time)rc_rng_geom(mc->rng_members, f) * tick;
@@ -215,9 +215,9 @@ static void on_membership(void *ctx, const rc_event *ev)
 
 /* ---------- construction ---------- */
 
-static int parse_offline(const rc_job *job, const rc_mc *mc, bool *forced)
+static int parse_offline(const rc_mc_cfg *cfg, const rc_mc *mc, bool *forced)
 {
-    const char *p = job->offline_members;
+    const char *p = cfg->offline_members;
     while (*p) {
         char *end;
         long v = strtol(p, &end, 10);
@@ -228,13 +228,14 @@ static int parse_offline(const rc_job *job, const rc_mc *mc, bool *forced)
     return 0;
 }
 
-rc_mc *rc_mc_new(rc_sim *sim, const rc_job *job, const rc_trace *trace, rc_err *err)
+rc_mc *rc_mc_new(rc_sim *sim, const rc_mc_cfg *cfg, const rc_net_cfg *net_cfg,
+                 const rc_trace *trace, rc_err *err)
 {
     rc_mc *mc = rc_xcalloc(1, sizeof *mc);
     mc->sim = sim;
-    mc->job = job;
+    mc->cfg = *cfg;
     mc->body_free = UINT32_MAX;
-    if (rc_strategy_parse(job->strategy, &mc->spec, err) != 0) {
+    if (rc_strategy_parse(cfg->strategy, &mc->spec, err) != 0) {
         free(mc);
         return NULL;
     }
@@ -242,17 +243,17 @@ rc_mc *rc_mc_new(rc_sim *sim, const rc_job *job, const rc_trace *trace, rc_err *
 
     /* Groups: each a random sample of the users in sampled order, drawn in
      * turn from one stream (docs/spec.md §3); the seed-0 quirk fixes that stream. */
-    uint32_t m = (uint32_t)job->users;
+    uint32_t m = (uint32_t)cfg->users;
     mc->n_users = m;
-    mc->n_groups = (uint32_t)job->groups;
-    uint32_t gs = (uint32_t)rc_job_group_size(job);
+    mc->n_groups = (uint32_t)cfg->groups;
+    uint32_t gs = (uint32_t)cfg->group_size;
     mc->members = rc_xmalloc((size_t)mc->n_groups * m * sizeof(uint32_t));
     mc->pos = rc_xmalloc((size_t)mc->n_groups * m * sizeof(int32_t));
     mc->size = rc_xmalloc(mc->n_groups * sizeof(uint32_t));
     mc->group_payloads = rc_xcalloc(mc->n_groups, sizeof(u32vec));
     /* Paper: the reference's own groups, random.Random(0).sample(users, gs)
      * per group in turn (users in provider order, as rcsim numbers them). */
-    gsl_rng *gr = job->quirks.seed0_groups ? NULL : rc_rng_new(job->seed, STREAM_GROUPS);
+    gsl_rng *gr = cfg->seed0_groups ? NULL : rc_rng_new(cfg->seed, STREAM_GROUPS);
     rc_pyrandom py;
     rc_pyrandom_seed(&py, 0);
     uint32_t *perm = rc_xmalloc(m * sizeof(uint32_t));
@@ -278,31 +279,31 @@ rc_mc *rc_mc_new(rc_sim *sim, const rc_job *job, const rc_trace *trace, rc_err *
     free(perm);
     if (gr) rc_rng_free(gr);
     mc->bytes_per = (m + 7) / 8;
-    mc->rng_strategy = rc_rng_new(job->seed, STREAM_STRATEGY);
-    mc->rng_members = rc_rng_new(job->seed, STREAM_MEMBERS);
+    mc->rng_strategy = rc_rng_new(cfg->seed, STREAM_STRATEGY);
+    mc->rng_members = rc_rng_new(cfg->seed, STREAM_MEMBERS);
 
     bool *forced = NULL;
-    if (job->offline_members[0] != '\0') {
+    if (cfg->offline_members[0] != '\0') {
         forced = rc_xcalloc(m, sizeof(bool));
-        if (parse_offline(job, mc, forced) != 0) {
-            rc_err_set(err, RC_EXIT_USAGE, "offline_members: bad list '%s'", job->offline_members);
+        if (parse_offline(cfg, mc, forced) != 0) {
+            rc_err_set(err, RC_EXIT_USAGE, "offline_members: bad list '%s'", cfg->offline_members);
             free(forced);
             rc_mc_free(mc);
             return NULL;
         }
     }
-    if (job->source_offline[0] != '\0' &&
-        sscanf(job->source_offline, "%lf:%lf", &mc->so_at, &mc->so_for) == 2)
+    if (cfg->source_offline[0] != '\0' &&
+        sscanf(cfg->source_offline, "%lf:%lf", &mc->so_at, &mc->so_for) == 2)
         mc->so_state = 0;
     else
         mc->so_state = 2;
     rc_net_hooks hooks = {mc, hook_sent, hook_deliver, hook_online, NULL};
-    mc->net = rc_net_new(sim, job, trace, mc->spec.p, forced, hooks, &mc->ctr);
+    mc->net = rc_net_new(sim, net_cfg, trace, mc->spec.p, forced, hooks);
     free(forced);
     rc_sim_on(sim, EV_MC_TIMER, on_timer, mc);
     rc_sim_on(sim, EV_MC_MEMBERSHIP, on_membership, mc);
-    mc->strategy = mc->ops->create(mc, &mc->spec, job);
-    mc->ae = rc_ae_new(mc, sim, job);
+    mc->strategy = mc->ops->create(mc, &mc->spec, &mc->cfg);
+    mc->ae = rc_ae_new(mc, sim, &mc->cfg);
     return mc;
 }
 
@@ -310,7 +311,7 @@ void rc_mc_start(rc_mc *mc)
 {
     rc_net_start(mc->net);
     rc_ae_start(mc->ae);
-    if (mc->job->membership_rate > 0)
+    if (mc->cfg.membership_rate > 0)
         for (uint32_t g = 0; g < mc->n_groups; g++)
             rc_sim_at(mc->sim, member_gap(mc), RC_CLS_APP, EV_MC_MEMBERSHIP, g, 0);
 }
@@ -358,11 +359,11 @@ rc_time rc_mc_now(const rc_mc *mc) { return mc->sim->now; }
 rc_time rc_mc_tick(const rc_mc *mc) { return rc_net_tick(mc->net); }
 bool rc_mc_online(const rc_mc *mc, uint32_t user) { return rc_net_online(mc->net, user); }
 gsl_rng *rc_mc_rng(rc_mc *mc) { return mc->rng_strategy; }
-uint64_t rc_mc_seed(const rc_mc *mc) { return mc->job->seed; }
-const rc_job *rc_mc_job(const rc_mc *mc) { return mc->job; }
-rc_counters *rc_mc_counters(rc_mc *mc) { return &mc->ctr; }
+uint64_t rc_mc_seed(const rc_mc *mc) { return mc->cfg.seed; }
+rc_mc_counters *rc_mc_counts(rc_mc *mc) { return &mc->ctr; }
 double rc_mc_mean_hop_delay_s(const rc_mc *mc) { return rc_net_mean_hop_delay_s(mc->net); }
 double rc_mc_payload_rate(const rc_mc *mc) { return rc_net_payload_rate(mc->net); }
+uint32_t rc_mc_hops(const rc_mc *mc) { return rc_net_hops(mc->net); }
 rc_net *rc_mc_net(rc_mc *mc) { return mc->net; }
 
 void rc_mc_send(rc_mc *mc, uint32_t from, const rc_msg *m)
@@ -403,7 +404,7 @@ uint32_t rc_mc_payload_new(rc_mc *mc, uint32_t group, uint32_t source)
     u32push(&mc->group_payloads[group], id);
     mc->ctr.multicasts++;
     mc->ctr.expected_deliveries += mc->size[group] - 1;
-    if (mc->so_state == 0 && mc->job->source_offline[0] != '\0' &&
+    if (mc->so_state == 0 && mc->cfg.source_offline[0] != '\0' &&
         (double)mc->sim->now >= mc->so_at * 1e6) {
         mc->so_state = 1;
         mc->so_payload = id;
@@ -445,7 +446,7 @@ bool rc_mc_app_deliver(rc_mc *mc, uint32_t user, uint32_t p, bool online_label)
     if (mc->dtime) mc->dtime[(size_t)p * mc->n_users + user] = (float)((double)mc->sim->now / 1e6);
     /* docs/spec.md §5: first copy only; latency from creation to the pull. */
     double lat = (double)(mc->sim->now - mc->payloads[p].created) / 1e6;
-    if (mc->so_state != 0 && mc->job->source_offline[0] != '\0' && p == mc->so_payload) {
+    if (mc->so_state != 0 && mc->cfg.source_offline[0] != '\0' && p == mc->so_payload) {
         uint64_t ms = (uint64_t)llround(lat * 1000);
         mc->ctr.so_delivered++;
         mc->ctr.so_delivered_online += online_label;
@@ -458,18 +459,18 @@ bool rc_mc_app_deliver(rc_mc *mc, uint32_t user, uint32_t p, bool online_label)
         mc->ctr.deliveries_online++;
         dpush(&mc->lat_online, lat);
     }
-    if (mc->job->store_raw) {
+    if (mc->cfg.record_deliveries) {
         if (mc->raw.n == mc->raw.cap) {
             mc->raw.cap = mc->raw.cap ? 2 * mc->raw.cap : 4096;
             mc->raw.v = rc_xrealloc(mc->raw.v, mc->raw.cap * sizeof *mc->raw.v);
         }
-        mc->raw.v[mc->raw.n++] = (rc_delivery){
-            .message = p,
+        mc->raw.v[mc->raw.n++] = (rc_mc_delivery){
+            .payload = p,
             .group = mc->payloads[p].group,
-            .sender = mc->payloads[p].source,
+            .source = mc->payloads[p].source,
             .recipient = user,
-            .sent_s = (double)mc->payloads[p].created / 1e6,
-            .delivered_s = (double)mc->sim->now / 1e6,
+            .created = mc->payloads[p].created,
+            .delivered = mc->sim->now,
             .online = online_label ? 1 : 0,
         };
     }
@@ -481,7 +482,7 @@ void rc_mc_multicast(rc_mc *mc, uint32_t group, uint32_t source, uint32_t p)
     mc->ops->multicast(mc->strategy, group, source, p);
 }
 
-void rc_mc_collect(rc_mc *mc, rc_result *out)
+void rc_mc_finish(rc_mc *mc, rc_mc_missed_fn missed, void *ctx)
 {
     if (mc->ops->finish) mc->ops->finish(mc->strategy, &mc->ctr);
     /* Undelivered: every expected (recipient, payload) pair without a first
@@ -496,13 +497,7 @@ void rc_mc_collect(rc_mc *mc, rc_result *out)
                 uint32_t u = b * 8 + (uint32_t)__builtin_ctz(miss);
                 miss &= (uint8_t)(miss - 1);
                 undelivered++;
-                if (out->n_undelivered < RC_UNDELIVERED_MAX) {
-                    if (out->undelivered == NULL)
-                        out->undelivered =
-                            rc_xmalloc(RC_UNDELIVERED_MAX * sizeof *out->undelivered);
-                    out->undelivered[out->n_undelivered++] =
-                        (rc_undelivered){mc->payloads[p].group, p, u};
-                }
+                if (missed) missed(ctx, mc->payloads[p].group, p, u);
             }
         }
     }
@@ -515,22 +510,23 @@ void rc_mc_collect(rc_mc *mc, rc_result *out)
               "expected",
               (unsigned long long)mc->ctr.deliveries, (unsigned long long)mc->extra_deliveries,
               (unsigned long long)undelivered, (unsigned long long)mc->ctr.expected_deliveries);
-    if (mc->so_state != 0 && mc->job->source_offline[0] != '\0' && mc->so_payload < mc->n_payloads) {
+    if (mc->so_state != 0 && mc->cfg.source_offline[0] != '\0' && mc->so_payload < mc->n_payloads) {
         const uint8_t *exp = &mc->expected[(size_t)mc->so_payload * mc->bytes_per];
         uint64_t e = 0;
         for (uint32_t b = 0; b < mc->bytes_per; b++) e += (uint64_t)__builtin_popcount(exp[b]);
         mc->ctr.so_expected = e;
     }
-    out->c = mc->ctr;
-    if (mc->job->store_raw) {
-        /* Handed over to the result (rc_result_free releases it). */
-        out->deliveries = mc->raw.v;
-        out->n_deliveries = mc->raw.n;
-        mc->raw = (dlvvec){0};
-    }
-    for (size_t i = 0; i < mc->lat_all.n; i++) out->hist_all[rc_hist_bin(mc->lat_all.v[i])]++;
-    for (size_t i = 0; i < mc->lat_online.n; i++)
-        out->hist_online[rc_hist_bin(mc->lat_online.v[i])]++;
-    rc_summary_compute(&out->all, mc->lat_all.v, mc->lat_all.n);
-    rc_summary_compute(&out->online, mc->lat_online.v, mc->lat_online.n);
+}
+
+const rc_mc_delivery *rc_mc_deliveries(const rc_mc *mc, size_t *n)
+{
+    *n = mc->raw.n;
+    return mc->raw.v;
+}
+
+double *rc_mc_latencies(rc_mc *mc, bool online_only, size_t *n)
+{
+    dsamples *d = online_only ? &mc->lat_online : &mc->lat_all;
+    *n = d->n;
+    return d->v;
 }

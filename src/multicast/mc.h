@@ -12,15 +12,62 @@
 
 #include <gsl/gsl_rng.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
+#include "core/err.h"
 #include "core/sim.h"
-#include "exp/job.h"
-#include "exp/result.h"
 #include "multicast/strategy_name.h"
+#include "trace/avail.h"
 
 typedef struct rc_mc rc_mc;
 typedef struct rc_net rc_net;
+typedef struct rc_net_cfg rc_net_cfg;
+
+/* What the multicast layer (mc, the strategies, anti-entropy) reads of a job;
+ * exp/ fills it.  Quirk switches are resolved: 0 or 1. */
+typedef struct rc_mc_cfg {
+    uint64_t seed;
+    int users, groups, group_size; /* group_size resolved (never 0) */
+    char strategy[64];             /* e.g. "unicast", "rc-k2-p2-ft" (multicast/strategy_name.h) */
+    double rc_base_delay_factor;   /* docs/spec.md §2.4: factor 2 in t_msg */
+    bool seed0_groups;  /* §9.1.7: the reference's groups (Python Random(0).sample) */
+    bool arm_once;      /* §9.1.5: RC-FT arms timeouts only for the source's first sends */
+    bool acks_always;   /* §9.1.6: ACKs are sent even when timeouts are off */
+    bool nonce0_plain;  /* §9.1.8: a source's first multicast (nonce 0) is not shuffled */
+    bool nonce_perm;    /* §2.3.2: receivers shuffled by CPython's Random(nonce) alone */
+    /* scenario hooks used by tests and studies */
+    char offline_members[128]; /* comma list of group-0 positions forced offline all run */
+    char source_offline[64];   /* "" or "AT:FOR" seconds: the first sender goes offline */
+    /* anti-entropy reconciliation (antientropy.h); gossip_interval_s 0 disables */
+    double gossip_interval_s;
+    int gossip_push_max;
+    double gossip_window_s;
+    double membership_rate; /* join/leave events per second per group; 0: static groups */
+    bool record_deliveries; /* keep one rc_mc_delivery per first delivery (store_raw) */
+} rc_mc_cfg;
+
+/* What the multicast layer counts (mc, strategies and anti-entropy add to
+ * it through rc_mc_counts); exp/result copies it into the job's result under
+ * the same names. */
+typedef struct rc_mc_counters {
+    uint64_t multicasts;          /* payloads created by the apps */
+    uint64_t deliveries;          /* first receipts (recipient, payload) */
+    uint64_t deliveries_online;   /* ... of which marked DELIVERED_ONLINE */
+    uint64_t duplicates;          /* later copies (already_seen) */
+    uint64_t expected_deliveries; /* recipients x payloads */
+    uint64_t undelivered;         /* (recipient, payload) pairs not delivered by the end */
+    uint64_t payload_packets;     /* real payload sub-messages that left a client */
+    uint64_t ack_packets;         /* ACK sub-messages that left a client */
+    uint64_t repair_packets;      /* reconciliation digests and pushes */
+    uint64_t reassignments;       /* RC-FT role reassignments */
+    uint64_t timeouts;            /* RC-FT timeouts that fired */
+    uint64_t joins, leaves;       /* membership changes (membership_rate > 0) */
+    uint64_t repairs;             /* payloads first delivered by anti-entropy */
+    /* source_offline scenario: the multicast whose source went offline */
+    uint64_t so_expected, so_delivered, so_delivered_online;
+    uint64_t so_latency_sum_ms, so_latency_max_ms;
+} rc_mc_counters;
 
 typedef enum { RC_MSG_PAYLOAD = 0, RC_MSG_ACK = 1, RC_MSG_DIGEST = 2, RC_MSG_REPAIR = 3 } rc_msg_type;
 
@@ -36,7 +83,7 @@ typedef struct rc_msg {
 
 typedef struct rc_strategy_ops {
     const char *name;
-    void *(*create)(rc_mc *mc, const rc_strategy_spec *spec, const rc_job *job);
+    void *(*create)(rc_mc *mc, const rc_strategy_spec *spec, const rc_mc_cfg *cfg);
     void (*destroy)(void *self);
     /* The app asks `source` to multicast `payload` in `group`. */
     void (*multicast)(void *self, uint32_t group, uint32_t source, uint32_t payload);
@@ -50,7 +97,7 @@ typedef struct rc_strategy_ops {
     /* `user` went on- or offline (optional). */
     void (*online)(void *self, uint32_t user, bool online);
     /* End of run: add strategy counters (optional). */
-    void (*finish)(void *self, rc_counters *c);
+    void (*finish)(void *self, rc_mc_counters *c);
 } rc_strategy_ops;
 
 extern const rc_strategy_ops rc_unicast_ops;
@@ -68,10 +115,10 @@ rc_time rc_mc_tick(const rc_mc *mc);
 bool rc_mc_online(const rc_mc *mc, uint32_t user);
 gsl_rng *rc_mc_rng(rc_mc *mc); /* the strategy's own stream */
 uint64_t rc_mc_seed(const rc_mc *mc);
-const rc_job *rc_mc_job(const rc_mc *mc);
-rc_counters *rc_mc_counters(rc_mc *mc);
+rc_mc_counters *rc_mc_counts(rc_mc *mc);
 double rc_mc_mean_hop_delay_s(const rc_mc *mc);
 double rc_mc_payload_rate(const rc_mc *mc);
+uint32_t rc_mc_hops(const rc_mc *mc); /* mix layers + 1 (docs/spec.md §2.4) */
 
 /* Sends m from user `from` (m->recipient must be set). */
 void rc_mc_send(rc_mc *mc, uint32_t from, const rc_msg *m);
@@ -94,15 +141,34 @@ const uint32_t *rc_mc_group_payloads(const rc_mc *mc, uint32_t g, uint32_t *n);
 /* Anti-entropy only: when `user` got payload p (seconds), or -1. */
 double rc_mc_delivered_at(const rc_mc *mc, uint32_t user, uint32_t p);
 
-/* Lifecycle (used by exp/run.c).  mc builds the net below it. */
-#include "workload/avail.h"
-rc_mc *rc_mc_new(rc_sim *sim, const rc_job *job, const rc_trace *trace, rc_err *err);
+/* Lifecycle (used by exp/run.c).  mc builds the net below it from net_cfg;
+ * mc keeps a copy of cfg, so the caller need not keep either.  Returns NULL
+ * with err set on a bad strategy name or scenario list. */
+rc_mc *rc_mc_new(rc_sim *sim, const rc_mc_cfg *cfg, const rc_net_cfg *net_cfg,
+                 const rc_trace *trace, rc_err *err);
 void rc_mc_start(rc_mc *mc);
 void rc_mc_free(rc_mc *mc);
 /* Asks the strategy to multicast a new payload (the app calls this). */
 void rc_mc_multicast(rc_mc *mc, uint32_t group, uint32_t source, uint32_t payload);
-/* End of run: fills latency samples, counters and the undelivered list. */
-void rc_mc_collect(rc_mc *mc, rc_result *out);
+
+/* End of run: lets the strategy add its counters, counts the expected
+ * (recipient, payload) pairs without a first copy (the data are
+ * right-censored there), calling `missed` (may be NULL) for each in payload
+ * order, and checks the delivery and message accounting.  Call once. */
+typedef void (*rc_mc_missed_fn)(void *ctx, uint32_t group, uint32_t payload, uint32_t recipient);
+void rc_mc_finish(rc_mc *mc, rc_mc_missed_fn missed, void *ctx);
+/* Latencies (s) of first deliveries in delivery order: every one, or the
+ * ONLINE-labelled subset (docs/spec.md §5).  The array stays mc's; the caller
+ * may reorder it (exp/result sorts it for the quantiles). */
+double *rc_mc_latencies(rc_mc *mc, bool online_only, size_t *n);
+/* With cfg.record_deliveries: every first delivery, online-labelled or not, in
+ * delivery order (the array stays mc's). */
+typedef struct rc_mc_delivery {
+    uint32_t payload, group, source, recipient;
+    rc_time created, delivered;
+    uint32_t online; /* 1 if it counted as delivered online */
+} rc_mc_delivery;
+const rc_mc_delivery *rc_mc_deliveries(const rc_mc *mc, size_t *n);
 rc_net *rc_mc_net(rc_mc *mc);
 
 #endif

@@ -222,7 +222,7 @@ static void expire(rc_state *s, uint32_t e)
     session *se = &s->sessions[en.session];
     kill_entry(s, e);
     if (se->entry_of_role[en.role] == (int32_t)e) se->entry_of_role[en.role] = -1;
-    rc_counters *c = rc_mc_counters(s->mc);
+    rc_mc_counters *c = rc_mc_counts(s->mc);
     c->timeouts++;
     seen_remove(s, se->group, se->source, en.node);
     if (is_leaf(s, se, en.role)) return; /* failed leaves are not retried (docs/spec.md §2.4 step 2) */
@@ -304,26 +304,26 @@ static void rcs_online(void *self, uint32_t user, bool online)
 
 /* ---------- strategy ops ---------- */
 
-static void *rcs_create(rc_mc *mc, const rc_strategy_spec *spec, const rc_job *job)
+static void *rcs_create(rc_mc *mc, const rc_strategy_spec *spec, const rc_mc_cfg *cfg)
 {
     rc_state *s = rc_xcalloc(1, sizeof *s);
     s->mc = mc;
     s->spec = *spec;
-    s->users = (uint32_t)job->users;
+    s->users = (uint32_t)cfg->users;
     s->groups = rc_mc_groups(mc);
-    s->acks = spec->timeouts || job->quirks.acks_always == 1;
-    s->arm_once = job->quirks.arm_once == 1;
-    s->nonce0_plain = job->quirks.nonce0_plain == 1;
-    s->nonce_perm = job->quirks.nonce_perm == 1;
+    s->acks = spec->timeouts || cfg->acks_always;
+    s->arm_once = cfg->arm_once;
+    s->nonce0_plain = cfg->nonce0_plain;
+    s->nonce_perm = cfg->nonce_perm;
     /* docs/spec.md §2.4: t_msg = 1000 * factor * hops / mu with hops = layers + 1;
      * t_queue = 1000 / (lambda_P x p), both after lambda scaling. */
-    uint32_t hops = (uint32_t)job->mix_layers + 1;
-    s->t_msg_ms = 1000.0 * job->rc_base_delay_factor * hops * rc_mc_mean_hop_delay_s(mc);
+    uint32_t hops = rc_mc_hops(mc);
+    s->t_msg_ms = 1000.0 * cfg->rc_base_delay_factor * hops * rc_mc_mean_hop_delay_s(mc);
     s->t_queue_ms = 1000.0 / rc_mc_payload_rate(mc);
     s->nonce_next = rc_xcalloc((size_t)s->groups * s->users, sizeof(uint32_t));
     s->last_seen = rc_xcalloc((size_t)s->groups * s->users, sizeof(uint32_t *));
     s->pending = rc_xcalloc(s->users, sizeof(idvec));
-    s->sched_rng = gsl_rng_alloc(gsl_rng_mt19937);
+    s->sched_rng = rc_rng_new(0, 0); /* reseeded per message */
     s->scratch = rc_xmalloc((size_t)s->users * sizeof(uint32_t));
     s->tick = rc_mc_tick(mc);
     return s;

@@ -9,10 +9,10 @@ typedef struct unicast {
     rc_mc *mc;
 } unicast;
 
-static void *uc_create(rc_mc *mc, const rc_strategy_spec *spec, const rc_job *job)
+static void *uc_create(rc_mc *mc, const rc_strategy_spec *spec, const rc_mc_cfg *cfg)
 {
     (void)spec;
-    (void)job;
+    (void)cfg;
     unicast *u = rc_xcalloc(1, sizeof *u);
     u->mc = mc;
     return u;

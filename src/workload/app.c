@@ -14,7 +14,7 @@ enum { STREAM_APP = 20 };
 struct rc_app {
     rc_sim *sim;
     rc_mc *mc;
-    const rc_job *job;
+    rc_app_cfg cfg;
     gsl_rng *rng;
     rc_time tick;
     double f;          /* per-tick event probability (lattice) */
@@ -26,7 +26,7 @@ struct rc_app {
 static rc_time app_gap(rc_app *a)
 {
     if (a->tick > 1) return (rc_time)rc_rng_geom(a->rng, a->f) * a->tick;
-    rc_time g = (rc_time)llround(rc_rng_exp(a->rng, 1e6 / a->job->app_rate));
+    rc_time g = (rc_time)llround(rc_rng_exp(a->rng, 1e6 / a->cfg.app_rate));
     return g < 1 ? 1 : g;
 }
 
@@ -38,7 +38,7 @@ static void on_app(void *ctx, const rc_event *ev)
     uint32_t n = rc_mc_group_size(a->mc, g);
     const uint32_t *mem = rc_mc_group_members(a->mc, g);
     /* heavy users: the first floor(f |G|) members in (current) group order */
-    uint32_t heavy = (uint32_t)floor(a->job->heavy_fraction * n + 1e-9);
+    uint32_t heavy = (uint32_t)floor(a->cfg.heavy_fraction * n + 1e-9);
     uint32_t c = 0;
     for (uint32_t i = 0; i < n; i++)
         if (rc_mc_online(a->mc, mem[i])) a->cand[c++] = i; /* group positions, group order */
@@ -46,7 +46,7 @@ static void on_app(void *ctx, const rc_event *ev)
     gsl_ran_shuffle(a->rng, a->cand, c, sizeof(uint32_t));
     double total = 0;
     for (uint32_t i = 0; i < c; i++) {
-        a->weights[i] = a->cand[i] < heavy ? a->job->heavy_weight : 1.0;
+        a->weights[i] = a->cand[i] < heavy ? a->cfg.heavy_weight : 1.0;
         total += a->weights[i];
     }
     /* Cumulative-sum choice: the first member where the remainder drops to <= 0. */
@@ -60,19 +60,19 @@ static void on_app(void *ctx, const rc_event *ev)
         }
     }
     uint32_t sender = mem[a->cand[pick]];
-    for (int b = 0; b < a->job->burst; b++)
+    for (int b = 0; b < a->cfg.burst; b++)
         rc_mc_multicast(a->mc, g, sender, rc_mc_payload_new(a->mc, g, sender));
 }
 
-rc_app *rc_app_new(rc_sim *sim, rc_mc *mc, const rc_job *job)
+rc_app *rc_app_new(rc_sim *sim, rc_mc *mc, const rc_app_cfg *cfg)
 {
     rc_app *a = rc_xcalloc(1, sizeof *a);
     a->sim = sim;
     a->mc = mc;
-    a->job = job;
-    a->rng = rc_rng_new(job->seed, STREAM_APP);
+    a->cfg = *cfg;
+    a->rng = rc_rng_new(cfg->seed, STREAM_APP);
     a->tick = rc_mc_tick(mc);
-    a->f = -expm1(-job->app_rate * (double)a->tick / 1e6);
+    a->f = -expm1(-cfg->app_rate * (double)a->tick / 1e6);
     uint32_t n = rc_mc_users(mc);
     a->cand = rc_xmalloc(n * sizeof(uint32_t));
     a->weights = rc_xmalloc(n * sizeof(double));
@@ -82,7 +82,7 @@ rc_app *rc_app_new(rc_sim *sim, rc_mc *mc, const rc_job *job)
 
 void rc_app_start(rc_app *a)
 {
-    if (a->job->app_rate <= 0) return;
+    if (a->cfg.app_rate <= 0) return;
     /* The first trial is at t = 0 (lattice) or the first arrival (continuous). */
     rc_time base = a->tick > 1 ? -a->tick : 0;
     for (uint32_t g = 0; g < rc_mc_groups(a->mc); g++)

@@ -11,12 +11,21 @@
 #define RCSIM_WORKLOAD_APP_H
 
 #include "core/sim.h"
-#include "exp/job.h"
 #include "multicast/mc.h"
 
 typedef struct rc_app rc_app;
 
-rc_app *rc_app_new(rc_sim *sim, rc_mc *mc, const rc_job *job);
+/* What the application reads of a job (exp/ fills it). */
+typedef struct rc_app_cfg {
+    uint64_t seed;
+    double app_rate;       /* group events per second, per group (<= 0: none) */
+    int burst;             /* multicasts per app event */
+    double heavy_fraction; /* first floor(f*|G|) members in group order are heavy */
+    double heavy_weight;   /* their weight in the sender choice */
+} rc_app_cfg;
+
+/* cfg is copied. */
+rc_app *rc_app_new(rc_sim *sim, rc_mc *mc, const rc_app_cfg *cfg);
 void rc_app_start(rc_app *a);
 void rc_app_free(rc_app *a);
 

@@ -1,1 +1,1 @@
-set(RCSIM_WORKLOAD_SOURCES src/workload/avail.c src/workload/app.c src/workload/synth.c)
+set(RCSIM_WORKLOAD_SOURCES src/workload/app.c)

@@ -116,11 +116,25 @@ class Results(unittest.TestCase):
         self.assertEqual(rows[0]["seeds"], 3)
         self.assertEqual(rows[1]["flag"], "OUT")       # 40.0 vs 36.6: +9 %
         self.assertEqual(rows[1]["paper_kind"], "exact")
-        self.assertEqual(rows[0]["paper_in_seed_range"], "yes")  # 11.3 in [10, 12]
-        self.assertEqual(rows[1]["paper_in_seed_range"], "no")   # one seed: no range
+        self.assertAlmostEqual(rows[0]["paper_quantile"], 2 / 3)  # 10, 11 of 10/11/12 below 11.3
+        self.assertEqual(rows[1]["paper_quantile"], 0.0)         # one seed, 40 above 36.6
+        self.assertEqual(compare.beyond_seeds(rows), 0)          # the OUT row has one seed
         self.assertAlmostEqual(rows[1]["rel_diff"], 40.0 / 36.6 - 1)
         md = compare.markdown(rows, missing, "paper")
         self.assertIn("**1 of 2**", md)
+        self.assertIn("2 distinct (configuration, statistic) pairs, 1 of them", md)
+        # the same run scored in two figures is one pair; it is ok only if both rows are
+        twice = rows + [dict(rows[0], figure=9, flag="OUT")]
+        self.assertEqual(compare.distinct_pairs(twice), (0, 2))
+        self.assertEqual(compare.distinct_pairs(rows + [dict(rows[0], figure=9)]), (1, 2))
+
+    def test_seed_quantile(self):
+        self.assertEqual(compare.seed_quantile([1.0, 2.0, 3.0, 4.0], 2.5), 0.5)
+        self.assertEqual(compare.seed_quantile([1.0, 2.0, 3.0, 4.0], 0.5), 0.0)
+        self.assertEqual(compare.seed_quantile([1.0, 2.0, 3.0, 4.0], 9.0), 1.0)
+        self.assertEqual(compare.seed_quantile([1.0, 2.0, 2.0, 4.0], 2.0), 0.5)  # ties half
+        self.assertEqual(compare.seed_quantile([float("nan"), 1.0], 2.0), 1.0)
+        self.assertTrue(math.isnan(compare.seed_quantile([], 2.0)))
 
 
 def write_v2(path, rows, edges=None):

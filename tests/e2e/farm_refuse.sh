@@ -4,12 +4,13 @@
 source "$(dirname "$0")/farm_lib.sh"
 out="$WORK/a.h5"
 "$RCSIM" sweep "$SWEEP" --out "$out" > /dev/null 2>&1
-before=$(md5sum < "$out"); jbefore=$(md5sum < "$out.journal")
+before=$(md5sum < "$out"); jbefore=$(md5sum < "$out.journal"); mbefore=$(md5sum < "$out.manifest.json")
 rc=0; "$MPIEXEC" -np 2 "$RCSIM" sweep "$SWEEP" --out "$out" --set seed=99 2> "$WORK/e1" || rc=$?
 [ "$rc" = 2 ] || fail "foreign results file: exit $rc, want 2"
 grep -q "belongs to sweep" "$WORK/e1" || fail "no 'belongs to sweep' message: $(cat "$WORK/e1")"
 [ "$(md5sum < "$out")" = "$before" ] || fail "foreign results file was modified"
 [ "$(md5sum < "$out.journal")" = "$jbefore" ] || fail "its journal was modified"
+[ "$(md5sum < "$out.manifest.json")" = "$mbefore" ] || fail "its manifest was modified"
 
 printf 'name: broken\naxes:\n  users: [16, oops]\n' > "$WORK/bad.yaml"
 rc=0; "$MPIEXEC" -np 2 "$RCSIM" sweep "$WORK/bad.yaml" --out "$WORK/b.h5" 2> "$WORK/e2" || rc=$?

@@ -2,21 +2,18 @@
 # Run-time invariants (RC_DCHECK, src/core/log.h): `rcsim run --check` passes on several
 # configurations, and its results are identical to a run without checks (JSON equal except
 # wall_s and peak_rss_kb); the same for a sweep with `--set check=true` (every job's
-# counters, summaries and histograms equal).  The trace configuration needs gen_os15 in
-# RCSIM_DATA_DIR and is skipped without it.
+# counters, summaries and histograms equal).  The trace configurations use a synthetic trace
+# the test generates (rel_lib.sh synth_trace).
 source "$(dirname "$0")/rel_lib.sh"
 configs=("--users 32 --strategy unicast --duration 1h"
          "--users 32 --strategy rc-k2-p2 --model paper --duration 1h"
          "--users 64 --groups 4 --group-size 16 --strategy rc-k2-p2 --duration 1h"
          "--users 32 --strategy rc-k3-p1-ft --gossip-interval 30 --membership-rate 0.002 --duration 1h"
          "--users 32 --strategy unicast --cover full --duration 20m")
-if [ -f "${RCSIM_DATA_DIR:-/nonexistent}/schedules_gen_os15.txt.gz" ]; then
-    configs+=("--users 64 --strategy rc-k2-p2-ft-dropoffline --trace gen_os15 --duration 3h"
-              "--users 64 --strategy rc-k2-p2-ft-dropoffline --trace gen_os15 --duration 3h --model paper"
-              "--users 48 --groups 3 --group-size 16 --strategy unicast --trace gen_os15 --duration 2h")
-else
-    echo "note: gen_os15 not in RCSIM_DATA_DIR (${RCSIM_DATA_DIR:-unset}); trace configurations skipped"
-fi
+synth_trace "$WORK/synth80.txt.gz"
+configs+=("--users 64 --strategy rc-k2-p2-ft-dropoffline --trace $WORK/synth80.txt.gz --duration 3h"
+          "--users 64 --strategy rc-k2-p2-ft-dropoffline --trace $WORK/synth80.txt.gz --duration 3h --model paper"
+          "--users 48 --groups 3 --group-size 16 --strategy unicast --trace $WORK/synth80.txt.gz --duration 2h")
 
 same_json() { # $1 $2: one JSON line each; equal except the measured fields
     $PY - "$1" "$2" <<'PY'

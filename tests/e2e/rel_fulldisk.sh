@@ -1,8 +1,8 @@
 #!/bin/bash
 # A sweep whose output directory fills up (a small tmpfs; needs root, else skipped):
 #  1. the journal hits ENOSPC (serial): exit 1, an error naming the file and "No space left on
-#     device", no crash; a retry on the still-full disk fails the same clean way; the file and
-#     journal copied to a bigger disk resume to every job exactly once;
+#     device", no crash; a retry on the still-full disk fails the same clean way; the file,
+#     journal and manifest copied to a bigger disk resume to every job exactly once;
 #  2. the HDF5 file hits ENOSPC while the journal (on another disk) does not: exit 1 naming the
 #     results file; the copy resumes without rerunning anything (rebuilt from the journal);
 #  3. the same as 1 under mpirun -np 3 (the master aborts the running workers).
@@ -18,6 +18,7 @@ resume_on_big_disk() { # $1 results file on the full disk, $2 new directory, $3 
     mkdir -p "$2"
     cp -L "$1" "$2/r.h5" 2>/dev/null || true   # the HDF5 file may be damaged or even absent
     cp -L "$1.journal" "$2/r.h5.journal"
+    cp -L "$1.manifest.json" "$2/r.h5.manifest.json"   # what produced the finished jobs
     local rc=0
     "$RCSIM" sweep "$SWEEP" --out "$2/r.h5" "${SET[@]}" > "$2/out" 2> "$2/err" || rc=$?
     cat "$2/err" "$2/out"
@@ -42,7 +43,7 @@ grep -q "$full/r.h5[.a-z]*: .*No space left on device" "$WORK/1.err" || fail "no
 saved=$(journal_records "$full/r.h5.journal")
 [ "$saved" -ge 1 ] && [ "$saved" -lt "$n" ] || fail "$saved of $n jobs journalled; the disk should fill mid-sweep"
 [ "$(summary_run "$WORK/1.out")" = "$saved" ] || fail "summary says $(summary_run "$WORK/1.out") run, journal has $saved"
-cp -L "$full/r.h5" "$full/r.h5.journal" "$WORK/" # what a user would rescue
+cp -L "$full/r.h5" "$full/r.h5.journal" "$full/r.h5.manifest.json" "$WORK/" # what a user would rescue
 # A retry where the disk is still full: the same clean failure, nothing lost from the journal.
 rc=0
 "$RCSIM" sweep "$SWEEP" --out "$full/r.h5" "${SET[@]}" > /dev/null 2> "$WORK/1b.err" || rc=$?

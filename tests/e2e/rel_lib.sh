@@ -28,5 +28,13 @@ mount_small() {
     MOUNTS+=("$1")
 }
 
+# A synthetic availability trace at $1 (`rcsim trace synth`, the statistics of the paper's
+# "80 %" trace, as data/synthetic/schedules_gen_synth80.txt.gz; 256 lines, seed 1): trace-like
+# input without the artefact's files.
+synth_trace() {
+    "$RCSIM" trace synth --online 0.800 --gaps 4.58 --gap-median 855 --concentration 2.42 \
+        --sigma-on 1.79 --lines 256 --seed 1 -o "$1" > /dev/null || fail "rcsim trace synth failed"
+}
+
 # "N" of the sweep summary's "N run" on stdout file $1.
 summary_run() { sed -n 's/.* jobs: \([0-9]*\) run, .*/\1/p' "$1"; }

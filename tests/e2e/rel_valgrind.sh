@@ -36,11 +36,8 @@ done
 
 runs=("--users 32 --strategy unicast --duration 30m"
       "--users 32 --groups 3 --group-size 12 --strategy rc-k2-p2 --gossip-interval 60 --membership-rate 0.002 --duration 30m --out $WORK/run.h5")
-if [ -f "${RCSIM_DATA_DIR:-/nonexistent}/schedules_gen_os15.txt.gz" ]; then
-    runs+=("--users 48 --strategy rc-k2-p2-ft-dropoffline --trace gen_os15 --duration 1h --model paper")
-else
-    echo "note: gen_os15 not in RCSIM_DATA_DIR; the trace configuration is skipped"
-fi
+synth_trace "$WORK/synth80.txt.gz"
+runs+=("--users 48 --strategy rc-k2-p2-ft-dropoffline --trace $WORK/synth80.txt.gz --duration 1h --model paper")
 i=0
 for args in "${runs[@]}"; do
     i=$((i + 1))

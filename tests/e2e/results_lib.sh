@@ -16,3 +16,12 @@ h5_same() { $PY "$RESULTS_VIEW" compare "$@"; }
 failed_count() { $PY "$RESULTS_VIEW" failed "$1"; }
 
 sweep_jobs() { "$RCSIM" sweep "$SWEEP" --out "$WORK/dry.h5" --dry-run "$@" | sed -n 's/.*: \([0-9]*\) jobs,.*/\1/p'; }
+
+# Keeps the first $2 job records of journal $1 (a sweep stopped after $2 jobs).
+journal_keep() { $PY "$RESULTS_VIEW" journal-keep "$1" "$2"; }
+
+# A small synthetic trace (one hour per line): $1 output, $2 seed, $3 lines (default 40).
+synth_hour_trace() {
+    "$RCSIM" trace synth --online 0.8 --gaps 2 --gap-median 300 --period 3600 \
+        --lines "${3:-40}" --seed "$2" -o "$1" > /dev/null
+}

@@ -7,6 +7,7 @@
   results_view.py ids FILE             the job ids, one per line, sorted
   results_view.py journal FILE         valid JOB records of a journal (0 if it is missing)
   results_view.py journal-ids FILE     their job ids, one per line, in file order
+  results_view.py journal-keep FILE N  cuts a journal after its first N JOB records
   results_view.py failed FILE          entries under /failed
   results_view.py compare A B [--ignore COL,...] [--same-rows]
                                        every job of A and B has identical parameters,
@@ -69,6 +70,21 @@ def load(path):
             row[g] = {n: data[n][lo:int(end[r])] for n in data}
         jobs[jid] = row
     return jobs, rows, root
+
+
+def journal_records(b):
+    """(end offset, type, body) of every valid record of journal bytes b."""
+    pos, out = 16, []
+    while pos + 16 <= len(b):
+        magic, typ, ln, crc = struct.unpack_from("<IIII", b, pos)
+        if magic != 0x324A4352 or pos + 16 + ln > len(b):
+            break
+        body = b[pos + 16: pos + 16 + ln]
+        if zlib.crc32(struct.pack("<I", typ) + body) != crc:
+            break
+        pos += 16 + ln
+        out.append((pos, typ, body))
+    return out
 
 
 def journal(path):
@@ -139,6 +155,18 @@ def main(argv):
         print(len(journal(argv[2])))
     elif cmd == "journal-ids":
         print("\n".join(journal(argv[2])))
+    elif cmd == "journal-keep":
+        b = open(argv[2], "rb").read()
+        keep, cut = int(argv[3]), None
+        n = 0
+        for end, typ, _ in journal_records(b):
+            if typ == 2:
+                n += 1
+                if n == keep:
+                    cut = end
+                    break
+        assert cut is not None, "%s: only %d job records" % (argv[2], n)
+        open(argv[2], "r+b").truncate(cut)
     elif cmd == "failed":
         with h5py.File(argv[2], "r") as f:
             print(len(f["failed"]) if "failed" in f else 0)

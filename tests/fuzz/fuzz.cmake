@@ -13,14 +13,16 @@ if(RCSIM_FUZZ)
       -fno-omit-frame-pointer)
 
   # The trace reader needs only these three files.
-  add_library(rcsim_fuzz_trace STATIC src/core/err.c src/core/log.c src/workload/avail.c)
+  add_library(rcsim_fuzz_trace STATIC src/core/err.c src/core/log.c src/trace/avail.c)
   # The sweep parser validates jobs against the whole parameter registry.
-  add_library(rcsim_fuzz_core STATIC ${RCSIM_CORE_SOURCES} ${RCSIM_LOOPIX_SOURCES}
-              ${RCSIM_MULTICAST_SOURCES} ${RCSIM_WORKLOAD_SOURCES} ${RCSIM_EXP_SOURCES})
+  add_library(rcsim_fuzz_core STATIC ${RCSIM_CORE_SOURCES} ${RCSIM_TRACE_SOURCES}
+              ${RCSIM_LOOPIX_SOURCES} ${RCSIM_MULTICAST_SOURCES} ${RCSIM_WORKLOAD_SOURCES}
+              ${RCSIM_EXP_SOURCES})
   foreach(lib rcsim_fuzz_trace rcsim_fuzz_core)
     target_include_directories(${lib} PUBLIC src ${CMAKE_BINARY_DIR}/generated)
     target_compile_options(${lib} PRIVATE -fsanitize=fuzzer-no-link ${RCSIM_FUZZ_SAN})
-    target_link_libraries(${lib} PUBLIC GSL::gsl GSL::gslcblas ZLIB::ZLIB PkgConfig::YAML m)
+    target_link_libraries(${lib} PUBLIC ${RCSIM_CORE_LIBS})
+    add_dependencies(${lib} rcsim_build_info)
   endforeach()
 
   set(RCSIM_FUZZ_TARGETS)

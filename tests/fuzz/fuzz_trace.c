@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "workload/avail.h"
+#include "trace/avail.h"
 
 static void check(const rc_trace *t)
 {

@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "workload/avail.h"
+#include "trace/avail.h"
 
 static char path[64];
 

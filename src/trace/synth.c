@@ -1,5 +1,5 @@
 /* synth: trace statistics and the renewal-process trace generator (synth.h). */
-#include "workload/synth.h"
+#include "trace/synth.h"
 
 #include <errno.h>
 #include <math.h>

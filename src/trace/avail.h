@@ -9,8 +9,8 @@
  *
  * Ownership: rc_trace owns everything; rc_trace_free releases it.
  */
-#ifndef RCSIM_WORKLOAD_AVAIL_H
-#define RCSIM_WORKLOAD_AVAIL_H
+#ifndef RCSIM_TRACE_AVAIL_H
+#define RCSIM_TRACE_AVAIL_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -23,7 +23,7 @@ typedef struct rc_trace rc_trace;
 /* Resolves a trace name: "online" -> *path = "" (no trace); an existing path
  * is used as is; otherwise NAME, NAME.txt.gz, schedules_NAME.txt.gz and
  * schedules_gen_NAME.txt.gz are tried in data_dir (if non-empty), then in
- * $RCSIM_DATA_DIR, then ./data/availability and ../shared/data/availability.
+ * $RCSIM_DATA_DIR, then ./data/availability (scripts/get-traces.sh's default).
  * Returns 0 or RC_EXIT_USAGE naming what was tried. */
 int rc_trace_resolve(const char *name, const char *data_dir, char *path, size_t n, rc_err *err);
 
@@ -37,6 +37,10 @@ void rc_trace_free(rc_trace *t);
 
 size_t rc_trace_lines(const rc_trace *t);
 uint32_t rc_trace_period_s(const rc_trace *t);     /* line length in seconds (86400) */
+/* SHA-256 of the decompressed text as read (every byte, empty lines and line
+ * ends included), 64 lower-case hex digits plus NUL: the trace's identity
+ * (trace/trace_id.h). */
+void rc_trace_sha256(const rc_trace *t, char hex[65]);
 double rc_trace_online_fraction(const rc_trace *t, size_t line);
 
 /* State of `line` at second `s` (taken modulo the period). */

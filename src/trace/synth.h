@@ -21,14 +21,14 @@
  * Errors: rc_synth_check and rc_synth_write report bad models and I/O errors
  * through rc_err (usage: 2, I/O: 1).  Nothing here keeps memory between calls.
  */
-#ifndef RCSIM_WORKLOAD_SYNTH_H
-#define RCSIM_WORKLOAD_SYNTH_H
+#ifndef RCSIM_TRACE_SYNTH_H
+#define RCSIM_TRACE_SYNTH_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "core/err.h"
-#include "workload/avail.h"
+#include "trace/avail.h"
 
 typedef struct rc_trace_stats {
     size_t lines;

@@ -1,0 +1,132 @@
+"""metrics: the per-job statistics a generic plot or table can show, with label and unit.
+
+Each statistic is computed per job (one seed) from the job's exact summary vector
+(summary_online: latencies of the deliveries made while the recipient was online,
+docs/spec.md §5) or its counters, then aggregated over the seeds of a configuration by
+the caller: the mean with a 95 % t-interval (stats.seed_ci) for lines and tables, the
+seeds' spread for box plots.
+
+Names accepted by lookup(): the latency statistics mean, median, min, max, sd, p1, p5,
+p10, q1 (= p25), q3 (= p75), p90, p95, p99, p99.9; delivery_ratio, online_ratio,
+undelivered, deliveries, packets_per_delivery, bundles_per_delivery, duplicates,
+reassignments, timeouts, events, wall_s; and counter:NAME for any other counter.  Spaces
+and hyphens count as underscores ("delivery ratio").  An unknown name raises
+sweep.UsageError listing the known ones.
+"""
+
+import math
+
+from . import results
+from .sweep import UsageError
+
+
+class Metric:
+    def __init__(self, name, label, unit, fn, doc):
+        self.name = name
+        self.label = label      # e.g. "median latency"
+        self.unit = unit        # e.g. "s"
+        self.fn = fn            # job -> float (NaN when undefined)
+        self.doc = doc
+
+    @property
+    def axis_label(self):
+        return "%s [%s]" % (self.label, self.unit)
+
+    def __call__(self, job):
+        try:
+            v = float(self.fn(job))
+        except (TypeError, ValueError, ZeroDivisionError):
+            return math.nan
+        return v
+
+
+def _summary(key):
+    def f(job):
+        if not job.summary or job.summary.get("count", 0) == 0:
+            return math.nan
+        return job.summary.get(key, math.nan)
+    return f
+
+
+def _ratio(num, den):
+    def f(job):
+        c = results.job_counters(job)
+        n = sum(c.get(k, 0) for k in num)
+        d = sum(c.get(k, 0) for k in den)
+        return n / d if d else math.nan
+    return f
+
+
+def _counter(name):
+    def f(job):
+        return results.job_counters(job).get(name, math.nan)
+    return f
+
+
+_LATENCY = [("mean", "mean", "mean latency"), ("median", "p50", "median latency"),
+            ("min", "min", "minimum latency"), ("max", "max", "maximum latency"),
+            ("sd", "sd", "latency standard deviation"), ("p1", "p1", "p1 latency"),
+            ("p5", "p5", "p5 latency"), ("p10", "p10", "p10 latency"),
+            ("q1", "p25", "lower-quartile latency"), ("q3", "p75", "upper-quartile latency"),
+            ("p90", "p90", "p90 latency"), ("p95", "p95", "p95 latency"),
+            ("p99", "p99", "p99 latency"), ("p99.9", "p99.9", "p99.9 latency")]
+
+METRICS = {}
+for _n, _k, _l in _LATENCY:
+    METRICS[_n] = Metric(_n, _l, "s", _summary(_k),
+                         "%s of the online deliveries (summary_online %s)" % (_l, _k))
+for _m in (
+        Metric("delivery_ratio", "delivery ratio", "fraction",
+               _ratio(("deliveries",), ("expected_deliveries",)),
+               "first deliveries / (recipients x payloads), online or not"),
+        Metric("online_ratio", "online delivery ratio", "fraction",
+               _ratio(("deliveries_online",), ("expected_deliveries",)),
+               "deliveries to an online recipient / (recipients x payloads)"),
+        Metric("undelivered", "undelivered", "deliveries", _counter("undelivered"),
+               "(recipient, payload) pairs not delivered by the end of the run"),
+        Metric("deliveries", "online deliveries", "deliveries", _summary("count"),
+               "number of online deliveries (the latency samples)"),
+        Metric("packets_per_delivery", "packets per delivery", "packets",
+               _ratio(("payload_packets", "ack_packets", "repair_packets"), ("deliveries",)),
+               "payload + ACK + repair sub-messages sent per first delivery (cover excluded)"),
+        Metric("bundles_per_delivery", "bundles per delivery", "packets",
+               _ratio(("bundles",), ("deliveries",)),
+               "packets emitted by clients (bundles of p sub-messages) per first delivery"),
+        Metric("duplicates", "duplicate copies", "copies", _counter("duplicates"),
+               "copies received after the first"),
+        Metric("reassignments", "RC-FT reassignments", "count", _counter("reassignments"),
+               "role reassignments after a timeout"),
+        Metric("timeouts", "RC-FT timeouts", "count", _counter("timeouts"),
+               "ACK timeouts that fired"),
+        Metric("events", "engine events", "events", _counter("events"),
+               "events processed by the simulation engine"),
+        Metric("wall_s", "wall time", "s", _counter("wall_s"),
+               "wall-clock time of the simulation")):
+    METRICS[_m.name] = _m
+ALIASES = {"p50": "median", "p25": "q1", "p75": "q3", "average": "mean",
+           "ratio": "delivery_ratio", "packets": "packets_per_delivery"}
+
+# Not a scalar: the latency distribution itself, drawn as boxes (p1, q1, median, q3, p99).
+LATENCY_BOX = "latency"
+
+
+def normalise(name):
+    return name.strip().lower().replace(" ", "_").replace("-", "_")
+
+
+def lookup(name):
+    n = normalise(name)
+    n = ALIASES.get(n, n)
+    if n in METRICS:
+        return METRICS[n]
+    if n.startswith("counter:") and len(n) > len("counter:"):
+        c = n[len("counter:"):]
+        return Metric(n, c.replace("_", " "), "count", _counter(c), "counter %s" % c)
+    raise UsageError("unknown statistic %r; known: %s, counter:NAME (and --kind box "
+                     "--stat latency for the latency distribution)"
+                     % (name, ", ".join(METRICS)))
+
+
+def describe():
+    """Lines 'name: meaning [unit]' for --help."""
+    return ["%-22s %s [%s]" % (m.name, m.doc, m.unit) for m in METRICS.values()]

@@ -1,0 +1,681 @@
+"""plots: figures of any sweep (rcsim plot, analysis/plot.py), one function per kind.
+
+draw(sweep, spec) returns (matplotlib Figure, info).  A PlotSpec names the kind, the
+statistic (metrics.lookup) and the roles of the sweep's axes (sweep.choose_roles): x,
+hue (one colour per value) and facets (one panel per combination).  Seeds are never
+mixed silently:
+
+- line: the mean over seeds of the per-seed statistic with its 95 % t-interval
+  (stats.seed_ci) as error bars; one seed gives a point without a bar (said in the title);
+- box: box statistics over the seeds' values (median, quartiles, whiskers at min and max,
+  each seed a dot); `--stat latency` instead draws the latency distribution as the paper
+  does (whiskers p1 and p99, box q1-q3, line at the median; each the median over seeds);
+- heatmap: x by hue, each cell the seed mean, on a log colour scale when the values span
+  a decade or more;
+- cdf and hist: the pooled histogram of every seed (hist_online), x = latency on a log
+  axis; hist shows deliveries per run (pooled counts / seeds);
+- timeline: the per-delivery records (store_raw), latency against the time of day of the
+  send, with the hourly median.
+
+Scales: an axis goes logarithmic when its positive values span a factor of 10 or more
+(SPAN), unless --xscale/--yscale say otherwise.  Nothing is cut silently: a value outside
+the drawn range (below a log axis's zero, beyond a given --ylim, past the histogram's
+overflow edge) is drawn as a red triangle on the edge with its value, and listed in
+info["offscale"].
+
+Errors: UsageError for choices that do not fit the data (a role on a non-axis, a box
+statistic on a line plot, too many panels); NoRecords when timeline data is absent.
+"""
+
+import math
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+from matplotlib.colors import LogNorm, Normalize  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
+from matplotlib.ticker import (FixedLocator, FuncFormatter, LogLocator,  # noqa: E402
+                               NullFormatter, NullLocator)
+
+from . import metrics, results  # noqa: E402
+from .stats import seed_ci  # noqa: E402
+from .sweep import UsageError, choose_roles, fmt_value  # noqa: E402
+
+KINDS = ("line", "box", "cdf", "heatmap", "hist", "timeline")
+SPAN = 10.0          # max/min at or above which an axis goes logarithmic
+MAX_PANELS = 36
+MAX_POINTS = 20000   # timeline: scatter points per series (all points enter the medians)
+LATENCY_LABEL = "latency [s]"
+OFF = "#d62728"
+
+
+class NoRecords(Exception):
+    """The results lack the per-delivery records a timeline needs."""
+
+
+class PlotSpec:
+    def __init__(self, kind="line", stat=None, x=None, hue=None, facets=None, ylim=None,
+                 xscale="auto", yscale="auto", title=None):
+        if kind not in KINDS:
+            raise UsageError("unknown --kind %r (one of %s)" % (kind, ", ".join(KINDS)))
+        self.kind = kind
+        self.stat = stat
+        self.x, self.hue, self.facets = x, hue, list(facets or [])
+        self.ylim = ylim
+        self.xscale, self.yscale = xscale, yscale
+        self.title = title
+
+
+def default_stat(kind):
+    return metrics.LATENCY_BOX if kind == "box" else "median"
+
+
+# --- layout ---------------------------------------------------------------------------------
+
+def _unit_suffix(sw, name):
+    try:
+        unit = sw.axis(name).unit
+    except UsageError:
+        return ""
+    return " %s" % unit if unit and unit not in ("count", "factor", "fraction") else ""
+
+
+def _panels(sw, configs, facets):
+    """[(title, [configs])] in value order, and the grid shape."""
+    if not facets:
+        return [("", configs)], (1, 1)
+    combos = []
+    for c in configs:
+        k = tuple(c.key[f] for f in facets)
+        if k not in combos:
+            combos.append(k)
+    if len(combos) > MAX_PANELS:
+        raise UsageError("%d panels (facets %s) are too many to read; narrow the data with "
+                         "--where KEY=VALUE or move an axis to --hue"
+                         % (len(combos), ", ".join(facets)))
+    out = []
+    for k in combos:
+        parts = ["%s = %s%s" % (f, fmt_value(v), _unit_suffix(sw, f)) for f, v in zip(facets, k)]
+        title = "\n".join(", ".join(parts[i:i + 2]) for i in range(0, len(parts), 2))
+        out.append((title, [c for c in configs if tuple(c.key[f] for f in facets) == k]))
+    if len(facets) == 2:
+        rows = len({k[0] for k in combos})
+        cols = len({k[1] for k in combos})
+        if rows * cols == len(combos):
+            return out, (rows, cols)
+    cols = min(len(out), 3)
+    return out, ((len(out) + cols - 1) // cols, cols)
+
+
+def _colours(sw, hue):
+    if hue is None:
+        return {None: "C0"}
+    vals = sw.axis(hue).values
+    if len(vals) <= 10:
+        cmap = matplotlib.colormaps["tab10"]
+        return {v: cmap(i) for i, v in enumerate(vals)}
+    cmap = matplotlib.colormaps["viridis"]
+    return {v: cmap(i / (len(vals) - 1)) for i, v in enumerate(vals)}
+
+
+def _hue_values(sw, hue):
+    return sw.axis(hue).values if hue else [None]
+
+
+def _hue_label(hue, v, sw):
+    return "%s%s" % (fmt_value(v), _unit_suffix(sw, hue)) if hue else "all"
+
+
+def _span_log(values, mode):
+    if mode == "log":
+        return True
+    if mode == "linear":
+        return False
+    v = [x for x in values if x is not None and math.isfinite(x)]
+    pos = [x for x in v if x > 0]
+    return bool(pos) and len(pos) == len(v) and max(pos) / min(pos) >= SPAN
+
+
+class _Marks:
+    """Values to check against the final axis limits (nothing cut silently)."""
+
+    def __init__(self):
+        self.items = []   # (ax, xs, values, what)
+        self.offscale = []
+
+    def add(self, ax, xpos, value, what):
+        self.items.append((ax, np.atleast_1d(np.asarray(xpos, dtype=np.float64)),
+                           np.atleast_1d(np.asarray(value, dtype=np.float64)), what))
+
+    def apply(self):
+        for ax, xs, vs, what in self.items:
+            lo, hi = ax.get_ylim()
+            log = ax.get_yscale() == "log"
+            fin = np.isfinite(vs)
+            above = fin & (vs > hi)
+            below = fin & ((vs < lo) | ((vs <= 0) if log else False))
+            for mask, edge, marker, dy, va in ((above, hi, "^", -9, "top"),
+                                               (below, lo, "v", 9, "bottom")):
+                if not mask.any():
+                    continue
+                ax.plot(xs[mask], np.full(int(mask.sum()), edge), marker=marker, color=OFF,
+                        markersize=7 if mask.sum() == 1 else 4, clip_on=False, zorder=5,
+                        linestyle="none")
+                i = int(np.argmax(np.where(mask, np.abs(vs), -np.inf)))
+                text = "%.3g" % vs[i] if mask.sum() == 1 else "%d beyond, up to %.3g" % (
+                    mask.sum(), vs[i])
+                ax.annotate(text, (xs[i], edge), xytext=(0, dy), textcoords="offset points",
+                            ha="center", va=va, fontsize=7, color=OFF, annotation_clip=False)
+                self.offscale.append(dict(panel=ax.get_title(), x=float(xs[i]),
+                                          value=float(vs[i]), count=int(mask.sum()),
+                                          what=what))
+
+
+def _numeric_x(ax, axis, log):
+    vals = axis.floats()
+    if log:
+        ax.set_xscale("log")
+    if len(vals) <= 12:
+        ax.xaxis.set_major_locator(FixedLocator(vals))
+        ax.set_xticklabels([fmt_value(v) for v in axis.values])
+        ax.xaxis.set_minor_locator(NullLocator())
+    pad = 0.08
+    if log:
+        lo, hi = math.log10(min(vals)), math.log10(max(vals))
+        d = (hi - lo) * pad or 0.1
+        ax.set_xlim(10 ** (lo - d), 10 ** (hi + d))
+    else:
+        d = (max(vals) - min(vals)) * pad or 0.5
+        ax.set_xlim(min(vals) - d, max(vals) + d)
+
+
+def _plain_log_ticks(ax):
+    """Log axes labelled with plain numbers at 1-2-5 steps when they span few decades
+    (matplotlib would label only the powers of ten, often just one of them)."""
+    for axis, lim, fixed in ((ax.yaxis, ax.get_ylim(), False),
+                             (ax.xaxis, ax.get_xlim(), isinstance(ax.xaxis.get_major_locator(),
+                                                                  FixedLocator))):
+        if axis.get_scale() != "log" or fixed or not (lim[0] > 0 and lim[1] > lim[0]):
+            continue
+        decades = math.log10(lim[1] / lim[0])
+        subs = (1.0, 2.0, 5.0) if decades <= 3 else (1.0,)
+        axis.set_major_locator(LogLocator(base=10, subs=subs))
+        axis.set_major_formatter(FuncFormatter(lambda v, _: "%g" % v))
+        axis.set_minor_formatter(NullFormatter())
+
+
+def _categorical_x(ax, axis):
+    ax.set_xticks(range(len(axis.values)))
+    ax.set_xticklabels([fmt_value(v) for v in axis.values],
+                       rotation=30 if max(len(str(v)) for v in axis.values) > 8 else 0,
+                       ha="right" if max(len(str(v)) for v in axis.values) > 8 else "center")
+    ax.set_xlim(-0.6, len(axis.values) - 0.4)
+
+
+def _ylim(spec, axes):
+    if spec.ylim:
+        for ax in axes:
+            ax.set_ylim(*spec.ylim)
+
+
+# --- kinds ----------------------------------------------------------------------------------
+
+def _line(fig, axes, panels, sw, spec, roles, marks):
+    x, hue, _ = roles
+    m = metrics.lookup(spec.stat)
+    xa = sw.axis(x) if x else None
+    colours = _colours(sw, hue)
+    series = []   # (ax, hue value, xs, means, los, his)
+    allv = []
+    for ax, (title, cfgs) in zip(axes, panels):
+        for hv in _hue_values(sw, hue):
+            pts = []
+            for c in cfgs:
+                if hue and c.key[hue] != hv:
+                    continue
+                mean, lo, hi = seed_ci([m(j) for j in c.jobs])
+                if xa is None:
+                    pos = 0.0
+                elif xa.numeric:
+                    pos = float(c.key[x])
+                else:
+                    pos = float(xa.values.index(c.key[x]))
+                pts.append((pos, mean, lo, hi, c.n_seeds))
+            if pts:
+                pts.sort()
+                series.append((ax, hv, pts))
+                allv += [p[1] for p in pts] + [v for p in pts for v in p[2:4] if math.isfinite(v)]
+    logy = _span_log(allv, spec.yscale)
+    logx = xa is not None and xa.numeric and (spec.xscale == "log" or (
+        spec.xscale == "auto" and xa.spans_decades(SPAN)))
+    for ax, hv, pts in series:
+        xs = np.array([p[0] for p in pts])
+        ys = np.array([p[1] for p in pts])
+        lo = np.array([p[2] for p in pts])
+        hi = np.array([p[3] for p in pts])
+        err = np.vstack([np.where(np.isfinite(lo), ys - lo, 0.0),
+                         np.where(np.isfinite(hi), hi - ys, 0.0)])
+        show = np.isfinite(ys) & ((ys > 0) if logy else True)
+        ax.errorbar(xs[show], ys[show], yerr=err[:, show], color=colours[hv], marker="o",
+                    markersize=4, capsize=3, linewidth=1.2,
+                    label=_hue_label(hue, hv, sw))
+        for xp, y, l_, h_, _ in pts:
+            marks.add(ax, xp, y, "%s at %s" % (m.name, _hue_label(hue, hv, sw)))
+            if math.isfinite(l_) and logy and l_ <= 0:
+                marks.add(ax, xp, l_, "CI low end")
+            if not math.isfinite(y):
+                ax.annotate("n/a", (xp, 0), xycoords=("data", "axes fraction"),
+                            xytext=(0, 3), textcoords="offset points", ha="center",
+                            fontsize=7, color=OFF)
+    for ax in axes:
+        if logy:
+            ax.set_yscale("log")
+        if xa is not None and xa.numeric:
+            _numeric_x(ax, xa, logx)
+        elif xa is not None:
+            _categorical_x(ax, xa)
+        else:
+            ax.set_xticks([])
+        ax.set_xlabel(xa.label if xa is not None else "")
+        ax.set_ylabel(m.axis_label)
+        ax.grid(alpha=0.3)
+    _ylim(spec, axes)
+    seeds = sorted({c.n_seeds for _, cfgs in panels for c in cfgs})
+    return "%s: mean over seeds (%s) with 95 %% t-interval%s" % (
+        m.label, "/".join(map(str, seeds)),
+        "; one seed has no interval" if 1 in seeds else "")
+
+
+def _box(fig, axes, panels, sw, spec, roles, marks):
+    x, hue, _ = roles
+    dist = spec.stat == metrics.LATENCY_BOX
+    m = None if dist else metrics.lookup(spec.stat)
+    xa = sw.axis(x) if x else None
+    colours = _colours(sw, hue)
+    hvals = _hue_values(sw, hue)
+    width = 0.8 / len(hvals)
+    boxes = []   # (ax, pos, stats dict, seed values, hue value)
+    for ax, (title, cfgs) in zip(axes, panels):
+        for c in cfgs:
+            xi = xa.values.index(c.key[x]) if xa else 0
+            hi_ = hvals.index(c.key[hue]) if hue else 0
+            pos = xi + (hi_ - (len(hvals) - 1) / 2) * width
+            if dist:
+                q = {}
+                for k in ("p1", "q1", "median", "q3", "p99"):
+                    v = [metrics.lookup(k)(j) for j in c.jobs]
+                    v = [t for t in v if math.isfinite(t)]
+                    q[k] = float(np.median(v)) if v else math.nan
+                st = dict(whislo=q["p1"], q1=q["q1"], med=q["median"], q3=q["q3"],
+                          whishi=q["p99"])
+                seeds = []
+            else:
+                seeds = [v for v in (m(j) for j in c.jobs) if math.isfinite(v)]
+                if seeds:
+                    a = np.asarray(seeds)
+                    st = dict(whislo=float(a.min()), q1=float(np.percentile(a, 25)),
+                              med=float(np.median(a)), q3=float(np.percentile(a, 75)),
+                              whishi=float(a.max()))
+                else:
+                    st = dict(whislo=math.nan, q1=math.nan, med=math.nan, q3=math.nan,
+                              whishi=math.nan)
+            boxes.append((ax, pos, st, seeds, c.key[hue] if hue else None))
+    allv = [v for b in boxes for v in b[2].values()]
+    logy = _span_log(allv, spec.yscale)
+    for ax, pos, st, seeds, hv in boxes:
+        label = "%s at %s" % ("latency" if dist else m.name, _hue_label(hue, hv, sw))
+        if not all(math.isfinite(v) for v in st.values()):
+            ax.annotate("n/a", (pos, 0), xycoords=("data", "axes fraction"), xytext=(0, 3),
+                        textcoords="offset points", ha="center", fontsize=7, color=OFF)
+            continue
+        ax.bxp([dict(st, fliers=[], label="")], positions=[pos], widths=width * 0.85,
+               showfliers=False, patch_artist=True, manage_ticks=False,
+               boxprops=dict(facecolor=colours[hv], edgecolor="black", linewidth=0.6),
+               medianprops=dict(color="black", linewidth=1.0),
+               whiskerprops=dict(linewidth=0.6), capprops=dict(linewidth=0.6))
+        if seeds:
+            jitter = np.linspace(-width * 0.2, width * 0.2, len(seeds)) if len(seeds) > 1 \
+                else [0.0]
+            ax.plot(pos + np.asarray(jitter), seeds, "o", color="black", markersize=2.5,
+                    alpha=0.7, zorder=4)
+        for k in ("whislo", "whishi", "med"):
+            marks.add(ax, pos, st[k], "%s %s" % (label, k))
+    for ax in axes:
+        if logy:
+            ax.set_yscale("log")
+        if xa is not None:
+            _categorical_x(ax, xa)
+        else:
+            ax.set_xticks([])
+            ax.set_xlim(-0.6, 0.6)
+        ax.set_xlabel(xa.label if xa is not None else "")
+        ax.set_ylabel(LATENCY_LABEL if dist else m.axis_label)
+        ax.grid(axis="y", alpha=0.3)
+        for hv in hvals:
+            ax.bar([0], [0], width=0, color=colours[hv], label=_hue_label(hue, hv, sw))
+    _ylim(spec, axes)
+    if dist:
+        return ("online latency: whiskers p1 and p99, box q1-q3, line at the median "
+                "(each the median over seeds)")
+    return "%s: box over seeds (whiskers min and max; dots = seeds)" % m.label
+
+
+def _pooled(c):
+    h = None
+    for j in c.jobs:
+        x = j.hist().astype(np.int64)
+        h = x if h is None else h + x
+    return h
+
+
+def _edges(sw):
+    e = sw.res.edges
+    if e is None:
+        raise UsageError("the results have no latency histogram edges (hist_edges_s)")
+    return np.asarray(e, dtype=np.float64)
+
+
+def _log_bins(edges, counts, n=60):
+    """Indices into edges (a subset, so re-binning is exact) of about n log-spaced bins
+    covering the non-empty finite bins."""
+    nz = np.nonzero(counts[:-1])[0]
+    if nz.size == 0:
+        return None
+    lo = max(edges[nz[0]], edges[1])
+    hi = edges[nz[-1] + 1]
+    want = np.geomspace(lo, hi, n + 1)
+    idx = np.unique(np.clip(np.searchsorted(edges, want), 1, len(edges) - 2))
+    if edges[nz[0]] == 0.0:
+        idx = np.unique(np.concatenate([[0], idx]))
+    if idx[-1] <= nz[-1]:
+        idx = np.append(idx, nz[-1] + 1)
+    return idx
+
+
+def _dist(fig, axes, panels, sw, spec, roles, marks, cumulative):
+    _, hue, _ = roles
+    edges = _edges(sw)
+    colours = _colours(sw, hue)
+    drawn = []
+    for ax, (title, cfgs) in zip(axes, panels):
+        for hv in _hue_values(sw, hue):
+            cs = [c for c in cfgs if not hue or c.key[hue] == hv]
+            if not cs:
+                continue
+            h = None
+            seeds = 0
+            for c in cs:
+                p = _pooled(c)
+                h = p if h is None else h + p
+                seeds += c.n_seeds
+            total = int(h.sum())
+            if total == 0:
+                ax.annotate("%s: no deliveries" % _hue_label(hue, hv, sw), (0.02, 0.95),
+                            xycoords="axes fraction", fontsize=7, color=OFF, va="top")
+                continue
+            over = int(h[-1])
+            if cumulative:
+                cum = np.cumsum(h[:-1]) / total
+                nz = np.nonzero(h[:-1])[0]
+                xs = edges[1:-1][nz[0]:nz[-1] + 1]
+                ys = cum[nz[0]:nz[-1] + 1]
+                ax.step(np.concatenate([[edges[nz[0]] if edges[nz[0]] > 0 else edges[1]], xs]),
+                        np.concatenate([[0.0], ys]), where="post", color=colours[hv],
+                        linewidth=1.3, label=_hue_label(hue, hv, sw))
+            else:
+                idx = _log_bins(edges, h)
+                cum = np.concatenate([[0], np.cumsum(h)])
+                counts = np.diff(cum[idx]) / seeds
+                e = edges[idx]
+                if e[0] == 0.0:
+                    e = e.copy()
+                    e[0] = edges[1]
+                ax.stairs(counts, e, color=colours[hv], linewidth=1.3,
+                          label=_hue_label(hue, hv, sw))
+            if over:
+                drawn.append((ax, over, total, hv))
+    for ax in axes:
+        ax.set_xscale("log" if spec.xscale != "linear" else "linear")
+        if not cumulative and spec.yscale == "log":
+            ax.set_yscale("log")
+        ax.set_xlabel(LATENCY_LABEL)
+        ax.set_ylabel("cumulative fraction of online deliveries [fraction]" if cumulative
+                      else "online deliveries per run, log bins [deliveries]")
+        ax.grid(alpha=0.3, which="both" if cumulative else "major")
+        if cumulative:
+            ax.set_ylim(0, 1.02)
+    _ylim(spec, axes)
+    for ax, over, total, hv in drawn:
+        # The overflow bin (beyond the last finite edge) has no position on the axis.
+        lo, hi = ax.get_xlim()
+        ax.plot([hi], [0.5 if cumulative else ax.get_ylim()[1] / 2], marker=">", color=OFF,
+                clip_on=False, markersize=7)
+        ax.annotate("%d beyond %.3g s" % (over, edges[-2]), (hi, 0.5), xytext=(-4, 6),
+                    textcoords="offset points", ha="right", fontsize=7, color=OFF)
+        marks.offscale.append(dict(panel=ax.get_title(), x=float(edges[-2]), value=over,
+                                   what="deliveries beyond the histogram at %s"
+                                   % _hue_label(hue, hv, sw)))
+    return ("online latency, all seeds pooled" if cumulative else
+            "online latency, all seeds pooled, per run (pooled counts / seeds)")
+
+
+def _heatmap(fig, axes, panels, sw, spec, roles, marks):
+    x, hue, _ = roles
+    if x is None:
+        raise UsageError("--kind heatmap needs at least one axis")
+    m = metrics.lookup(spec.stat)
+    xa = sw.axis(x)
+    ya = sw.axis(hue) if hue else None
+    yvals = ya.values if ya else [None]
+    grids = []
+    for ax, (title, cfgs) in zip(axes, panels):
+        g = np.full((len(yvals), len(xa.values)), np.nan)
+        for c in cfgs:
+            r = yvals.index(c.key[hue]) if ya else 0
+            g[r, xa.values.index(c.key[x])] = seed_ci([m(j) for j in c.jobs])[0]
+        grids.append(g)
+    allv = np.concatenate([g.ravel() for g in grids])
+    fin = allv[np.isfinite(allv)]
+    if spec.ylim:
+        vmin, vmax = spec.ylim
+    elif fin.size:
+        vmin, vmax = float(fin.min()), float(fin.max())
+    else:
+        vmin, vmax = 0.0, 1.0
+    log = spec.yscale == "log" or (spec.yscale == "auto" and fin.size and fin.min() > 0
+                                   and vmin > 0 and vmax / vmin >= SPAN)
+    if vmax <= vmin:
+        vmax = vmin * 1.01 + 1e-9
+    norm = LogNorm(vmin, vmax) if log else Normalize(vmin, vmax)
+    cmap = matplotlib.colormaps["viridis"].copy()
+    cmap.set_bad("#dddddd")
+    im = None
+    for ax, g in zip(axes, grids):
+        im = ax.imshow(np.ma.masked_invalid(g), cmap=cmap, norm=norm, aspect="auto",
+                       origin="lower")
+        for r in range(g.shape[0]):
+            for c in range(g.shape[1]):
+                v = g[r, c]
+                if not math.isfinite(v):
+                    txt, col = "n/a", "black"
+                else:
+                    txt = "%.3g" % v
+                    col = "white" if norm(v) < 0.6 else "black"
+                    if v > vmax or v < vmin:
+                        txt = ("▲" if v > vmax else "▼") + txt
+                        marks.offscale.append(dict(panel=ax.get_title(), x=float(c),
+                                                   value=float(v), what="cell outside the "
+                                                   "colour range"))
+                ax.text(c, r, txt, ha="center", va="center", fontsize=7, color=col)
+        ax.set_xticks(range(len(xa.values)))
+        ax.set_xticklabels([fmt_value(v) for v in xa.values])
+        ax.set_yticks(range(len(yvals)))
+        ax.set_yticklabels([fmt_value(v) for v in yvals] if ya else [""])
+        ax.set_xlabel(xa.label)
+        ax.set_ylabel(ya.label if ya else "")
+    extend = "neither"
+    if fin.size and spec.ylim:
+        extend = {(True, True): "both", (True, False): "min", (False, True): "max"}.get(
+            (fin.min() < vmin, fin.max() > vmax), "neither")
+    cb = fig.colorbar(im, ax=list(axes), extend=extend, shrink=0.9)
+    cb.set_label(m.axis_label + (" (log scale)" if log else ""))
+    if log and vmax / vmin <= 1e3:
+        cb.ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        cb.ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: "%g" % v))
+        cb.ax.yaxis.set_minor_formatter(NullFormatter())
+    fig._rcsim_colorbar = cb
+    return "%s: mean over seeds per cell" % m.label
+
+
+def _timeline(fig, axes, panels, sw, spec, roles, marks):
+    _, hue, _ = roles
+    colours = _colours(sw, hue)
+    series = []
+    allv = []
+    for ax, (title, cfgs) in zip(axes, panels):
+        for hv in _hue_values(sw, hue):
+            cs = [c for c in cfgs if not hue or c.key[hue] == hv]
+            if not cs:
+                continue
+            tod, lat, onl = [], [], []
+            for c in cs:
+                for j in c.jobs:
+                    d = results.job_deliveries(j)
+                    if d is None:
+                        raise NoRecords(
+                            "job %s (%s) has no per-delivery records (send time, delivery "
+                            "time, online flag); --kind timeline needs them: rerun the sweep "
+                            "with `store_raw: true` under defaults (or --set store_raw=true)"
+                            % (j.id, c.label(list(c.key)) or "the only configuration"))
+                    send = np.asarray(d["send_s"], dtype=np.float64)
+                    tod.append(np.mod(send, 86400.0) / 3600.0)
+                    lat.append(np.asarray(d["deliver_s"], dtype=np.float64) - send)
+                    onl.append(np.asarray(d["online"]).astype(bool))
+            tod, lat, onl = np.concatenate(tod), np.concatenate(lat), np.concatenate(onl)
+            series.append((ax, hv, tod, lat, onl))
+            allv += [float(lat.min()), float(lat.max())] if lat.size else []
+    logy = _span_log(allv, spec.yscale)
+    for ax, hv, tod, lat, onl in series:
+        col = colours[hv]
+        stride = max(1, int(math.ceil(tod.size / MAX_POINTS)))
+        s = slice(None, None, stride)
+        on = onl[s]
+        ax.scatter(tod[s][on], lat[s][on], s=2, color=col, alpha=0.25, linewidths=0)
+        ax.scatter(tod[s][~on], lat[s][~on], s=8, color=col, alpha=0.6, marker="x",
+                   linewidths=0.6)
+        hours = np.floor(tod).astype(int)
+        med = [np.median(lat[hours == h]) if np.any(hours == h) else np.nan for h in range(24)]
+        ax.plot(np.arange(24) + 0.5, med, color=col, linewidth=1.6,
+                label=_hue_label(hue, hv, sw) + ("" if stride == 1 else
+                                                 " (1 in %d points shown)" % stride))
+        marks.add(ax, tod, lat, "deliveries at %s" % _hue_label(hue, hv, sw))
+    for ax in axes:
+        if logy:
+            ax.set_yscale("log")
+        ax.set_xlim(0, 24)
+        ax.set_xticks(range(0, 25, 3))
+        ax.set_xlabel("time of day of the send [h]")
+        ax.set_ylabel(LATENCY_LABEL)
+        ax.grid(alpha=0.3)
+    _ylim(spec, axes)
+    return ("every delivery (dot: recipient online, x: offline), all seeds; line: hourly "
+            "median")
+
+
+DRAW = {"line": _line, "box": _box, "heatmap": _heatmap, "timeline": _timeline,
+        "cdf": lambda *a: _dist(*a, cumulative=True),
+        "hist": lambda *a: _dist(*a, cumulative=False)}
+
+
+def draw(sw, spec):
+    """(Figure, info) for one PlotSpec on one sweep.Sweep."""
+    if spec.stat is None:
+        spec.stat = default_stat(spec.kind)
+    if spec.kind in ("cdf", "hist", "timeline") and spec.stat not in (None, "median",
+                                                                     metrics.LATENCY_BOX):
+        raise UsageError("--stat does not apply to --kind %s (it shows every latency)"
+                         % spec.kind)
+    if spec.stat == metrics.LATENCY_BOX and spec.kind not in ("box", "cdf", "hist",
+                                                             "timeline"):
+        raise UsageError("--stat latency is the whole distribution: use it with --kind box "
+                         "(or cdf/hist); --kind %s needs one number per seed" % spec.kind)
+    if spec.kind in ("line", "box", "heatmap") and spec.stat != metrics.LATENCY_BOX:
+        metrics.lookup(spec.stat)
+    roles = choose_roles(sw.axes, spec.kind, spec.x, spec.hue, spec.facets)
+    configs = sw.configs()
+    panels, (rows, cols) = _panels(sw, configs, roles[2])
+    wide = 1.6 if spec.kind == "heatmap" else 0.0   # room for long category names
+    fig, axs = plt.subplots(rows, cols, figsize=(0.6 + (4.4 + wide) * cols, 0.6 + 3.4 * rows),
+                            sharey=spec.kind != "heatmap",
+                            sharex=spec.kind in ("cdf", "hist", "timeline"), squeeze=False,
+                            layout="constrained" if spec.kind == "heatmap" else None)
+    flat = list(axs.ravel())
+    for ax in flat[len(panels):]:
+        ax.remove()
+    axes = flat[:len(panels)]
+    for ax, (title, _) in zip(axes, panels):
+        if title:
+            ax.set_title(title, fontsize=9)
+    for ax in axes:
+        ax.tick_params(labelleft=True, labelbottom=True)  # every panel keeps its scales
+    marks = _Marks()
+    note = DRAW[spec.kind](fig, axes, panels, sw, spec, roles, marks)
+    if spec.kind != "heatmap":
+        # One legend for the figure, with every hue value that some panel drew, in order.
+        seen = {}
+        for ax in axes:
+            for h, lab in zip(*ax.get_legend_handles_labels()):
+                seen.setdefault(lab, h)
+        order = [_hue_label(roles[1], v, sw) for v in _hue_values(sw, roles[1])]
+        labels = sorted(seen, key=lambda lab: order.index(lab) if lab in order else len(order))
+        handles = [seen[lab] for lab in labels]
+        if roles[1] and handles:
+            fig.legend(handles, labels, title=sw.axis(roles[1]).label, loc="center left",
+                       bbox_to_anchor=(1.0, 0.5), fontsize=8, title_fontsize=8,
+                       frameon=False)
+        elif spec.kind == "timeline" and handles:
+            fig.legend(handles, labels, loc="center left", bbox_to_anchor=(1.0, 0.5),
+                       fontsize=8, frameon=False)
+    if spec.kind == "timeline":
+        fig.legend(handles=[Line2D([], [], marker="o", linestyle="none", color="grey",
+                                   markersize=3, label="recipient online"),
+                            Line2D([], [], marker="x", linestyle="none", color="grey",
+                                   label="recipient offline")],
+                   loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2, fontsize=8,
+                   frameon=False)
+    names = sorted({i.get("sweep_name", "?") for i in results.sweep_info(sw.res)})
+    where = " ".join("%s=%s" % (k, "|".join(v)) for k, v in sw.where.items())
+    fig.suptitle(spec.title or "%s%s\n%s" % (", ".join(names), " (%s)" % where if where else "",
+                                             note), fontsize=10)
+    for ax in axes:
+        if spec.kind != "heatmap":
+            _plain_log_ticks(ax)
+    if spec.kind != "heatmap":
+        fig.tight_layout()
+    marks.apply()
+    info = dict(kind=spec.kind, stat=spec.stat, x=roles[0], hue=roles[1],
+                facets=roles[2], note=note, offscale=marks.offscale, panels=[])
+    for ax in axes:
+        leg = fig.legends[0] if fig.legends else None
+        info["panels"].append(dict(
+            title=ax.get_title(), xlabel=ax.get_xlabel(), ylabel=ax.get_ylabel(),
+            xscale=ax.get_xscale(), yscale=ax.get_yscale(),
+            xticklabels=[t.get_text() for t in ax.get_xticklabels()],
+            legend_title=leg.get_title().get_text() if leg else "",
+            legend=[t.get_text() for t in leg.get_texts()] if leg else []))
+    cb = getattr(fig, "_rcsim_colorbar", None)
+    info["colorbar_label"] = cb.ax.get_ylabel() if cb is not None else ""
+    return fig, info
+
+
+def save(fig, path, dpi=150):
+    """PNG or PDF by extension; PDFs carry no creation date (byte-reproducible)."""
+    ext = path.rsplit(".", 1)[-1].lower()
+    if ext not in ("png", "pdf", "svg"):
+        raise UsageError("--out %s: the file name must end in .png, .pdf or .svg" % path)
+    meta = {"CreationDate": None} if ext == "pdf" else None
+    if ext == "svg":
+        meta = {"Date": None}
+    fig.savefig(path, dpi=dpi, bbox_inches="tight", metadata=meta)

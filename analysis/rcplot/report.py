@@ -1,0 +1,235 @@
+"""report: one page about one sweep, as Markdown and as a static HTML file.
+
+build(sweep, results_paths, outdir) draws the default plots into OUTDIR/img/, writes the
+configuration table as OUTDIR/table.csv and the page twice: OUTDIR/report.md (images by
+relative link) and OUTDIR/report.html (images embedded as base64 data, inline CSS, no
+script): one self-contained file that opens in any browser and can be mailed as is.
+
+The page holds the sweep's description as stored in the results (name, description,
+the sweep file's text, axes, provenance), the table of configurations with each
+statistic as its mean over seeds and 95 % t-interval, and the default plots with the
+`rcsim plot` command that redraws each.  A default plot that does not fit the data (too
+many panels; no per-delivery records for the timeline) is replaced by a sentence saying
+why.
+"""
+
+import base64
+import csv
+import html
+import math
+import os
+import re
+
+from . import metrics, plots, results, table
+from .sweep import UsageError, fmt_value
+
+TABLE_STATS = ("mean", "median", "p90", "p99", "delivery_ratio", "packets_per_delivery")
+CSS = """
+body { font-family: sans-serif; max-width: 75em; margin: 1.5em auto; padding: 0 1em;
+       color: #222; line-height: 1.4; }
+table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.9em; }
+th, td { border: 1px solid #bbb; padding: 0.2em 0.5em; }
+th { background: #eee; }
+td.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+pre { background: #f6f6f6; padding: 0.6em; overflow-x: auto; font-size: 0.85em; }
+figure { margin: 1.2em 0; }
+figure img { max-width: 100%; border: 1px solid #ddd; }
+figcaption { font-size: 0.9em; color: #444; }
+code { background: #f2f2f2; padding: 0 0.2em; }
+div.wide { overflow-x: auto; }
+"""
+
+
+def _description(text):
+    m = re.search(r"^description:[ \t]*(.*)$", text or "", re.M)
+    if not m:
+        return ""
+    d = m.group(1).strip()
+    if len(d) >= 2 and d[0] == d[-1] and d[0] in "'\"":
+        d = d[1:-1]
+    return d
+
+
+def default_specs(sw):
+    """[(file stem, PlotSpec, why)] of the plots a report shows for this sweep."""
+    numeric_x = any(a.numeric for a in sw.axes)
+    kind = "line" if numeric_x or not sw.axes else "box"
+    out = [("median", plots.PlotSpec(kind=kind, stat="median"),
+            "Median latency of the online deliveries"),
+           ("p99", plots.PlotSpec(kind=kind, stat="p99"), "99th-percentile latency"),
+           ("box", plots.PlotSpec(kind="box", stat=metrics.LATENCY_BOX),
+            "Latency distribution"),
+           ("cdf", plots.PlotSpec(kind="cdf"), "Cumulative distribution of latency")]
+    ratios = [metrics.lookup("delivery_ratio")(j) for j in sw.jobs]
+    if any(math.isfinite(r) and r < 1.0 for r in ratios):
+        out.append(("delivery_ratio", plots.PlotSpec(kind=kind, stat="delivery_ratio"),
+                    "Share of (recipient, message) pairs delivered by the end of the run"))
+    if len(sw.axes) >= 2:
+        out.append(("heatmap", plots.PlotSpec(kind="heatmap", stat="mean"),
+                    "Mean latency per configuration"))
+    if all(results.job_deliveries(j) is not None for j in sw.jobs[:1]):
+        out.append(("timeline", plots.PlotSpec(kind="timeline"),
+                    "Latency against the time of day of the send"))
+    return out
+
+
+def _command(paths, spec, where):
+    args = ["rcsim plot"] + list(paths) + ["--kind", spec.kind]
+    if spec.kind not in ("cdf", "hist", "timeline"):
+        args += ["--stat", spec.stat]
+    for k, vs in where.items():
+        args += ["--where %s=%s" % (k, v) for v in vs]
+    return " ".join(args)
+
+
+def build(sw, paths, outdir, dpi=110):
+    """Writes the report; returns {'md', 'html', 'csv', 'images': [(path, info)],
+    'skipped': [(stem, reason)]}."""
+    img_dir = os.path.join(outdir, "img")
+    os.makedirs(img_dir, exist_ok=True)
+    infos = results.sweep_info(sw.res)
+    name = ", ".join(sorted({str(i.get("sweep_name", "?")) for i in infos}))
+    configs = sw.configs()
+    rows = table.rows(sw, stats=TABLE_STATS)
+
+    csv_path = os.path.join(outdir, "table.csv")
+    cols = table.columns(sw, stats=TABLE_STATS)
+    with open(csv_path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: ("" if isinstance(v, float) and not math.isfinite(v) else v)
+                        for k, v in r.items()})
+
+    figures, skipped = [], []
+    for stem, spec, why in default_specs(sw):
+        try:
+            fig, info = plots.draw(sw, spec)
+        except (UsageError, plots.NoRecords) as e:
+            skipped.append((stem, str(e)))
+            continue
+        path = os.path.join(img_dir, stem + ".png")
+        plots.save(fig, path, dpi=dpi)
+        plots.plt.close(fig)
+        figures.append((stem, path, why, info, _command(paths, spec, sw.where)))
+
+    head_cols = [a.name for a in sw.axes]
+    stat_cols = [(s, metrics.lookup(s)) for s in TABLE_STATS]
+    hdr = [(a.label, False) for a in sw.axes] + [("seeds", True),
+                                                  ("online deliveries", True)]
+    hdr += [("%s [%s]" % (m.label, m.unit), True) for _, m in stat_cols]
+    hdr += [("undelivered", True)]
+    body = []
+    for r in rows:
+        cells = [(fmt_value(r[c]), False) for c in head_cols]
+        cells += [("%d" % r["seeds"], True), ("%d" % r["deliveries"], True)]
+        cells += [(table.fmt_ci(r, m.name), True) for _, m in stat_cols]
+        cells += [("%d" % r["undelivered"], True)]
+        body.append(cells)
+
+    info0 = infos[0] if infos else {}
+    seeds = sw.seeds()
+    prov = [("results", ", ".join(paths)),
+            ("sweep file", str(info0.get("sweep_file", "?"))),
+            ("sweep hash", "%016x" % info0["sweep_hash"]
+             if isinstance(info0.get("sweep_hash"), int) else str(info0.get("sweep_hash", "?"))),
+            ("written", str(info0.get("created_utc", "?"))),
+            ("rcsim", "%s (%s)" % (info0.get("rcsim_version", "?"),
+                                   info0.get("git_revision", "?"))),
+            ("jobs", "%d in %d configurations, seeds %s" % (
+                len(sw.jobs), len(configs), ", ".join(seeds))),
+            ("simulation wall time", "%.1f s in total" % sum(r["wall_s"] for r in rows))]
+    if sw.where:
+        prov.append(("filter", " ".join("%s=%s" % (k, "|".join(v))
+                                        for k, v in sw.where.items())))
+    axes = [(a.name, a.unit or "(names)", ", ".join(fmt_value(v) for v in a.values))
+            for a in sw.axes]
+    fixed = sorted(sw.fixed().items())
+    desc = "; ".join(d for d in (_description(i.get("sweep_text", "")) for i in infos) if d)
+    texts = [(i["path"], i["sweep_text"]) for i in infos if i.get("sweep_text")]
+    caption = ("One row per configuration. Latencies are of the deliveries made while the "
+               "recipient was online, in seconds; each statistic is computed per seed and "
+               "shown as its mean over seeds with the 95 % t-interval in brackets (no "
+               "interval with one seed). Delivery ratio: first deliveries / (recipients × "
+               "messages). Packets per delivery: payload, ACK and repair sub-messages sent "
+               "per first delivery. Full precision, with medians and seed ranges: "
+               "[table.csv](table.csv).")
+
+    md = ["# Sweep `%s`" % name, ""]
+    if desc:
+        md += [desc, ""]
+    md += ["| | |", "|---|---|"] + ["| %s | %s |" % (k, _md(v)) for k, v in prov] + [""]
+    md += ["## Axes", ""]
+    if axes:
+        md += ["| parameter | unit | values |", "|---|---|---|"]
+        md += ["| %s | %s | %s |" % (a, u, _md(v)) for a, u, v in axes] + [""]
+    else:
+        md += ["One configuration (no parameter differs between jobs).", ""]
+    md += ["Parameters with one value in every job: " +
+           ", ".join("%s=%s" % (k, fmt_value(v) if v != "" else '""') for k, v in fixed), ""]
+    for p, t in texts:
+        md += ["Sweep file as stored in `%s`:" % p, "", "```yaml", t.rstrip(), "```", ""]
+    md += ["## Results", "", caption, ""]
+    md += ["| " + " | ".join(_md(h) for h, _ in hdr) + " |",
+           "|" + "|".join("---:" if n else "---" for _, n in hdr) + "|"]
+    md += ["| " + " | ".join(_md(c) for c, _ in row) + " |" for row in body] + [""]
+    md += ["## Plots", ""]
+    for stem, path, why, info, cmd in figures:
+        md += ["### %s" % why, "", "![%s](img/%s.png)" % (why, stem), "",
+               "%s. Redraw: `%s`." % (info["note"][0].upper() + info["note"][1:], cmd), ""]
+    for stem, reason in skipped:
+        md += ["*Not drawn (%s):* %s" % (stem, reason), ""]
+    md_path = os.path.join(outdir, "report.md")
+    with open(md_path, "w") as f:
+        f.write("\n".join(md).rstrip() + "\n")
+
+    e = html.escape
+    h = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+         "<title>Sweep %s</title>" % e(name), "<style>%s</style></head><body>" % CSS,
+         "<h1>Sweep <code>%s</code></h1>" % e(name)]
+    if desc:
+        h.append("<p>%s</p>" % e(desc))
+    h.append('<table class="prov">' + "".join(
+        "<tr><th>%s</th><td>%s</td></tr>" % (e(k), e(v)) for k, v in prov) + "</table>")
+    h.append("<h2>Axes</h2>")
+    if axes:
+        h.append('<table class="axes"><tr><th>parameter</th><th>unit</th><th>values</th></tr>'
+                 + "".join("<tr><td>%s</td><td>%s</td><td>%s</td></tr>" % (e(a), e(u), e(v))
+                           for a, u, v in axes) + "</table>")
+    else:
+        h.append("<p>One configuration (no parameter differs between jobs).</p>")
+    h.append("<details><summary>Parameters with one value in every job (%d)</summary><p>%s"
+             "</p></details>" % (len(fixed), e(", ".join(
+                 "%s=%s" % (k, fmt_value(v) if v != "" else '""') for k, v in fixed))))
+    for p, t in texts:
+        h.append("<p>Sweep file as stored in <code>%s</code>:</p><pre>%s</pre>"
+                 % (e(p), e(t.rstrip())))
+    h.append("<h2>Results</h2>")
+    h.append("<p>%s</p>" % e(caption).replace("[table.csv](table.csv)",
+                                              '<a href="table.csv">table.csv</a>'))
+    h.append('<div class="wide"><table class="results" id="results"><thead><tr>' +
+             "".join("<th>%s</th>" % e(c) for c, _ in hdr) + "</tr></thead><tbody>")
+    for row in body:
+        h.append("<tr>" + "".join('<td class="n">%s</td>' % e(c) if n else "<td>%s</td>" % e(c)
+                                  for c, n in row) + "</tr>")
+    h.append("</tbody></table></div>")
+    h.append("<h2>Plots</h2>")
+    for stem, path, why, info, cmd in figures:
+        with open(path, "rb") as f:
+            data = base64.b64encode(f.read()).decode("ascii")
+        h.append('<figure id="fig-%s"><img alt="%s" src="data:image/png;base64,%s">'
+                 "<figcaption><b>%s.</b> %s. Redraw: <code>%s</code></figcaption></figure>"
+                 % (e(stem), e(why), data, e(why), e(info["note"][0].upper() +
+                                                      info["note"][1:]), e(cmd)))
+    for stem, reason in skipped:
+        h.append("<p><i>Not drawn (%s):</i> %s</p>" % (e(stem), e(reason)))
+    h.append("</body></html>")
+    html_path = os.path.join(outdir, "report.html")
+    with open(html_path, "w") as f:
+        f.write("\n".join(h) + "\n")
+    return dict(md=md_path, html=html_path, csv=csv_path,
+                images=[(p, i) for _, p, _, i, _ in figures], skipped=skipped)
+
+
+def _md(text):
+    return str(text).replace("|", "\\|")

@@ -1,0 +1,302 @@
+/* client: a Loopix client's sending side (docs/spec.md §1.4, §1.11).
+ * Payload, drop and loop streams fire at Poisson times (per-tick Bernoulli
+ * trials on the lattice); a payload firing moves the head of the send queue
+ * into the bundling queue (or a cover when it is empty), drop and loop
+ * firings add covers, and every p entries leave as one bundle, whose per-hop
+ * delays are drawn here and whose real messages go straight to their
+ * recipients' postboxes (provider.c).  Busy clients (real messages queued)
+ * run their firings ahead; idle ones are caught up only when they become
+ * busy, from the idle chain's stationary law when the gap is long
+ * (docs/architecture.md, "Idle clients"). */
+#include <math.h>
+#include <string.h>
+
+#include "loopix/net_internal.h"
+
+/* ---------- streams ---------- */
+
+/* Gap to a stream's next firing (us).  Lattice: a whole number of ticks,
+ * Geometric(F) — exactly the law of per-tick Bernoulli trials (docs/spec.md §1.11),
+ * drawn through the stream's step table. */
+static rc_time stream_gap(rc_net *n, double rate, double f, const rc_rng_steps *steps)
+{
+    if (rate <= 0) return NEVER / 4;
+    if (n->lattice) return f >= 1 ? n->tick : rc_rng_steps_draw(n->rng_cover, steps) * n->tick;
+    rc_time g = (rc_time)llround(rc_rng_exp(n->rng_cover, 1e6 / rate));
+    return g < 1 ? 1 : g;
+}
+
+static int64_t geom_of(uint32_t k, const void *inv_log1m_f)
+{
+    return (int64_t)rc_rng_geom_of(k, *(const double *)inv_log1m_f);
+}
+
+void rc_net__gap_steps(rc_net *n)
+{
+    const double *g[3] = {&n->g_pay, &n->g_drop, &n->g_loop};
+    rc_rng_steps **t[3] = {&n->steps_pay, &n->steps_drop, &n->steps_loop};
+    for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < i && *t[i] == NULL; j++)
+            if (*g[j] == *g[i]) *t[i] = *t[j];
+        if (*t[i] == NULL) {
+            *t[i] = n->steps_own[i] = rc_xmalloc(sizeof **t[i]);
+            rc_rng_steps_init(*t[i], geom_of, g[i]);
+        }
+    }
+}
+
+/* The next firings after `from` (exclusive of nothing: the first possible
+ * firing is at from + one step). */
+void rc_net__streams_redraw(rc_net *n, user *u, rc_time from)
+{
+    u->next_pay = from + stream_gap(n, n->rate_pay, n->f_pay, n->steps_pay);
+    u->next_drop = from + stream_gap(n, n->rate_drop, n->f_drop, n->steps_drop);
+    u->next_loop = from + stream_gap(n, n->rate_loop, n->f_loop, n->steps_loop);
+    u->backlog_at = NEVER;
+}
+
+static rc_time next_stream_time(const user *u)
+{
+    rc_time t = u->next_pay;
+    if (u->next_drop < t) t = u->next_drop;
+    if (u->next_loop < t) t = u->next_loop;
+    if (u->backlog_at < t) t = u->backlog_at;
+    return t;
+}
+
+/* ---------- bundles ---------- */
+
+static void emit_bundle(rc_net *n, uint32_t ui, rc_time t)
+{
+    user *u = &n->users[ui];
+    RC_DCHECK(u->online, "client %u sent a packet while offline at t=%lld", ui, (long long)t);
+    rc_time hand = n->lattice ? n->tick : 0; /* one tick of hand-off per hop (docs/spec.md §1.2) */
+    unsigned shared_hops = (n->ingress_delay ? 1u : 0u) + (n->layers > 0 ? n->layers - 1 : 0);
+    bool any_real = false;
+    for (uint32_t i = 0; i < (uint32_t)n->p && u->wait_real > 0 && !any_real; i++)
+        any_real = ring_at(&u->wait, i) != COVER;
+    rc_time shared = t;
+    if (any_real) {
+        shared += hand + (n->ingress_delay ? rc_net__hop_delay(n) : 0);
+        for (uint32_t l = 0; l + 1 < n->layers; l++) shared += hand + rc_net__hop_delay(n);
+    } else {
+        /* Nobody observes an all-cover bundle's path: consume its delay
+         * draws (the stream stays where it would be) without computing them. */
+        rc_rng_skip_pos(n->rng_delay, shared_hops);
+    }
+    n->ctr.bundles++;
+    for (int i = 0; i < n->p; i++) {
+        uint32_t s = ring_pop(&u->wait);
+        if (s == COVER) {
+            n->ctr.cover_packets++;
+            if (n->cover_full)
+                rc_net__cover_send(n, (uint8_t)(n->layers + (n->ingress_delay ? 1 : 0)), t + hand);
+            continue;
+        }
+        u->wait_real--;
+        n->subs[s].emitted = t;
+        n->hooks.sent(n->hooks.ctx, ui, n->subs[s].body, t);
+        /* The last layer delays each sub-message separately, then the egress
+         * provider files it in the next tick (delay 0). */
+        rc_time arrive = shared + hand + rc_net__hop_delay(n) + hand;
+        if (n->cover_full) n->ctr.mix_packets += n->layers;
+        rc_net__deliver_to_postbox(n, s, arrive);
+    }
+}
+
+/* Processes the stream firings of user ui at time t (payload, drop, loop in
+ * that order, docs/spec.md §1.4), then emits: at most one bundle per tick on the
+ * lattice, every full bundle otherwise. */
+static void stream_step(rc_net *n, uint32_t ui, rc_time t)
+{
+    user *u = &n->users[ui];
+    if (u->next_pay == t) {
+        if (u->out.n > 0) {
+            ring_push(&u->wait, ring_pop(&u->out));
+            u->wait_real++;
+        } else {
+            ring_push(&u->wait, COVER);
+        }
+        u->next_pay = t + stream_gap(n, n->rate_pay, n->f_pay, n->steps_pay);
+    }
+    if (u->next_drop == t) {
+        ring_push(&u->wait, COVER);
+        u->next_drop = t + stream_gap(n, n->rate_drop, n->f_drop, n->steps_drop);
+    }
+    if (u->next_loop == t) {
+        ring_push(&u->wait, COVER);
+        u->next_loop = t + stream_gap(n, n->rate_loop, n->f_loop, n->steps_loop);
+    }
+    u->backlog_at = NEVER;
+    if (n->lattice) {
+        if (u->wait.n >= (uint32_t)n->p) emit_bundle(n, ui, t);
+        if (u->wait.n >= (uint32_t)n->p) u->backlog_at = t + n->tick;
+    } else {
+        while (u->wait.n >= (uint32_t)n->p) emit_bundle(n, ui, t);
+    }
+}
+
+/* ---------- idle clients ---------- */
+
+/* Samples the idle bundling queue (covers only) from its stationary law. */
+static void idle_reset(rc_net *n, user *u, rc_time limit)
+{
+    while (u->wait.n > 0) ring_pop(&u->wait);
+    double x = rc_rng_uniform(n->rng_cover);
+    uint32_t w = 0;
+    while (w + 1 < n->stat_n && x >= n->stat_cdf[w]) w++;
+    for (uint32_t i = 0; i < w; i++) ring_push(&u->wait, COVER);
+    rc_net__streams_redraw(n, u, limit - step(n));
+    if (n->lattice && u->wait.n >= (uint32_t)n->p) u->backlog_at = limit;
+}
+
+/* Brings an idle, online user's cover streams up to `limit` (exclusive). */
+void rc_net__idle_catch_up(rc_net *n, uint32_t ui, rc_time limit)
+{
+    user *u = &n->users[ui];
+    if (u->busy || !u->online || limit <= u->idle_since) return;
+    RC_DCHECK(u->wait_real == 0 && u->out.n == 0, "idle user %u holds real messages", ui);
+    if (limit - u->idle_since >= n->mix_time) {
+        idle_reset(n, u, limit);
+    } else {
+        for (rc_time t = next_stream_time(u); t < limit; t = next_stream_time(u))
+            stream_step(n, ui, t);
+    }
+    u->idle_since = limit;
+}
+
+/* ---------- stream events and sends ---------- */
+
+void rc_net__schedule_stream(rc_net *n, uint32_t ui)
+{
+    user *u = &n->users[ui];
+    rc_sim_at(n->sim, next_stream_time(u), RC_CLS_STREAM, EV_STREAM, ui, u->stream_ver);
+}
+
+void rc_net__on_stream(void *ctx, const rc_event *ev)
+{
+    rc_net *n = ctx;
+    user *u = &n->users[ev->obj];
+    if (ev->arg != u->stream_ver || !u->online) return;
+    stream_step(n, ev->obj, ev->t);
+    rc_time last = ev->t;
+    /* Look ahead: while real messages wait in the send queue, nothing another
+     * event can do changes this client's next firings or what they carry
+     * (later sends join the queue behind them), so process the firings up to
+     * the moment the queue drains without going through the event queue.
+     * Bounded by the client's next availability change and the end. */
+    /* (The bound is re-read each step: a hook may force the client offline.) */
+    if (!n->cover_full) {
+        for (rc_time t = next_stream_time(u);
+             u->out.n > 0 && t < n->sim->stop && t < rc_net__next_toggle(n, u);
+             t = next_stream_time(u)) {
+            RC_DCHECK(rc_net__wanted_online(n, u, t), "client %u would send at %lld while offline",
+                      ev->obj, (long long)t);
+            stream_step(n, ev->obj, t);
+            last = t;
+        }
+    }
+    if (has_real(u) || n->cover_full) {
+        rc_net__schedule_stream(n, ev->obj);
+    } else {
+        u->busy = false;
+        u->idle_since = last + step(n);
+    }
+}
+
+void rc_net_send(rc_net *n, uint32_t ui, uint32_t recipient, uint32_t body)
+{
+    user *u = &n->users[ui];
+    uint32_t s = sub_new(n, recipient, body);
+    if (u->busy || !u->online) {
+        ring_push(&u->out, s);
+        return;
+    }
+    /* The user leaves the idle regime.  Sends made while its provider
+     * delivers (a pull) can use this instant's payload slot; sends made by
+     * timers or the app come after the user's turn (docs/spec.md §1.2). */
+    rc_time now = n->sim->now;
+    rc_net__idle_catch_up(n, ui, n->in_pull ? now : now + step(n));
+    ring_push(&u->out, s);
+    u->busy = true;
+    u->stream_ver++;
+    rc_net__schedule_stream(n, ui);
+}
+
+/* ---------- the idle chain (at construction) ---------- */
+
+/* Stationary law and mixing time of an idle user's bundling queue (covers
+ * only).  Lattice: per tick A ~ sum of three Bernoulli, w += A, emit one
+ * bundle if w >= p; we square the transition matrix until every start state
+ * agrees to 1e-13.  Continuous: w = N mod p, uniform, and the characteristic
+ * function bounds the mixing time. */
+void rc_net__idle_law(rc_net *n)
+{
+    if (n->cover_full) {
+        n->mix_time = NEVER;
+        n->stat_n = 1;
+        n->stat_cdf = rc_xmalloc(sizeof(double));
+        n->stat_cdf[0] = 1.0;
+        return;
+    }
+    int p = n->p;
+    if (!n->lattice) {
+        n->stat_n = (uint32_t)p;
+        n->stat_cdf = rc_xmalloc((size_t)p * sizeof(double));
+        for (int i = 0; i < p; i++) n->stat_cdf[i] = (double)(i + 1) / p;
+        double lam = n->rate_pay + n->rate_drop + n->rate_loop;
+        if (p == 1) n->mix_time = 0;
+        else n->mix_time = (rc_time)ceil(30.0 / (lam * (1 - cos(2 * M_PI / p))) * 1e6);
+        return;
+    }
+    uint32_t W = (uint32_t)p + 48;
+    double pa[4] = {0};
+    double f[3] = {n->f_pay, n->f_drop, n->f_loop};
+    for (int mask = 0; mask < 8; mask++) {
+        double pr = 1;
+        int c = 0;
+        for (int b = 0; b < 3; b++) {
+            if (mask & (1 << b)) pr *= f[b], c++;
+            else pr *= 1 - f[b];
+        }
+        pa[c] += pr;
+    }
+    double *P = rc_xcalloc((size_t)W * W, sizeof(double));
+    double *Q = rc_xcalloc((size_t)W * W, sizeof(double));
+    for (uint32_t w = 0; w < W; w++)
+        for (int a = 0; a <= 3; a++) {
+            uint32_t x = w + (uint32_t)a;
+            if (x >= (uint32_t)p) x -= (uint32_t)p;
+            if (x >= W) x = W - 1;
+            P[w * W + x] += pa[a];
+        }
+    rc_time ticks = 1;
+    for (int it = 0; it < 60; it++) {
+        double worst = 0;
+        for (uint32_t r = 1; r < W; r++) {
+            double d = 0;
+            for (uint32_t c = 0; c < W; c++) d += fabs(P[r * W + c] - P[c]);
+            if (d > worst) worst = d;
+        }
+        if (worst < 1e-13) break;
+        memset(Q, 0, (size_t)W * W * sizeof(double));
+        for (uint32_t r = 0; r < W; r++)
+            for (uint32_t k = 0; k < W; k++) {
+                double a = P[r * W + k];
+                if (a == 0) continue;
+                for (uint32_t c = 0; c < W; c++) Q[r * W + c] += a * P[k * W + c];
+            }
+        double *tmp = P;
+        P = Q;
+        Q = tmp;
+        ticks *= 2;
+    }
+    n->stat_n = W;
+    n->stat_cdf = rc_xmalloc(W * sizeof(double));
+    double acc = 0;
+    for (uint32_t c = 0; c < W; c++) n->stat_cdf[c] = (acc += P[c]);
+    n->stat_cdf[W - 1] = 1.0;
+    n->mix_time = ticks * n->tick;
+    free(P);
+    free(Q);
+}

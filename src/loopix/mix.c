@@ -1,0 +1,86 @@
+/* mix: the mixes — per-hop delays (docs/spec.md §1.6) for every message, and,
+ * with cover=full, cover packets and mix loops that travel the mix layers hop
+ * by hop as events (counted in mix_packets; nothing else observes them).
+ * Real messages do not visit the mixes as events: a bundle's per-hop delays
+ * are drawn when it leaves its sender (client.c), since no mix has a
+ * capacity. */
+#include <math.h>
+
+#include "loopix/net_internal.h"
+
+/* The lattice per-hop delay in ticks from the generator's output k:
+ * docs/spec.md §1.6 floor(1000 Exp) ms, lifted to the lattice. */
+static int64_t hop_ticks_of(uint32_t k, const void *ctx)
+{
+    const rc_net *n = ctx;
+    double d = -(1.0 / n->mu) * log(k / 4294967296.0);
+    rc_time ms = (rc_time)floor(1000.0 * d);
+    rc_time us = ms * 1000;
+    return (us + n->tick - 1) / n->tick;
+}
+
+void rc_net__hop_steps(rc_net *n)
+{
+    n->steps_hop = n->steps_own[3] = rc_xmalloc(sizeof *n->steps_hop);
+    rc_rng_steps_init(n->steps_hop, hop_ticks_of, n);
+}
+
+/* One per-hop delay (us): on the lattice through the step table (the same
+ * value as hop_ticks_of, without a log for most draws), else exact
+ * microseconds. */
+rc_time rc_net__hop_delay(rc_net *n)
+{
+    if (n->lattice) return rc_rng_steps_draw(n->rng_delay, n->steps_hop) * n->tick;
+    return (rc_time)llround(rc_rng_exp(n->rng_delay, 1.0 / n->mu) * 1e6);
+}
+
+/* ---------- cover packets through the mixes (cover=full) ---------- */
+
+static void cover_hop_schedule(rc_net *n, uint32_t pk, rc_time t)
+{
+    rc_sim_at(n->sim, t, RC_CLS_MIX, EV_COVER_HOP, pk, 0);
+}
+
+static uint32_t cover_new(rc_net *n, uint8_t hops)
+{
+    uint32_t i;
+    if (n->cpk_free != UINT32_MAX) {
+        i = n->cpk_free;
+        n->cpk_free = n->cpk[i].hops_left; /* reuse field as link is too small: use array */
+    }
+    if (n->n_cpk == n->cap_cpk) {
+        n->cap_cpk = n->cap_cpk ? n->cap_cpk * 2 : 1024;
+        n->cpk = rc_xrealloc(n->cpk, n->cap_cpk * sizeof *n->cpk);
+    }
+    i = n->n_cpk++;
+    n->cpk[i].hops_left = hops;
+    return i;
+}
+
+void rc_net__cover_send(rc_net *n, uint8_t hops, rc_time t)
+{
+    cover_hop_schedule(n, cover_new(n, hops), t);
+}
+
+void rc_net__on_cover_hop(void *ctx, const rc_event *ev)
+{
+    rc_net *n = ctx;
+    cover_pkt *c = &n->cpk[ev->obj];
+    if (c->hops_left == 0) return; /* reached its provider: dropped or ignored */
+    c->hops_left--;
+    n->ctr.mix_packets++;
+    rc_time d = rc_net__hop_delay(n) + (n->lattice ? n->tick : 0);
+    cover_hop_schedule(n, ev->obj, n->sim->now + d);
+}
+
+void rc_net__on_mix_loop(void *ctx, const rc_event *ev)
+{
+    rc_net *n = ctx;
+    /* A mix loop visits the remaining layers, a provider, the earlier layers
+     * and returns: layers + 1 hops at the mix-loop delay rate. */
+    rc_net__cover_send(n, (uint8_t)(n->layers + 1), n->sim->now);
+    rc_time gap = (rc_time)llround(rc_rng_exp(n->rng_mixloop, 1e6 / n->mix_rate_loop));
+    if (n->lattice) gap = ((gap + n->tick - 1) / n->tick) * n->tick;
+    if (gap < 1) gap = 1;
+    rc_sim_at(n->sim, n->sim->now + gap, RC_CLS_MIX, EV_MIX_LOOP, ev->obj, 0);
+}

@@ -1,0 +1,226 @@
+/* net_internal: what the parts of the Loopix net share; nothing outside
+ * src/loopix/ includes it.
+ *
+ * The net is one object (struct rc_net) holding one record per client
+ * (user).  Its code is split along Loopix's actors:
+ *   client.c    send queue, payload and cover streams, bundling, the idle regime
+ *   provider.c  postboxes and pulls
+ *   mix.c       per-hop delays; cover packets and mix loops through the mixes
+ *   net.c       construction, availability (trace toggles, forced-offline
+ *               windows, going on- and offline) and the public API
+ * A function one part calls in another is named rc_net__<verb> and declared
+ * here; everything else stays static in its file.  Small helpers that the hot
+ * paths of several parts use are static inline below.
+ *
+ * Ownership: rc_net owns the users, the sub-message records (a free list),
+ * the postbox heaps and the cover packet records; rc_net_free releases all.
+ */
+#ifndef RCSIM_LOOPIX_NET_INTERNAL_H
+#define RCSIM_LOOPIX_NET_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "core/log.h"
+#include "core/rng.h"
+#include "loopix/net.h"
+
+/* Net event kinds. */
+enum { EV_PULL = 1, EV_STREAM = 2, EV_AVAIL = 3, EV_COVER_HOP = 4, EV_MIX_LOOP = 5,
+       EV_FORCE = 6 };
+/* Random streams of the net (core/rng.h stream ids). */
+enum { STREAM_COVER = 1, STREAM_DELAY = 2, STREAM_PHASE = 3, STREAM_MIXLOOP = 4 };
+
+#define COVER UINT32_MAX
+#define NEVER INT64_MAX
+
+/* A ring buffer of u32 (send queue, bundling queue); cap is 0 or a power of
+ * two, so positions wrap with a mask. */
+typedef struct ring {
+    uint32_t *a;
+    uint32_t head, n, cap;
+} ring;
+
+static inline void ring_push(ring *r, uint32_t v)
+{
+    if (r->n == r->cap) {
+        uint32_t ncap = r->cap ? r->cap * 2 : 8;
+        uint32_t *na = rc_xmalloc(ncap * sizeof *na);
+        for (uint32_t i = 0; i < r->n; i++) na[i] = r->a[(r->head + i) & (r->cap - 1)];
+        free(r->a);
+        r->a = na;
+        r->cap = ncap;
+        r->head = 0;
+    }
+    r->a[(r->head + r->n) & (r->cap - 1)] = v;
+    r->n++;
+}
+
+/* The i-th entry from the head (i < n). */
+static inline uint32_t ring_at(const ring *r, uint32_t i) { return r->a[(r->head + i) & (r->cap - 1)]; }
+
+static inline uint32_t ring_pop(ring *r)
+{
+    RC_ASSERT(r->n > 0);
+    uint32_t v = r->a[r->head];
+    r->head = (r->head + 1) & (r->cap - 1);
+    r->n--;
+    return v;
+}
+
+/* A postbox: the messages addressed to one client that have left their
+ * sender, as a min-heap by (arrival time, sequence).  Nothing in the network
+ * has a capacity, so a message's arrival time is known when its bundle leaves
+ * (docs/spec.md §1.6); keeping future arrivals here instead of as events in the global
+ * queue keeps that queue small.  A pull takes the entries that have arrived. */
+typedef struct pentry {
+    rc_time t;
+    uint64_t seq;
+    uint32_t sub;
+} pentry;
+
+typedef struct pbox {
+    pentry *a;
+    uint32_t n, cap;
+} pbox;
+
+/* A real sub-message in flight: recipient, the upper layer's body handle,
+ * and the time it reached the recipient's postbox. */
+typedef struct sub {
+    uint32_t recipient, body;
+    rc_time emitted, arrived;
+} sub;
+
+/* One client: its sending side (client.c), its pulls and postbox
+ * (provider.c) and its availability (net.c). */
+typedef struct user {
+    bool online, forced_offline, busy, in_stationary_reset;
+    uint32_t provider, line;
+    ring out;       /* real messages not yet in a bundle slot (sub indices) */
+    ring wait;      /* bundling queue: sub indices or COVER */
+    uint32_t wait_real;
+    rc_time next_pay, next_drop, next_loop, backlog_at;
+    rc_time idle_since;
+    uint64_t stream_ver;
+    /* pulls */
+    rc_time pull_due, pull_remaining, last_online_at, pull_at;
+    bool pull_scheduled;
+    uint64_t pull_ver;
+    pbox postbox;
+    /* availability: the trace's state, and a forced-offline window */
+    bool trace_on;
+    rc_time force_from, force_until;
+    uint32_t toggle_idx;
+    uint64_t toggle_period_k;
+} user;
+
+typedef struct cover_pkt {
+    uint8_t hops_left;
+} cover_pkt;
+
+struct rc_net {
+    rc_sim *sim;
+    rc_net_hooks hooks;
+    rc_net_counters ctr;
+    uint32_t n_users, layers, width;
+    user *users;
+    sub *subs;
+    uint32_t n_subs, cap_subs, free_head; /* free list threaded through recipient */
+    uint64_t postbox_seq;
+    uint64_t subs_created, subs_pulled; /* message conservation (run-time check) */
+    int p;
+    bool lattice, frozen_pull, ingress_delay, cover_full, in_pull;
+    rc_time tick;        /* lattice step (us); 1 when off */
+    rc_time pull_period; /* us */
+    double rate_pay, rate_drop, rate_loop, mu; /* per second, after x p and / lambda_div */
+    double f_pay, f_drop, f_loop;              /* per-tick firing probabilities (lattice) */
+    double g_pay, g_drop, g_loop;              /* 1/log(1-f), for geometric draws */
+    double mix_rate_loop, mix_mu;
+    /* idle-chain stationary law (client.c, rc_net__idle_law) */
+    rc_time mix_time;
+    double *stat_cdf;
+    uint32_t stat_n;
+    const rc_trace *trace;
+    uint32_t trace_period_s;
+    gsl_rng *rng_cover, *rng_delay, *rng_mixloop;
+    /* Lattice only: the stream gaps (in ticks) and the per-hop delay (in
+     * ticks) as step tables of their draws (core/rng.h); equal laws share a
+     * table.  NULL when the law is not drawn through a table. */
+    rc_rng_steps *steps_pay, *steps_drop, *steps_loop, *steps_hop;
+    rc_rng_steps *steps_own[4]; /* what rc_net_free releases */
+    cover_pkt *cpk;
+    uint32_t n_cpk, cap_cpk, cpk_free;
+};
+
+/* ---------- small helpers ---------- */
+
+static inline uint32_t sub_new(rc_net *n, uint32_t recipient, uint32_t body)
+{
+    uint32_t i;
+    if (n->free_head != UINT32_MAX) {
+        i = n->free_head;
+        n->free_head = n->subs[i].recipient;
+    } else {
+        if (n->n_subs == n->cap_subs) {
+            n->cap_subs = n->cap_subs ? n->cap_subs * 2 : 1024;
+            n->subs = rc_xrealloc(n->subs, n->cap_subs * sizeof *n->subs);
+        }
+        i = n->n_subs++;
+    }
+    n->subs[i] = (sub){recipient, body, 0, 0};
+    n->subs_created++;
+    return i;
+}
+
+static inline void sub_free(rc_net *n, uint32_t i)
+{
+    n->subs[i].recipient = n->free_head;
+    n->free_head = i;
+}
+
+static inline rc_time step(const rc_net *n) { return n->lattice ? n->tick : 1; }
+
+static inline bool has_real(const user *u) { return u->out.n > 0 || u->wait_real > 0; }
+
+/* ---------- across the parts ---------- */
+
+/* client.c */
+/* Redraws the three streams' next firings after `from`. */
+void rc_net__streams_redraw(rc_net *n, user *u, rc_time from);
+void rc_net__schedule_stream(rc_net *n, uint32_t ui);
+/* Brings an idle, online client's cover streams up to `limit` (exclusive). */
+void rc_net__idle_catch_up(rc_net *n, uint32_t ui, rc_time limit);
+/* Computes the idle chain's stationary law and mixing time (at construction). */
+void rc_net__idle_law(rc_net *n);
+/* Builds the stream-gap step tables (lattice). */
+void rc_net__gap_steps(rc_net *n);
+void rc_net__on_stream(void *ctx, const rc_event *ev); /* EV_STREAM */
+
+/* provider.c */
+rc_time rc_net__next_pull_at_or_after(const rc_net *n, const user *u, rc_time a);
+/* Schedules a pull if an online client has mail and none is due early enough. */
+void rc_net__ensure_pull(rc_net *n, uint32_t ui, rc_time now);
+/* Files sub-message si in its recipient's postbox, arriving at `arrive`. */
+void rc_net__deliver_to_postbox(rc_net *n, uint32_t si, rc_time arrive);
+void rc_net__on_pull(void *ctx, const rc_event *ev); /* EV_PULL */
+
+/* mix.c */
+/* One per-hop delay of a message (rng_delay, rate mu). */
+rc_time rc_net__hop_delay(rc_net *n);
+/* Builds steps_hop (lattice). */
+void rc_net__hop_steps(rc_net *n);
+/* A cover packet enters the mixes at time t and makes `hops` hops. */
+void rc_net__cover_send(rc_net *n, uint8_t hops, rc_time t);
+void rc_net__on_cover_hop(void *ctx, const rc_event *ev); /* EV_COVER_HOP */
+void rc_net__on_mix_loop(void *ctx, const rc_event *ev);  /* EV_MIX_LOOP */
+
+/* net.c (availability) */
+/* The time of the client's next availability change (NEVER without one);
+ * bounds a busy client's look-ahead. */
+rc_time rc_net__next_toggle(const rc_net *n, const user *u);
+/* The state the client should have at t: its trace says online and no
+ * forced-offline window covers t. */
+bool rc_net__wanted_online(const rc_net *n, const user *u, rc_time t);
+
+#endif

@@ -1,0 +1,104 @@
+/* provider: postboxes and pulls (docs/spec.md §1.4, §1.7).  A message that
+ * left its sender is filed at once in its recipient's postbox with its
+ * arrival time (a min-heap of future arrivals: nothing in the network has a
+ * capacity, so the arrival time is known when the bundle leaves).  An online
+ * client with mail pulls at its first pull time after the earliest arrival
+ * and hands everything that has arrived to the layer above (deliver hook),
+ * labelled ONLINE or OFFLINE. */
+#include "loopix/net_internal.h"
+
+/* ---------- postbox heap ---------- */
+
+static inline bool pe_before(const pentry *x, const pentry *y)
+{
+    return x->t < y->t || (x->t == y->t && x->seq < y->seq);
+}
+
+static void pbox_push(pbox *b, pentry e)
+{
+    if (b->n == b->cap) {
+        b->cap = b->cap ? b->cap * 2 : 8;
+        b->a = rc_xrealloc(b->a, b->cap * sizeof *b->a);
+    }
+    uint32_t i = b->n++;
+    while (i > 0) {
+        uint32_t parent = (i - 1) / 2;
+        if (!pe_before(&e, &b->a[parent])) break;
+        b->a[i] = b->a[parent];
+        i = parent;
+    }
+    b->a[i] = e;
+}
+
+static pentry pbox_pop(pbox *b)
+{
+    pentry top = b->a[0], last = b->a[--b->n];
+    uint32_t i = 0, n = b->n;
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= n) break;
+        if (c + 1 < n && pe_before(&b->a[c + 1], &b->a[c])) c++;
+        if (!pe_before(&b->a[c], &last)) break;
+        b->a[i] = b->a[c];
+        i = c;
+    }
+    if (n > 0) b->a[i] = last;
+    return top;
+}
+
+/* ---------- pulls ---------- */
+
+rc_time rc_net__next_pull_at_or_after(const rc_net *n, const user *u, rc_time a)
+{
+    if (a <= u->pull_due) return u->pull_due;
+    rc_time k = (a - u->pull_due + n->pull_period - 1) / n->pull_period;
+    return u->pull_due + k * n->pull_period;
+}
+
+/* Makes sure an online client with mail pulls at its first pull time at or
+ * after both `now` and the earliest arrival in its postbox. */
+void rc_net__ensure_pull(rc_net *n, uint32_t ui, rc_time now)
+{
+    user *u = &n->users[ui];
+    if (!u->online || u->postbox.n == 0) return;
+    rc_time first = u->postbox.a[0].t > now ? u->postbox.a[0].t : now;
+    rc_time at = rc_net__next_pull_at_or_after(n, u, first);
+    if (u->pull_scheduled && u->pull_at <= at) return;
+    u->pull_ver++;
+    u->pull_scheduled = true;
+    u->pull_at = at;
+    rc_sim_at(n->sim, at, RC_CLS_PULL, EV_PULL, ui, u->pull_ver);
+}
+
+void rc_net__deliver_to_postbox(rc_net *n, uint32_t si, rc_time arrive)
+{
+    sub *s = &n->subs[si];
+    s->arrived = arrive;
+    if (n->hooks.arrived) n->hooks.arrived(n->hooks.ctx, s->recipient, s->body, s->emitted, arrive);
+    pbox_push(&n->users[s->recipient].postbox, (pentry){arrive, n->postbox_seq++, si});
+    rc_net__ensure_pull(n, s->recipient, n->sim->now);
+}
+
+void rc_net__on_pull(void *ctx, const rc_event *ev)
+{
+    rc_net *n = ctx;
+    user *u = &n->users[ev->obj];
+    if (ev->arg != u->pull_ver || !u->online) return;
+    u->pull_scheduled = false;
+    u->pull_due = ev->t + n->pull_period;
+    n->ctr.pulls++;
+    n->in_pull = true;
+    /* Take everything that has arrived by now, in arrival order; what the
+     * hooks send now arrives later. */
+    while (u->postbox.n > 0 && u->postbox.a[0].t <= ev->t) {
+        uint32_t si = pbox_pop(&u->postbox).sub;
+        n->subs_pulled++;
+        sub s = n->subs[si];
+        sub_free(n, si);
+        bool online_label = n->frozen_pull ? (s.arrived > ev->t - n->pull_period)
+                                           : (s.arrived >= u->last_online_at);
+        n->hooks.deliver(n->hooks.ctx, ev->obj, s.body, online_label, ev->t);
+    }
+    n->in_pull = false;
+    rc_net__ensure_pull(n, ev->obj, ev->t);
+}

@@ -1,0 +1,152 @@
+/* Tests of trace/trace_id and the job side of trace identity (exp/job.h): canonical
+ * names, the SHA-256 of the decompressed text, one id for every spelling of a file, another
+ * for another content, and a bound job refusing a changed file. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "exp/job.h"
+#include "exp/result.h"
+#include "exp/run.h"
+#include "trace/avail.h"
+#include "trace/trace_id.h"
+
+static char dir[64];
+
+static void setup(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/rcsim-test-traceid-XXXXXX");
+    cr_assert_not_null(mkdtemp(dir));
+}
+
+static void teardown(void)
+{
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+TestSuite(trace_id, .init = setup, .fini = teardown);
+
+/* 16 lines of 8 seconds; `flip` changes line 0's first second. */
+static void write_trace(const char *path, int flip)
+{
+    char lines[16][9];
+    const char *p[16];
+    for (int i = 0; i < 16; i++) {
+        snprintf(lines[i], sizeof lines[i], "%s", i % 2 ? "00111111" : "11110011");
+        p[i] = lines[i];
+    }
+    if (flip) lines[0][0] = '0';
+    rc_err err = {0};
+    cr_assert_eq(rc_trace_write(path, p, 16, &err), 0, "%s", err.msg);
+}
+
+Test(trace_id, canonical_names)
+{
+    struct {
+        const char *path, *name;
+    } c[] = {
+        {"/data/schedules_gen_os15.txt.gz", "gen_os15"},
+        {"schedules_gen_os15.txt.gz", "gen_os15"},
+        {"rel/dir/synth.txt.gz", "synth"},
+        {"/x/t.gz", "t"},
+        {"/x/plain", "plain"},
+        {"/x/schedules_.txt.gz", "schedules_"},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        char out[64];
+        rc_trace_id_name(c[i].path, out, sizeof out);
+        cr_expect_str_eq(out, c[i].name, "%s -> %s, want %s", c[i].path, out, c[i].name);
+    }
+}
+
+Test(trace_id, sha256_is_of_the_decompressed_text)
+{
+    /* python3 -c 'import hashlib; print(hashlib.sha256(b"0011\n1100\n").hexdigest())' */
+    static const char text[] = "0011\n1100\n";
+    rc_err err = {0};
+    rc_trace *t = rc_trace_parse("mem", text, sizeof text - 1, 0, &err);
+    cr_assert_not_null(t, "%s", err.msg);
+    char hex[65];
+    rc_trace_sha256(t, hex);
+    cr_expect_str_eq(hex, "e548394fd045a908b2851bc1bb7d52e2604539ed40175ed6746cf494dc6bf17d");
+    rc_trace_free(t);
+}
+
+Test(trace_id, every_spelling_one_job_id_other_content_another)
+{
+    char a[200], b[240], sub[200];
+    snprintf(sub, sizeof sub, "%s/b", dir);
+    cr_assert_eq(mkdir(sub, 0755), 0);
+    snprintf(a, sizeof a, "%s/schedules_gen_tiny.txt.gz", dir);
+    snprintf(b, sizeof b, "%s/schedules_gen_tiny.txt.gz", sub);
+    write_trace(a, 0);
+    write_trace(b, 1);
+    const char *spellings[] = {"tiny", "gen_tiny", "schedules_gen_tiny.txt.gz", a};
+    uint64_t first = 0;
+    for (size_t i = 0; i < 4; i++) {
+        rc_job job;
+        rc_job_defaults(&job);
+        job.users = 16;
+        snprintf(job.trace, sizeof job.trace, "%s", spellings[i]);
+        uint64_t unbound = rc_job_id(&job);
+        rc_trace_id id;
+        rc_err err = {0};
+        rc_trace *t = rc_trace_id_load(job.trace, dir, 16, &id, &err);
+        cr_assert_not_null(t, "%s: %s", spellings[i], err.msg);
+        rc_trace_free(t);
+        cr_expect_str_eq(id.name, "gen_tiny");
+        cr_expect_eq(id.lines, 16);
+        cr_expect_str_eq(id.path, a);
+        rc_job_bind_trace(&job, &id);
+        uint64_t bound = rc_job_id(&job);
+        cr_expect_neq(bound, unbound, "binding must change the id (%s)", spellings[i]);
+        if (i == 0) first = bound;
+        cr_expect_eq(bound, first, "%s gives id %016llx, tiny %016llx", spellings[i],
+                     (unsigned long long)bound, (unsigned long long)first);
+    }
+    rc_job job;
+    rc_job_defaults(&job);
+    job.users = 16;
+    snprintf(job.trace, sizeof job.trace, "tiny");
+    rc_trace_id id;
+    rc_err err = {0};
+    rc_trace *t = rc_trace_id_load(job.trace, sub, 16, &id, &err);
+    cr_assert_not_null(t, "%s", err.msg);
+    rc_trace_free(t);
+    rc_job_bind_trace(&job, &id);
+    cr_expect_neq(rc_job_id(&job), first, "another content under the same name, same id");
+}
+
+Test(trace_id, bound_job_refuses_a_changed_file)
+{
+    char a[200];
+    snprintf(a, sizeof a, "%s/t.txt.gz", dir);
+    write_trace(a, 0);
+    rc_job job;
+    rc_job_defaults(&job);
+    job.users = 16;
+    job.duration_s = 60;
+    snprintf(job.trace, sizeof job.trace, "%s", a);
+    rc_trace_id id;
+    rc_err err = {0};
+    rc_trace *t = rc_trace_id_load(job.trace, "", 16, &id, &err);
+    cr_assert_not_null(t, "%s", err.msg);
+    rc_trace_free(t);
+    rc_job_bind_trace(&job, &id);
+    rc_result r;
+    cr_assert_eq(rc_run_job(&job, &r, NULL, NULL, &err), 0, "%s", err.msg);
+    cr_expect_eq(r.job_id, rc_job_id(&job), "the result names the bound job");
+    cr_expect_eq(strlen(r.build_id), 16, "build id '%s'", r.build_id);
+    rc_result_free(&r);
+
+    write_trace(a, 1); /* the file changes after binding */
+    rc_err e2 = {0};
+    cr_assert_eq(rc_run_job(&job, &r, NULL, NULL, &e2), 2);
+    cr_expect(strstr(e2.msg, "the file changed") != NULL, "%s", e2.msg);
+    cr_expect(strstr(e2.msg, id.sha256) != NULL, "message lacks the bound sha: %s", e2.msg);
+}
