@@ -73,6 +73,11 @@ rc=0
 # Open MPI 4.1.4's mpirun now and then crashes or hangs in PMIx_server_finalize after an
 # MPI_Abort (docs/reliability.md); the KILL bounds that hang.  What rcsim controls is
 # checked: the message, the exit being a failure, and what is on disk.
+# Jobs of 2 simulated hours (records of ~30 kB): the disk fills while workers still run
+# (with shorter jobs every result can arrive before the commit that fails, and nothing is
+# left to abort).
+SET=(--set store_raw=true --set duration=2h)
+n=$(sweep_jobs "${SET[@]}")
 timeout -s KILL 120 "$MPIEXEC" -np 3 "$RCSIM" sweep "$SWEEP" --out "$full3/r.h5" "${SET[@]}" > "$WORK/3.out" 2> "$WORK/3.err" || rc=$?
 cat "$WORK/3.err" "$WORK/3.out"
 [ "$rc" != 0 ] || fail "mpirun: a full disk exited 0"
