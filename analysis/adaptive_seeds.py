@@ -24,8 +24,10 @@ import shutil
 import subprocess
 import sys
 
-import h5py
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rcplot import results  # noqa: E402
 
 # Two-sided 95 % Student t quantiles for 1..30 degrees of freedom, then the normal value.
 T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
@@ -54,11 +56,10 @@ def text(v):
 def configurations(files, stat):
     """{canonical-without-seed: {"params": {k: v}, "seeds": {seed: value}}}"""
     conf = {}
-    idx = STATS.index(stat)
     for path in files:
-        with h5py.File(path, "r") as f:
-            for g in f["jobs"].values():
-                canon = text(g.attrs["canonical"])
+        with results.load_table([path]) as tab:
+            values = tab["online_" + stat].tolist()
+            for row, canon in enumerate(tab.canonical_all()):
                 params = dict(line.split("=", 1) for line in canon.strip().split("\n"))
                 seed = int(params.pop("seed"))
                 key = "\n".join(f"{k}={v}" for k, v in params.items())
@@ -68,7 +69,7 @@ def configurations(files, stat):
                     params.pop("trace_lines", None)
                     params["trace"] = text(g.attrs["trace"])
                 c = conf.setdefault(key, {"params": params, "seeds": {}})
-                c["seeds"][seed] = float(g["summary_online"][idx])
+                c["seeds"][seed] = float(values[row])
     return conf
 
 

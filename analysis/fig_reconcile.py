@@ -14,12 +14,14 @@ Only Debian's python3-h5py, numpy and matplotlib (run with /usr/bin/python3).
 import os
 import sys
 
-import h5py
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rcplot import results  # noqa: E402
 
 LABEL = {"gen_os10": "65 % online", "gen_os15": "80 % online", "gen_os20": "88 % online", "online": "100 % online"}
 
@@ -30,13 +32,15 @@ def text(v):
 
 def load(path):
     rows = {}
-    with h5py.File(path, "r") as f:
-        for jid, g in f["jobs"].items():
-            a = g.attrs
-            model = text(a["model"])
-            trace = text(a["trace"])
-            gi = float(a["gossip_interval"])
-            c = {k[len("counter_"):]: float(a[k]) for k in a if k.startswith("counter_")}
+    with results.load_table([path]) as tab:
+        cols = {k: tab[k].tolist() for k in ("model", "trace", "gossip_interval")}
+        counters = {k[len("counter_"):]: tab[k].tolist() for k in tab.names()
+                    if k.startswith("counter_")}
+        for r in range(len(tab)):
+            model = text(cols["model"][r])
+            trace = text(cols["trace"][r])
+            gi = float(cols["gossip_interval"][r])
+            c = {k: float(v[r]) for k, v in counters.items()}
             if c.get("so_expected", 0) <= 0:
                 continue
             rec = {

@@ -567,7 +567,7 @@ def main(argv=None):
              "regenerates this page. `<tag>` is the model, with `-quick` for `--quick` runs.",
              "",
              "How several seeds are shown: every statistic is computed exactly per seed "
-             "(the `summary_online` vector) and the figures and tables use its median over "
+             "(the `online_*` summary columns of the results table) and the figures and tables use its median over "
              "seeds. Box plots draw a thick black bar over each median spanning the seeds' "
              "min-max; the tables give the seed range. Histograms pool the seeds' "
              "histograms and divide by the number of seeds (counts per run, like the "

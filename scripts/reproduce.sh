@@ -122,7 +122,8 @@ count_jobs() {
     [ -f "$1" ] || { echo 0; return; }
     "$PY" -c 'import sys, h5py
 try:
-    f = h5py.File(sys.argv[1], "r"); print(len(f["jobs"]) if "jobs" in f else 0)
+    f = h5py.File(sys.argv[1], "r")
+    print(int(f["table"].attrs["rows"]) if "table" in f else len(f["jobs"]) if "jobs" in f else 0)
 except Exception:
     print(0)' "$1"
 }

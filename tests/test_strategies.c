@@ -213,9 +213,23 @@ Test(strategies, result_image_round_trips)
     rc_err err = {0};
     cr_assert_eq(rc_result_unpack(&b, buf, len, &err), 0, "%s", err.msg);
     cr_assert_eq(b.c.deliveries, a.c.deliveries);
-    cr_assert_eq(b.n_raw, a.n_raw);
+    /* store_raw keeps every first delivery, online-labelled or not. */
+    cr_assert_eq(a.n_deliveries, a.c.deliveries, "%zu records, %llu deliveries", a.n_deliveries,
+                 (unsigned long long)a.c.deliveries);
+    cr_assert_eq(b.n_deliveries, a.n_deliveries);
     cr_assert_eq(memcmp(&a.online, &b.online, sizeof a.online), 0);
-    cr_assert_eq(memcmp(b.raw_online, a.raw_online, a.n_raw * sizeof(float)), 0);
+    cr_assert_eq(memcmp(b.deliveries, a.deliveries, a.n_deliveries * sizeof(rc_delivery)), 0);
+    cr_assert_eq(memcmp(b.hist_online, a.hist_online, RC_HIST_BINS * sizeof(uint32_t)), 0);
+    cr_assert_eq(memcmp(b.hist_all, a.hist_all, RC_HIST_BINS * sizeof(uint32_t)), 0);
+    size_t online = 0;
+    for (size_t i = 0; i < a.n_deliveries; i++) {
+        const rc_delivery *d = &a.deliveries[i];
+        online += d->online;
+        cr_assert(d->delivered_s >= d->sent_s && d->recipient < 32 && d->sender < 32,
+                  "delivery %zu: message %u %u -> %u at %g..%g", i, d->message, d->sender,
+                  d->recipient, d->sent_s, d->delivered_s);
+    }
+    cr_assert_eq(online, a.c.deliveries_online);
     cr_assert_neq(rc_result_unpack(&b, buf, len - 1, &err), 0, "a truncated image must fail");
     free(buf);
     rc_result_free(&a);

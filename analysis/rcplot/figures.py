@@ -6,7 +6,7 @@ from the results leaves a gap (and is listed in Coverage.missing), and a figure 
 data at all raises NoData.
 
 Several seeds per configuration: every plotted statistic is the median over seeds of
-that statistic, each computed exactly per seed (summary_online).  Box plots add a thin
+that statistic, each computed exactly per seed (the online_* summary columns).  Box plots add a thin
 black bar over each median showing the seeds' min-max range of the median; heatmap cells
 with several seeds say so in the figure note; histograms (Figs 15/16) show the pooled
 histogram of all seeds divided by the number of seeds (counts per run, comparable with
@@ -310,7 +310,7 @@ def _hist_panel(ax, res, model, cov, strategy, crit, title):
         ax.text(0.5, 0.5, "no data", transform=ax.transAxes, ha="center", va="center")
         return
     if res.edges is None:
-        raise NoData("results have no /hist_edges_s")
+        raise NoData("results have no histogram edges (/hist/edges_s)")
     counts = rebin(cfg.pooled_hist(), res.edges, HIST_EDGES) / cfg.n_seeds
     colour = names.strategy_colour(strategy)
     ax.bar(HIST_EDGES[:-1], counts, width=np.diff(HIST_EDGES), align="edge", color=colour,

@@ -1,13 +1,23 @@
-"""results: read rcsim results files (docs/results-layout.md, "rcsim-results/1").
+"""results: read rcsim results files (docs/results-layout.md).
 
-load() opens one or more HDF5 files and returns a Results holding one Job per finished
-job (status "ok"); a job id that appears in several files is kept once.  Jobs are
-grouped into configurations (every result-affecting parameter except the seed, taken
-from the job's `canonical` attribute), so the seeds of one configuration can be
-aggregated.  Histograms are read lazily, only when a figure needs them; the files stay
-open until Results.close() (or the `with` block ends).
+Two ways in:
 
-Errors: a file with another layout, or without /jobs, raises ValueError naming it.
+- load_table(paths) reads the summary table of layout "rcsim-results/2" as numpy
+  columns (one array per parameter, summary statistic, counter and provenance field;
+  string columns as codes into their levels): the fast path for sweeps of 10^5-10^6
+  jobs.  Table.to_pandas() (or load_dataframe) gives a pandas DataFrame when Debian's
+  python3-pandas is installed.  Table.hist / hist_matrix / deliveries read the ragged
+  per-job data (sparse histograms as dense rows or a [job x bucket] matrix, the
+  per-delivery records of store_raw jobs) only when asked.
+- load(paths) returns a Results holding one Job per finished job, grouped into
+  configurations (every parameter that is part of the job id, except the seed), as the
+  figures and the comparison with the paper use them.  It reads both layout 2 and the
+  old layout 1 (one HDF5 group per job; `rcsim convert` turns those into layout 2).
+
+A job id that appears in several files is kept once (the first).  Histograms are read
+lazily, so load() keeps the files open until Results.close() (or the `with` block ends).
+
+Errors: a file of another layout raises ValueError naming it and the layout.
 """
 
 import math
@@ -18,10 +28,12 @@ import numpy as np
 from . import names
 from .stats import PAPER_STAT, seed_ci, seed_spread
 
-LAYOUT = "rcsim-results/1"
+LAYOUT = "rcsim-results/2"
+LAYOUT_V1 = "rcsim-results/1"
 SUMMARY_NAMES = ["count", "mean", "sd", "min", "max", "p1", "p5", "p10", "p25", "p50",
                  "p75", "p90", "p95", "p99", "p99.9"]
 MODEL_NAMES = {0: "exact", 1: "paper"}  # exp/param.c: enum "exact|paper"
+RAGGED = {"hist_online": "hist/online", "hist_all": "hist/all"}
 
 
 def _text(v):
@@ -46,26 +58,315 @@ def _value(v):
     return v
 
 
+def _layout(f, path):
+    layout = _text(f.attrs.get("layout", b""))
+    if layout not in (LAYOUT, LAYOUT_V1):
+        raise ValueError("%s: layout %r, expected %r (or the old %r)" % (path, layout, LAYOUT,
+                                                                         LAYOUT_V1))
+    return layout
+
+
+def _levels(ds):
+    return np.array([_text(x) for x in ds.attrs["levels"]], dtype=object)
+
+
+# ---------------------------------------------------------------------------------------
+# Layout 2: the columnar table
+
+
+class Table:
+    """The summary table of one or more layout-2 files as numpy columns.
+
+    columns: name -> numpy array (one element per job row); string columns (strategy,
+    trace, model, host, build, ...) are kept as codes: `codes[name]` and `levels[name]`,
+    and table[name] decodes them.  `role[name]` says what a column is ("id",
+    "parameter", "summary", "counter", "provenance"); `in_job_id` lists the parameters
+    that are part of a job's id.  `units[name]` holds each column's unit.
+    """
+
+    def __init__(self):
+        self.columns = {}
+        self.codes = {}
+        self.levels = {}
+        self.role = {}
+        self.units = {}
+        self.in_job_id = []
+        self.sources = []
+        self.file_of_row = np.zeros(0, dtype=np.int32)
+        self.row_in_file = np.zeros(0, dtype=np.int64)
+        self.edges = None
+        self._files = {}
+
+    def __len__(self):
+        return int(self.file_of_row.shape[0])
+
+    def names(self):
+        return list(self.columns) + list(self.codes)
+
+    def __contains__(self, name):
+        return name in self.columns or name in self.codes
+
+    def __getitem__(self, name):
+        if name in self.columns:
+            return self.columns[name]
+        if name in self.codes:
+            return self.levels[name][self.codes[name]]
+        raise KeyError(name)
+
+    # -- per-job ragged data ------------------------------------------------------------
+
+    def _file(self, i):
+        f = self._files.get(i)
+        if f is None:
+            f = self._files[i] = h5py.File(self.sources[i], "r")
+        return f
+
+    def close(self):
+        for f in self._files.values():
+            f.close()
+        self._files = {}
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _slice(self, group, row):
+        fi, r = int(self.file_of_row[row]), int(self.row_in_file[row])
+        g = self._file(fi)[group]
+        end = g["end"]
+        lo = int(end[r - 1]) if r > 0 else 0
+        return g, lo, int(end[r])
+
+    def hist(self, row, which="online"):
+        """Dense histogram (counts per bucket of self.edges) of one job row."""
+        g, lo, hi = self._slice("hist/" + which, row)
+        h = np.zeros(self.edges.shape[0] - 1, dtype=np.int64)
+        if hi > lo:
+            np.add.at(h, g["bucket"][lo:hi].astype(np.int64), g["count"][lo:hi])
+        return h
+
+    def hist_matrix(self, rows, which="online"):
+        """The [job x bucket] matrix of the given rows' histograms."""
+        rows = np.asarray(rows, dtype=np.int64)
+        m = np.zeros((rows.shape[0], self.edges.shape[0] - 1), dtype=np.int64)
+        for k, row in enumerate(rows):
+            m[k] = self.hist(int(row), which)
+        return m
+
+    def deliveries(self, row):
+        """Per-delivery records (store_raw) of one job row: dict of arrays."""
+        g, lo, hi = self._slice("deliveries", row)
+        return {k: g[k][lo:hi] for k in ("message", "group", "sender", "recipient", "sent_s",
+                                          "delivered_s", "online")}
+
+    def canonical(self, row):
+        """The canonical parameter text (the job id is its hash) of one job row."""
+        fi, r = int(self.file_of_row[row]), int(self.row_in_file[row])
+        return _text(self._file(fi)["table/canonical"][r]).rstrip("\0")
+
+    def canonical_cached(self, row):
+        """canonical(row), reading each file's column once (many rows are asked for)."""
+        if getattr(self, "_canon", None) is None:
+            self._canon = self.canonical_all()
+        return self._canon[row]
+
+    def counters(self, row):
+        """{name: value} of a row's counters, without the counter_ prefix."""
+        return {k[len("counter_"):]: self.columns[k][row].item() for k in self.columns
+                if self.role.get(k) == "counter"}
+
+    def canonical_all(self):
+        """Every row's canonical text (reads the whole column of each file once)."""
+        cols = {}
+        out = []
+        for fi, r in zip(self.file_of_row.tolist(), self.row_in_file.tolist()):
+            if fi not in cols:
+                cols[fi] = self._file(fi)["table/canonical"][()]
+            out.append(_text(cols[fi][r]).rstrip("\0"))
+        return out
+
+    # -- pandas ---------------------------------------------------------------------------
+
+    def to_pandas(self):
+        """A pandas DataFrame (strings as categoricals); needs python3-pandas."""
+        try:
+            import pandas as pd
+        except ImportError as e:  # pragma: no cover - depends on the machine
+            raise ImportError("Table.to_pandas needs pandas (Debian: apt-get install "
+                              "python3-pandas); the numpy columns work without it") from e
+        data = dict(self.columns)
+        for name, codes in self.codes.items():
+            data[name] = pd.Categorical.from_codes(codes.astype(np.int64),
+                                                   categories=pd.Index(self.levels[name]))
+        return pd.DataFrame(data, copy=False)
+
+
+def _read_file_table(f, path, columns):
+    t = f["table"]
+    rows = int(t.attrs["rows"])
+    out = {}
+    for name, ds in t.items():
+        if columns is not None and name not in columns:
+            continue
+        if name == "canonical":
+            continue  # wide text; Table.canonical(row) reads it on demand
+        role = _text(ds.attrs.get("role", b""))
+        units = _text(ds.attrs.get("units", b""))
+        arr = ds[:rows]
+        levels = _levels(ds) if "levels" in ds.attrs else None
+        out[name] = (arr, levels, role, units, int(ds.attrs.get("in_job_id", 0)))
+    edges = np.asarray(f["hist/edges_s"][()], dtype=np.float64)
+    return rows, out, edges
+
+
+def load_table(paths, columns=None):
+    """The table of layout-2 files as numpy columns (see Table).  `columns` (names)
+    limits what is read; job_id is always read.  A job id in several files is kept once."""
+    if isinstance(paths, str):
+        paths = [paths]
+    if columns is not None:
+        columns = set(columns) | {"job_id"}
+    tab = Table()
+    parts = []
+    for i, path in enumerate(paths):
+        with h5py.File(path, "r") as f:
+            if _layout(f, path) != LAYOUT:
+                raise ValueError("%s: layout %r; the table reader needs %r (convert it with "
+                                 "`rcsim convert %s --out NEW.h5`, or use results.load)"
+                                 % (path, LAYOUT_V1, LAYOUT, path))
+            rows, cols, edges = _read_file_table(f, path, columns)
+        if tab.edges is None:
+            tab.edges = edges
+        elif not np.array_equal(tab.edges, edges):
+            raise ValueError("%s: its histogram buckets differ from %s's" % (path, paths[0]))
+        tab.sources.append(path)
+        parts.append((i, rows, cols))
+    names_ = []
+    for _, _, cols in parts:
+        for n in cols:
+            if n not in names_:
+                names_.append(n)
+    # Keep the first row of every job id.
+    ids = np.concatenate([cols["job_id"][0] for _, _, cols in parts]) if parts else \
+        np.zeros(0, dtype=np.uint64)
+    file_of_row = np.concatenate([np.full(rows, i, dtype=np.int32) for i, rows, _ in parts]) \
+        if parts else np.zeros(0, dtype=np.int32)
+    row_in_file = np.concatenate([np.arange(rows, dtype=np.int64) for _, rows, _ in parts]) \
+        if parts else np.zeros(0, dtype=np.int64)
+    _, first = np.unique(ids, return_index=True)
+    keep = np.sort(first)
+    whole = keep.shape[0] == ids.shape[0]
+    tab.file_of_row = file_of_row if whole else file_of_row[keep]
+    tab.row_in_file = row_in_file if whole else row_in_file[keep]
+    for n in names_:
+        arrays, role, units, canon = [], "", "", 0
+        levels = None
+        for _, rows, cols in parts:
+            if n in cols:
+                arr, lv, role, units, canon = cols[n]
+                if lv is not None:
+                    # re-code into the union of the files' levels
+                    if levels is None:
+                        levels = list(lv)
+                    index = {s: k for k, s in enumerate(levels)}
+                    for s in lv:
+                        if s not in index:
+                            index[s] = len(levels)
+                            levels.append(s)
+                    remap = np.array([index[s] for s in lv], dtype=np.uint32)
+                    arr = remap[arr] if arr.shape[0] else arr.astype(np.uint32)
+                arrays.append(arr)
+            else:
+                arrays.append(np.zeros(rows, dtype=np.float64) * np.nan)
+        col = np.concatenate(arrays) if len(arrays) > 1 else arrays[0]
+        if not whole:
+            col = col[keep]
+        if levels is not None:
+            tab.codes[n] = col
+            tab.levels[n] = np.array(levels, dtype=object)
+        else:
+            tab.columns[n] = col
+        tab.role[n] = role
+        tab.units[n] = units
+        if role == "parameter" and canon:
+            tab.in_job_id.append(n)
+    return tab
+
+
+def load_dataframe(paths, columns=None):
+    """load_table(paths, columns).to_pandas(): a pandas DataFrame of the summaries."""
+    tab = load_table(paths, columns)
+    try:
+        return tab.to_pandas()
+    finally:
+        tab.close()
+
+
+# ---------------------------------------------------------------------------------------
+# Jobs and configurations (both layouts)
+
+
 class Job:
     """One finished job: parameters, the online summary, lazily its histogram."""
+
+    def stat(self, name):
+        """A summary statistic by summary name (p50) or paper name (median)."""
+        key = PAPER_STAT.get(name, name)
+        v = self.summary.get(key, math.nan)
+        if self.summary.get("count", 0) == 0:
+            return math.nan
+        return v
+
+    def _init_common(self, attrs):
+        self.strategy = names.strategy(attrs.get("strategy", "unicast"))
+        self.trace = names.trace(attrs.get("trace", "online"))
+        model = attrs.get("model", "exact")
+        self.model = MODEL_NAMES.get(model, model) if isinstance(model, int) else str(model)
+        self.users = int(attrs.get("users", 0))
+        gs = int(attrs.get("group_size", 0) or 0)
+        self.group_size = gs if gs > 0 else self.users
+        self.groups = int(attrs.get("groups", 1))
+        self.burst = int(attrs.get("burst", 1))
+        self.lambda_div = float(attrs.get("lambda_div", 1.0))
+        self.duration = float(attrs.get("duration", 86400.0))
+        self.seed = attrs.get("seed", 0)
+
+
+class TableJob(Job):
+    """A row of a layout-2 table."""
+
+    def __init__(self, tab, row, attrs, summary, config, wall_s):
+        self._tab = tab
+        self.row = row
+        self.path = tab.sources[int(tab.file_of_row[row])]
+        self.attrs = attrs
+        self.id = attrs.get("job_id", "")
+        self.summary = summary
+        self.config = config
+        self.wall_s = wall_s
+        self._init_common(attrs)
+
+    def hist(self, which="hist_online"):
+        return self._tab.hist(self.row, which.replace("hist_", ""))
+
+    def canonical(self):
+        return self._tab.canonical_cached(self.row)
+
+    def counters(self):
+        return self._tab.counters(self.row)
+
+
+class LegacyJob(Job):
+    """A job group of a layout-1 file."""
 
     def __init__(self, group, path):
         self._group = group
         self.path = path
         self.attrs = {k: _value(v) for k, v in group.attrs.items()}
         self.id = self.attrs.get("job_id", group.name.rsplit("/", 1)[-1])
-        self.strategy = names.strategy(self.attrs.get("strategy", "unicast"))
-        self.trace = names.trace(self.attrs.get("trace", "online"))
-        model = self.attrs.get("model", "exact")
-        self.model = MODEL_NAMES.get(model, model) if isinstance(model, int) else str(model)
-        self.users = int(self.attrs.get("users", 0))
-        gs = int(self.attrs.get("group_size", 0) or 0)
-        self.group_size = gs if gs > 0 else self.users
-        self.groups = int(self.attrs.get("groups", 1))
-        self.burst = int(self.attrs.get("burst", 1))
-        self.lambda_div = float(self.attrs.get("lambda_div", 1.0))
-        self.duration = float(self.attrs.get("duration", 86400.0))
-        self.seed = self.attrs.get("seed", 0)
+        self._init_common(self.attrs)
         self.wall_s = float(self.attrs.get("wall_s", math.nan))
         self.summary = self._read_summary("summary_online")
         canon = self.attrs.get("canonical")
@@ -94,16 +395,40 @@ class Job:
             keys = SUMMARY_NAMES[: vals.shape[0]]
         return dict(zip(keys, vals.tolist()))
 
-    def stat(self, name):
-        """A summary statistic by summary name (p50) or paper name (median)."""
-        key = PAPER_STAT.get(name, name)
-        v = self.summary.get(key, math.nan)
-        if self.summary.get("count", 0) == 0:
-            return math.nan
-        return v
-
     def hist(self, which="hist_online"):
         return np.asarray(self._group[which][()], dtype=np.int64)
+
+
+def _table_jobs(tab, seen):
+    """TableJob objects for every row whose id is not in `seen` (updated)."""
+    n = len(tab)
+    ids = ["%016x" % v for v in tab.columns["job_id"].tolist()]
+    params = [c for c in tab.names() if tab.role.get(c) == "parameter"]
+    values = {}
+    for c in params:
+        if c in tab.codes:
+            values[c] = tab.levels[c][tab.codes[c]].tolist()
+        else:
+            values[c] = tab.columns[c].tolist()
+    summary = {}
+    for k in SUMMARY_NAMES:
+        col = "online_" + k
+        if col in tab.columns:
+            summary[k] = tab.columns[col].tolist()
+    wall = tab.columns["counter_wall_s"].tolist() if "counter_wall_s" in tab.columns \
+        else [math.nan] * n
+    key_cols = [c for c in tab.in_job_id if c != "seed"]
+    jobs = []
+    for r in range(n):
+        if ids[r] in seen:
+            continue
+        seen.add(ids[r])
+        attrs = {c: values[c][r] for c in params}
+        attrs["job_id"] = ids[r]
+        s = {k: v[r] for k, v in summary.items()}
+        config = tuple((c, values[c][r]) for c in key_cols)
+        jobs.append(TableJob(tab, r, attrs, s, config, wall[r]))
+    return jobs
 
 
 class Config:
@@ -142,6 +467,7 @@ class Config:
 class Results:
     def __init__(self):
         self.files = []
+        self.tables = []
         self.jobs = []
         self.edges = None
         self.sources = []
@@ -149,7 +475,10 @@ class Results:
     def close(self):
         for f in self.files:
             f.close()
+        for t in self.tables:
+            t.close()
         self.files = []
+        self.tables = []
 
     def __enter__(self):
         return self
@@ -192,20 +521,36 @@ class Results:
         cs.sort(key=lambda c: (c.duration, c.n_seeds), reverse=True)
         return cs[0]
 
+    def _set_edges(self, edges, path):
+        if self.edges is None:
+            self.edges = edges
+        elif not np.array_equal(self.edges, edges):
+            raise ValueError("%s: its histogram buckets differ from %s's (a file converted "
+                             "from layout 1 keeps that layout's bins; analyse it on its own)"
+                             % (path, self.sources[0]))
+
 
 def load(paths):
     res = Results()
     seen = set()
     for path in paths:
         f = h5py.File(path, "r")
-        layout = _text(f.attrs.get("layout", b""))
-        if layout != LAYOUT:
+        try:
+            layout = _layout(f, path)
+        except ValueError:
             f.close()
-            raise ValueError("%s: layout %r, expected %r" % (path, layout, LAYOUT))
-        res.files.append(f)
+            raise
         res.sources.append(path)
-        if "hist_edges_s" in f and res.edges is None:
-            res.edges = np.asarray(f["hist_edges_s"][()], dtype=np.float64)
+        if layout == LAYOUT:
+            f.close()
+            tab = load_table([path])
+            res.tables.append(tab)
+            res._set_edges(tab.edges, path)
+            res.jobs.extend(_table_jobs(tab, seen))
+            continue
+        res.files.append(f)
+        if "hist_edges_s" in f:
+            res._set_edges(np.asarray(f["hist_edges_s"][()], dtype=np.float64), path)
         if "jobs" not in f:
             continue
         for key in f["jobs"]:
@@ -214,7 +559,7 @@ def load(paths):
             if status != "ok" or key in seen:
                 continue
             seen.add(key)
-            res.jobs.append(Job(g, path))
+            res.jobs.append(LegacyJob(g, path))
     return res
 
 
@@ -236,7 +581,7 @@ def job_params(job):
     """{name: value text} of every result-affecting parameter of a job, seed included, in
     registry order: the job's canonical text (docs/sweep-format.md, "Job ids").  Files
     without it fall back to the parameter attributes the figure code reads."""
-    canon = job.attrs.get("canonical")
+    canon = job.canonical() if isinstance(job, TableJob) else job.attrs.get("canonical")
     if canon:
         out = {}
         for line in str(canon).splitlines():
@@ -252,6 +597,8 @@ def job_params(job):
 def job_counters(job):
     """{name: number} of a job's counters (rc_counters: deliveries, expected_deliveries,
     payload_packets, ...), without the counter_ prefix of the attributes."""
+    if isinstance(job, TableJob):
+        return job.counters()
     return {k[len("counter_"):]: v for k, v in job.attrs.items()
             if k.startswith("counter_") and isinstance(v, (int, float))}
 
@@ -260,25 +607,34 @@ def sweep_info(res):
     """One dict per loaded file (in load order) with the keys of SWEEP_KEYS that the file
     holds (sweep_text is the sweep file's bytes as stored) and "path"."""
     out = []
-    for f, path in zip(res.files, res.sources):
+    for path in res.sources:
         d = {"path": path}
-        for k in SWEEP_KEYS:
-            if k in f.attrs:
-                d[k] = _value(f.attrs[k])
+        with h5py.File(path, "r") as f:
+            for k in SWEEP_KEYS:
+                if k in f.attrs:
+                    d[k] = _value(f.attrs[k])
         out.append(d)
     return out
+
+
+# The per-delivery columns of layout 2 (docs/results-layout.md) behind DELIVERY_FIELDS.
+_DELIVERY_COLUMNS = ("message", "group", "sender", "recipient", "sent_s", "delivered_s", "online")
 
 
 def job_deliveries(job):
     """The job's per-delivery records as {field: numpy array} over DELIVERY_FIELDS, one
     entry per first delivery (online or not), or None when the job has none (store_raw off,
-    or a file written before rcsim recorded send times).  Expected as the per-job table
-    `deliveries` with those column names."""
-    if "deliveries" not in job._group:
+    or a file of layout 1, which kept no delivery records)."""
+    if not isinstance(job, TableJob):
+        # A layout-1 job group with a `deliveries` table of DELIVERY_FIELDS columns.
+        if "deliveries" not in job._group:
+            return None
+        ds = job._group["deliveries"]
+        if not all(k in (ds.dtype.names or ()) for k in DELIVERY_FIELDS):
+            return None
+        data = ds[()]
+        return {k: np.asarray(data[k]) for k in DELIVERY_FIELDS}
+    if not int(job.attrs.get("store_raw", 0) or 0):
         return None
-    ds = job._group["deliveries"]
-    names_ = ds.dtype.names or ()
-    if not all(k in names_ for k in DELIVERY_FIELDS):
-        return None
-    data = ds[()]
-    return {k: np.asarray(data[k]) for k in DELIVERY_FIELDS}
+    d = job._tab.deliveries(job.row)
+    return {k: np.asarray(d[c]) for k, c in zip(DELIVERY_FIELDS, _DELIVERY_COLUMNS)}

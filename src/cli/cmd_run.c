@@ -28,17 +28,20 @@ static int write_out(const char *path, const rc_job *job, const rc_result *r, rc
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     rc_job_canonical(job, canon, sizeof canon);
     unlink(tmp);
-    rc_h5out_sweep sw = {"run", "", canon, r->job_id};
-    rc_h5out *h = rc_h5out_open(tmp, &sw, err);
+    rc_h5out_sweep sw = {"run", "", canon, r->job_id, 1, ""};
+    rc_h5out *h = rc_h5out_open(tmp, &sw, strlen(canon) + 1, err);
     if (h == NULL) return err->code ? err->code : RC_EXIT_RUNTIME;
     char host[256] = "unknown";
     gethostname(host, sizeof host);
     rc_h5out_prov prov = {host, 0, (double)time(NULL)};
-    int rc = rc_h5out_begin(h, err);
-    if (rc == 0) rc = rc_h5out_write_job(h, job, r, &prov, err);
-    int rc2 = rc_h5out_end(h, err);
-    rc_h5out_close(h, rc ? NULL : err);
-    if (rc == 0) rc = rc2;
+    void *image;
+    size_t len;
+    rc_result_pack(r, &image, &len);
+    int rc = rc_h5out_add(h, job, image, len, canon, &prov, err);
+    free(image);
+    bool locked;
+    if (rc == 0) rc = rc_h5out_flush(h, &locked, err);
+    rc_h5out_close(h);
     if (rc == 0 && rename(tmp, path) != 0)
         rc = rc_err_set(err, RC_EXIT_RUNTIME, "cannot rename %s to %s", tmp, path);
     if (rc != 0) unlink(tmp);

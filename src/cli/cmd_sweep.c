@@ -25,6 +25,7 @@ static void print_usage(FILE *out)
     fprintf(out,
             "usage: rcsim sweep FILE --out RESULTS.h5 [options]\n"
             "       mpirun -np N rcsim sweep FILE --out RESULTS.h5 [options]\n"
+            "       rcsim sweep FILE --shard I/N --out part-I.h5 [options]\n"
             "\n"
             "Runs every job of the sweep file FILE and writes the results to RESULTS.h5\n"
             "(layout: docs/results-layout.md).  Under MPI, rank 0 hands out jobs (most\n"
@@ -48,10 +49,19 @@ static void print_usage(FILE *out)
             "      --retry-failed    give each job that fails one more try at the end of this\n"
             "                        run (failed jobs are always retried by a rerun)\n"
             "      --no-fork         run jobs in the worker process itself instead of a forked\n"
-            "                        child (a crashing job then takes the whole sweep down)\n"
+            "                        child (a crashing job then takes the whole sweep down;\n"
+            "                        for networks where forking an MPI process is not allowed)\n"
+            "      --shard I/N       run only shard I (0 <= I < N) of the sweep: the jobs whose\n"
+            "                        id modulo N is I (one rank is enough); combine the shard\n"
+            "                        files with `rcsim merge part-*.h5 --out ALL.h5`\n"
+            "      --lock-wait S     at the end, wait up to S seconds for a reader that holds\n"
+            "                        the results file open (default 60); then the journal\n"
+            "                        keeps the results and the sweep still exits 0\n"
             "  -v, --verbose         one line per finished job\n"
             "  -h, --help            this help\n"
             "\n"
+            "A sweep file extended with more seeds or axis values can be rerun into the same\n"
+            "--out: only the new jobs run.\n"
             "Before the first job every trace is read and checked, RESULTS.h5.lock is taken\n"
             "(one sweep per results file) and, on resume, the traces, stored options and\n"
             "build are compared with RESULTS.h5.manifest.json (docs/running-sweeps.md).\n"
@@ -87,6 +97,22 @@ static int parse_seconds(const char *opt, const char *text, double *out)
     return 0;
 }
 
+/* "I/N" with 0 <= I < N. */
+static int parse_shard(const char *text, rc_farm_opts *o)
+{
+    unsigned i, n;
+    char tail;
+    if (sscanf(text, "%u/%u%c", &i, &n, &tail) != 2 || n == 0 || i >= n || n > 1000000) {
+        if (launcher_rank() == 0)
+            fprintf(stderr, "rcsim sweep: --shard: '%s' is not I/N with 0 <= I < N (e.g. 0/8)\n",
+                    text);
+        return RC_EXIT_USAGE;
+    }
+    o->shard_index = i;
+    o->shard_count = n;
+    return 0;
+}
+
 static void abort_hook(void) { MPI_Abort(MPI_COMM_WORLD, RC_EXIT_RUNTIME); }
 
 int rc_cmd_sweep(int argc, char **argv)
@@ -98,7 +124,9 @@ int rc_cmd_sweep(int argc, char **argv)
         OPT_DRY_RUN,
         OPT_RETRY,
         OPT_NO_FORK,
-        OPT_ALLOW_BUILD
+        OPT_ALLOW_BUILD,
+        OPT_SHARD,
+        OPT_LOCK_WAIT
     };
     static const struct option longopts[] = {
         {"out", required_argument, NULL, 'o'},
@@ -109,12 +137,14 @@ int rc_cmd_sweep(int argc, char **argv)
         {"dry-run", no_argument, NULL, OPT_DRY_RUN},
         {"retry-failed", no_argument, NULL, OPT_RETRY},
         {"no-fork", no_argument, NULL, OPT_NO_FORK},
+        {"shard", required_argument, NULL, OPT_SHARD},
+        {"lock-wait", required_argument, NULL, OPT_LOCK_WAIT},
         {"allow-other-build", no_argument, NULL, OPT_ALLOW_BUILD},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    rc_farm_opts o = {.progress_s = 10, .grace_s = 60, .isolate = true};
+    rc_farm_opts o = {.progress_s = 10, .grace_s = 60, .isolate = true, .lock_wait_s = 60};
     bool allow_other_build = false;
     const char **sets = calloc((size_t)argc + 1, sizeof *sets);
     size_t n_sets = 0;
@@ -138,6 +168,8 @@ int rc_cmd_sweep(int argc, char **argv)
         case OPT_DRY_RUN: o.dry_run = true; break;
         case OPT_RETRY: o.retry_failed = true; break;
         case OPT_NO_FORK: o.isolate = false; break;
+        case OPT_SHARD: rc = parse_shard(optarg, &o); break;
+        case OPT_LOCK_WAIT: rc = parse_seconds("--lock-wait", optarg, &o.lock_wait_s); break;
         case OPT_ALLOW_BUILD: allow_other_build = true; break;
         case 'v': o.verbose = 1; break;
         case 'h':

@@ -2,27 +2,26 @@
 
 #include <math.h>
 
-#define LOG_RATIO 1.01
-#define LINEAR_TOP 100.0
-
 size_t rc_hist_bin(double x)
 {
-    if (!(x >= 0)) return 0;
-    if (x < LINEAR_TOP) {
-        /* Latencies on the 10 ms lattice sit exactly on edges: nudge up. */
-        size_t b = (size_t)floor(x * 100.0 + 1e-7);
-        return b < RC_HIST_LINEAR_BINS ? b : RC_HIST_LINEAR_BINS - 1;
-    }
-    double k = floor(log(x / LINEAR_TOP) / log(LOG_RATIO) + 1e-12);
-    if (k >= RC_HIST_LOG_BINS) return RC_HIST_BINS - 1;
-    return RC_HIST_LINEAR_BINS + (size_t)k;
+    if (!(x >= ldexp(1.0, RC_HIST_MIN_EXP))) return 0; /* also NaN and negatives */
+    if (x >= ldexp(1.0, RC_HIST_MAX_EXP)) return RC_HIST_BINS - 1;
+    int e;
+    frexp(x, &e); /* x = m 2^e, m in [0.5, 1): x is in octave k = e - 1 */
+    int k = e - 1;
+    /* ldexp is exact, so the sub-bucket is exact too: x * 2^(SUB_BITS-k) lies
+     * in [SUB, 2 SUB). */
+    size_t sub = (size_t)ldexp(x, RC_HIST_SUB_BITS - k) - RC_HIST_SUB;
+    return 1 + (size_t)(k - RC_HIST_MIN_EXP) * RC_HIST_SUB + sub;
 }
 
 double rc_hist_edge(size_t i)
 {
-    if (i <= RC_HIST_LINEAR_BINS) return (double)i / 100.0;
+    if (i == 0) return 0.0;
     if (i >= RC_HIST_BINS) return INFINITY;
-    return LINEAR_TOP * pow(LOG_RATIO, (double)(i - RC_HIST_LINEAR_BINS));
+    size_t j = i - 1;
+    int k = RC_HIST_MIN_EXP + (int)(j / RC_HIST_SUB);
+    return ldexp((double)(RC_HIST_SUB + j % RC_HIST_SUB), k - RC_HIST_SUB_BITS);
 }
 
 void rc_moments_add(rc_moments *m, double x)

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <zlib.h>
+
 #include "core/log.h"
 #include "loopix/net.h"
 #include "multicast/mc.h"
@@ -13,7 +15,6 @@ const double rc_summary_q[RC_SUMMARY_QUANTILES] = {0.01, 0.05, 0.10, 0.25, 0.50,
                                                    0.75, 0.90, 0.95, 0.99, 0.999};
 const char *const rc_summary_q_names[RC_SUMMARY_QUANTILES] = {
     "p1", "p5", "p10", "p25", "p50", "p75", "p90", "p95", "p99", "p99.9"};
-
 
 void rc_result_init(rc_result *r)
 {
@@ -26,11 +27,45 @@ void rc_result_free(rc_result *r)
 {
     free(r->hist_online);
     free(r->hist_all);
-    free(r->raw_online);
+    free(r->deliveries);
     free(r->undelivered);
     free(r->user_sent);
     free(r->user_groups);
     memset(r, 0, sizeof *r);
+}
+
+/* Value of the sample of 0-based rank k, the samples of its bucket taken as
+ * evenly spread in it (analysis/rcplot/stats.py _sample_estimate). */
+static double rank_estimate(const uint32_t *h, double k)
+{
+    double cum = 0;
+    size_t i = 0;
+    for (; i < RC_HIST_BINS; i++) {
+        if (h[i] == 0) continue;
+        if (cum + h[i] > k) break;
+        cum += h[i];
+    }
+    if (i == RC_HIST_BINS) {
+        while (i > 0 && h[i - 1] == 0) i--; /* k beyond the last sample: the last bucket */
+        i = i > 0 ? i - 1 : 0;
+        cum -= h[i];
+    }
+    double lo = rc_hist_edge(i), hi = rc_hist_edge(i + 1);
+    if (!isfinite(hi)) return lo;
+    double frac = (k - cum + 0.5) / h[i];
+    frac = frac < 0 ? 0 : frac > 1 ? 1 : frac;
+    return lo + frac * (hi - lo);
+}
+
+double rc_hist_quantile(const uint32_t *h, double q)
+{
+    double n = 0;
+    for (size_t i = 0; i < RC_HIST_BINS; i++) n += h[i];
+    if (n <= 0) return NAN;
+    double r = q * (n - 1), f = floor(r);
+    double v0 = rank_estimate(h, f);
+    if (r == f) return v0;
+    return v0 + (r - f) * (rank_estimate(h, f + 1) - v0);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -279,11 +314,22 @@ void rc_result_gather(rc_result *r, rc_mc *mc, bool keep_raw)
     size_t n_all, n_online;
     double *all = rc_mc_latencies(mc, false, &n_all);
     double *online = rc_mc_latencies(mc, true, &n_online);
-    /* Raw samples keep delivery order: copy them before the summaries sort. */
     if (keep_raw) {
-        r->n_raw = n_online;
-        r->raw_online = rc_xmalloc((r->n_raw ? r->n_raw : 1) * sizeof(float));
-        for (size_t i = 0; i < r->n_raw; i++) r->raw_online[i] = (float)online[i];
+        /* Every first delivery, online or not, in delivery order. */
+        size_t nd;
+        const rc_mc_delivery *d = rc_mc_deliveries(mc, &nd);
+        r->n_deliveries = nd;
+        r->deliveries = rc_xcalloc(nd ? nd : 1, sizeof *r->deliveries);
+        for (size_t i = 0; i < nd; i++)
+            r->deliveries[i] = (rc_delivery){
+                .message = d[i].payload,
+                .group = d[i].group,
+                .sender = d[i].source,
+                .recipient = d[i].recipient,
+                .sent_s = (double)d[i].created / 1e6,
+                .delivered_s = (double)d[i].delivered / 1e6,
+                .online = d[i].online,
+            };
     }
     for (size_t i = 0; i < n_all; i++) r->hist_all[rc_hist_bin(all[i])]++;
     for (size_t i = 0; i < n_online; i++) r->hist_online[rc_hist_bin(online[i])]++;
@@ -291,9 +337,15 @@ void rc_result_gather(rc_result *r, rc_mc *mc, bool keep_raw)
     rc_summary_compute(&r->online, online, n_online);
 }
 
-/* ---------- flat image ---------- */
+/* ---------- compact image ---------- */
 
-#define MAGIC 0x53524352u /* "RCRS" */
+#define MAGIC 0x32524352u  /* "RCR2" */
+#define ZMAGIC 0x325a4352u /* "RCZ2": zlib-compressed image follows */
+
+typedef struct zhead {
+    uint32_t magic, layout;
+    uint64_t raw_len;
+} zhead;
 
 typedef struct image_head {
     uint32_t magic, layout;
@@ -302,17 +354,140 @@ typedef struct image_head {
     char build_revision[64];
     rc_counters c;
     rc_summary online, all;
-    uint64_t n_raw, n_undelivered;
-    uint64_t n_sizes, n_users_load;
-    rc_size_bucket sizes[RC_SIZE_BUCKETS];
+    uint32_t n_hist_online, n_hist_all;
+    uint32_t n_undelivered, n_deliveries;
+    uint32_t n_sizes, n_users_load; /* population mode (issue 17) */
 } image_head;
+
+/* Before zlib, each region of an image is laid out the way it compresses:
+ * bucket numbers as differences (mostly 1), then every region byte-shuffled
+ * by its element size (byte k of every element together, like HDF5's
+ * shuffle filter: the high bytes of counts and the constant fields of
+ * delivery records become long runs).  Measured on 24 h paper jobs: a third
+ * of plain zlib's size.  The transform is its own inverse's mirror below. */
+enum { N_REGIONS = 9 };
+
+static void image_regions(const image_head *h, size_t esize[N_REGIONS], size_t count[N_REGIONS])
+{
+    esize[0] = 2, count[0] = h->n_hist_online; /* buckets (deltas) */
+    esize[1] = 4, count[1] = h->n_hist_online; /* counts */
+    esize[2] = 2, count[2] = h->n_hist_all;
+    esize[3] = 4, count[3] = h->n_hist_all;
+    esize[4] = sizeof(rc_undelivered), count[4] = h->n_undelivered;
+    esize[5] = sizeof(rc_delivery), count[5] = h->n_deliveries;
+    esize[6] = sizeof(rc_size_bucket), count[6] = h->n_sizes;
+    esize[7] = 4, count[7] = h->n_users_load; /* user_sent */
+    esize[8] = 4, count[8] = h->n_users_load; /* user_groups */
+}
+
+static void shuffle(unsigned char *dst, const unsigned char *src, size_t es, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t b = 0; b < es; b++) dst[b * n + i] = src[i * es + b];
+}
+
+static void unshuffle(unsigned char *dst, const unsigned char *src, size_t es, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t b = 0; b < es; b++) dst[i * es + b] = src[b * n + i];
+}
+
+/* forward = 1: raw -> transformed; 0: transformed -> raw.  Same length. */
+static void transform(unsigned char *dst, const unsigned char *src, size_t len, int forward)
+{
+    image_head h;
+    memcpy(&h, src, sizeof h);
+    memcpy(dst, src, sizeof h);
+    size_t es[N_REGIONS], n[N_REGIONS], off = sizeof h;
+    image_regions(&h, es, n);
+    for (int r = 0; r < N_REGIONS; r++) {
+        size_t bytes = es[r] * n[r];
+        RC_ASSERT(off + bytes <= len);
+        if (r == 0 || r == 2) {
+            /* uint16 buckets, ascending: differences, shuffled */
+            uint16_t *tmp = rc_xmalloc(bytes ? bytes : 1);
+            if (forward) {
+                uint16_t prev = 0;
+                for (size_t i = 0; i < n[r]; i++) {
+                    uint16_t b;
+                    memcpy(&b, src + off + 2 * i, 2);
+                    tmp[i] = (uint16_t)(b - prev);
+                    prev = b;
+                }
+                shuffle(dst + off, (unsigned char *)tmp, 2, n[r]);
+            } else {
+                unshuffle((unsigned char *)tmp, src + off, 2, n[r]);
+                uint16_t prev = 0;
+                for (size_t i = 0; i < n[r]; i++) {
+                    prev = (uint16_t)(prev + tmp[i]);
+                    memcpy(dst + off + 2 * i, &prev, 2);
+                }
+            }
+            free(tmp);
+        } else if (forward) {
+            shuffle(dst + off, src + off, es[r], n[r]);
+        } else {
+            unshuffle(dst + off, src + off, es[r], n[r]);
+        }
+        off += bytes;
+    }
+    RC_ASSERT(off == len);
+}
+
+void rc_result_deflate(void **buf, size_t *len)
+{
+    if (*len < 1024) return;
+    rc_result_view v;
+    if (rc_result_view_parse(&v, *buf, *len, NULL) != 0 || v.owned != NULL) {
+        rc_result_view_release(&v);
+        return; /* not a plain image: leave it */
+    }
+    unsigned char *t = rc_xmalloc(*len);
+    transform(t, *buf, *len, 1);
+    uLongf cap = compressBound((uLong)*len);
+    unsigned char *z = rc_xmalloc(sizeof(zhead) + cap);
+    /* Level 1: after the transform, higher levels gain little and cost more. */
+    int ok = compress2(z + sizeof(zhead), &cap, t, (uLong)*len, 1) == Z_OK &&
+             sizeof(zhead) + cap < *len;
+    free(t);
+    if (!ok) {
+        free(z);
+        return;
+    }
+    zhead h = {ZMAGIC, RC_RESULT_LAYOUT, *len};
+    memcpy(z, &h, sizeof h);
+    free(*buf);
+    *buf = z;
+    *len = sizeof(zhead) + cap;
+}
+
+static size_t nonzero(const uint32_t *h)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < RC_HIST_BINS; i++) n += h[i] != 0;
+    return n;
+}
+
+/* Buckets (uint16) then counts (uint32) of the nonzero buckets, ascending. */
+static unsigned char *put_hist(unsigned char *p, const uint32_t *h, size_t n)
+{
+    unsigned char *cp = p + n * sizeof(uint16_t);
+    for (size_t i = 0; i < RC_HIST_BINS; i++) {
+        if (h[i] == 0) continue;
+        uint16_t b = (uint16_t)i;
+        memcpy(p, &b, sizeof b), p += sizeof b;
+        memcpy(cp, &h[i], sizeof h[i]), cp += sizeof h[i];
+    }
+    return cp;
+}
 
 void rc_result_pack(const rc_result *r, void **buf, size_t *len)
 {
-    size_t hist = (size_t)RC_HIST_BINS * sizeof(uint32_t);
-    size_t load = r->n_users_load * 2 * sizeof(uint32_t);
-    size_t n = sizeof(image_head) + 2 * hist + r->n_raw * sizeof(float) +
-               r->n_undelivered * sizeof(rc_undelivered) + load;
+    _Static_assert(RC_HIST_BINS <= 65536, "bucket indices are uint16");
+    size_t nh[2] = {nonzero(r->hist_online), nonzero(r->hist_all)};
+    size_t n = sizeof(image_head) + (nh[0] + nh[1]) * (sizeof(uint16_t) + sizeof(uint32_t)) +
+               r->n_undelivered * sizeof(rc_undelivered) + r->n_deliveries * sizeof(rc_delivery) +
+               r->n_sizes * sizeof(rc_size_bucket) + r->n_users_load * 2 * sizeof(uint32_t);
     unsigned char *p = rc_xmalloc(n);
     image_head h;
     memset(&h, 0, sizeof h);
@@ -324,79 +499,215 @@ void rc_result_pack(const rc_result *r, void **buf, size_t *len)
     h.c = r->c;
     h.online = r->online;
     h.all = r->all;
-    h.n_raw = r->n_raw;
-    h.n_undelivered = r->n_undelivered;
+    h.n_hist_online = (uint32_t)nh[0];
+    h.n_hist_all = (uint32_t)nh[1];
+    h.n_undelivered = (uint32_t)r->n_undelivered;
+    h.n_deliveries = (uint32_t)r->n_deliveries;
     h.n_sizes = r->n_sizes;
-    h.n_users_load = r->n_users_load;
-    memcpy(h.sizes, r->sizes, sizeof h.sizes);
-    size_t off = 0;
-    memcpy(p + off, &h, sizeof h), off += sizeof h;
-    memcpy(p + off, r->hist_online, hist), off += hist;
-    memcpy(p + off, r->hist_all, hist), off += hist;
-    if (r->n_raw) memcpy(p + off, r->raw_online, r->n_raw * sizeof(float));
-    off += r->n_raw * sizeof(float);
+    h.n_users_load = (uint32_t)r->n_users_load;
+    unsigned char *q = p;
+    memcpy(q, &h, sizeof h), q += sizeof h;
+    q = put_hist(q, r->hist_online, nh[0]);
+    q = put_hist(q, r->hist_all, nh[1]);
     if (r->n_undelivered)
-        memcpy(p + off, r->undelivered, r->n_undelivered * sizeof(rc_undelivered));
-    off += r->n_undelivered * sizeof(rc_undelivered);
+        memcpy(q, r->undelivered, r->n_undelivered * sizeof(rc_undelivered));
+    q += r->n_undelivered * sizeof(rc_undelivered);
+    if (r->n_deliveries) memcpy(q, r->deliveries, r->n_deliveries * sizeof(rc_delivery));
+    q += r->n_deliveries * sizeof(rc_delivery);
+    if (r->n_sizes) memcpy(q, r->sizes, r->n_sizes * sizeof(rc_size_bucket));
+    q += r->n_sizes * sizeof(rc_size_bucket);
     if (r->n_users_load) {
-        memcpy(p + off, r->user_sent, r->n_users_load * sizeof(uint32_t));
-        off += r->n_users_load * sizeof(uint32_t);
-        memcpy(p + off, r->user_groups, r->n_users_load * sizeof(uint32_t));
+        memcpy(q, r->user_sent, r->n_users_load * sizeof(uint32_t));
+        q += r->n_users_load * sizeof(uint32_t);
+        memcpy(q, r->user_groups, r->n_users_load * sizeof(uint32_t));
     }
     *buf = p;
     *len = n;
 }
 
-int rc_result_unpack(rc_result *r, const void *buf, size_t len, rc_err *err)
+void rc_result_pack_view(const rc_result_view *v, void **buf, size_t *len)
+{
+    size_t pair = sizeof(uint16_t) + sizeof(uint32_t);
+    size_t n = sizeof(image_head) + (v->n_hist[0] + v->n_hist[1]) * pair +
+               v->n_undelivered * sizeof(rc_undelivered) + v->n_deliveries * sizeof(rc_delivery) +
+               v->n_sizes * sizeof(rc_size_bucket) + v->n_users_load * 2 * sizeof(uint32_t);
+    unsigned char *p = rc_xmalloc(n), *q = p;
+    image_head h;
+    memset(&h, 0, sizeof h);
+    h.magic = MAGIC;
+    h.layout = RC_RESULT_LAYOUT;
+    h.job_id = v->job_id;
+    memcpy(h.build_id, v->build_id, sizeof v->build_id);
+    memcpy(h.build_revision, v->build_revision, sizeof v->build_revision);
+    h.c = v->c;
+    h.online = v->online;
+    h.all = v->all;
+    h.n_hist_online = (uint32_t)v->n_hist[0];
+    h.n_hist_all = (uint32_t)v->n_hist[1];
+    h.n_undelivered = (uint32_t)v->n_undelivered;
+    h.n_deliveries = (uint32_t)v->n_deliveries;
+    h.n_sizes = (uint32_t)v->n_sizes;
+    h.n_users_load = (uint32_t)v->n_users_load;
+    memcpy(q, &h, sizeof h), q += sizeof h;
+    for (int k = 0; k < 2; k++) {
+        if (v->n_hist[k]) {
+            memcpy(q, v->hist_bucket[k], v->n_hist[k] * sizeof(uint16_t));
+            memcpy(q + v->n_hist[k] * sizeof(uint16_t), v->hist_count[k],
+                   v->n_hist[k] * sizeof(uint32_t));
+        }
+        q += v->n_hist[k] * pair;
+    }
+    if (v->n_undelivered) memcpy(q, v->undelivered, v->n_undelivered * sizeof(rc_undelivered));
+    q += v->n_undelivered * sizeof(rc_undelivered);
+    if (v->n_deliveries) memcpy(q, v->deliveries, v->n_deliveries * sizeof(rc_delivery));
+    q += v->n_deliveries * sizeof(rc_delivery);
+    if (v->n_sizes) memcpy(q, v->sizes, v->n_sizes * sizeof(rc_size_bucket));
+    q += v->n_sizes * sizeof(rc_size_bucket);
+    if (v->n_users_load) {
+        memcpy(q, v->user_sent, v->n_users_load * sizeof(uint32_t));
+        memcpy(q + v->n_users_load * sizeof(uint32_t), v->user_groups,
+               v->n_users_load * sizeof(uint32_t));
+    }
+    *buf = p;
+    *len = n;
+}
+
+void rc_result_view_release(rc_result_view *v)
+{
+    free(v->owned);
+    v->owned = NULL;
+}
+
+int rc_result_view_parse(rc_result_view *v, const void *buf, size_t len, rc_err *err)
 {
     const unsigned char *p = buf;
     image_head h;
-    size_t hist = (size_t)RC_HIST_BINS * sizeof(uint32_t);
+    memset(v, 0, sizeof *v);
+    uint32_t magic = 0;
+    if (len >= sizeof magic) memcpy(&magic, p, sizeof magic);
+    if (magic == ZMAGIC) {
+        zhead z;
+        if (len < sizeof z) return rc_err_set(err, RC_EXIT_RUNTIME, "result image too short");
+        memcpy(&z, p, sizeof z);
+        /* Bounded like the journal's records: a flipped length is damage. */
+        if (z.layout != RC_RESULT_LAYOUT || z.raw_len > ((uint64_t)1 << 30))
+            return rc_err_set(err, RC_EXIT_RUNTIME, "compressed result image is damaged");
+        unsigned char *t = rc_xmalloc(z.raw_len ? z.raw_len : 1);
+        uLongf got = (uLongf)z.raw_len;
+        if (uncompress(t, &got, p + sizeof z, (uLong)(len - sizeof z)) != Z_OK ||
+            got != z.raw_len || got < sizeof h) {
+            free(t);
+            return rc_err_set(err, RC_EXIT_RUNTIME, "compressed result image is damaged");
+        }
+        /* The head is stored as is: check it bounds the regions before undoing
+         * the transform. */
+        memcpy(&h, t, sizeof h);
+        size_t es[N_REGIONS], n[N_REGIONS], need = sizeof h;
+        image_regions(&h, es, n);
+        for (int r = 0; r < N_REGIONS; r++) need += es[r] * n[r];
+        if (h.magic != MAGIC || need != got) {
+            free(t);
+            return rc_err_set(err, RC_EXIT_RUNTIME, "compressed result image is damaged");
+        }
+        unsigned char *raw = rc_xmalloc(got);
+        transform(raw, t, got, 0);
+        free(t);
+        int rc = rc_result_view_parse(v, raw, got, err);
+        if (rc != 0) {
+            free(raw);
+            return rc;
+        }
+        v->owned = raw;
+        return 0;
+    }
     if (len < sizeof h) return rc_err_set(err, RC_EXIT_RUNTIME, "result image too short");
     memcpy(&h, p, sizeof h);
     if (h.magic != MAGIC || h.layout != RC_RESULT_LAYOUT)
         return rc_err_set(err, RC_EXIT_RUNTIME, "result image has layout %u, expected %u",
-                          h.layout, RC_RESULT_LAYOUT);
-    if (h.n_sizes > RC_SIZE_BUCKETS || h.n_users_load > ((size_t)1 << 30))
-        return rc_err_set(err, RC_EXIT_RUNTIME, "result image: bad population section");
-    size_t need = sizeof h + 2 * hist + h.n_raw * sizeof(float) +
-                  h.n_undelivered * sizeof(rc_undelivered) + h.n_users_load * 2 * sizeof(uint32_t);
-    if (len != need || h.n_undelivered > RC_UNDELIVERED_MAX)
+                          h.magic == MAGIC ? h.layout : 0u, RC_RESULT_LAYOUT);
+    size_t pair = sizeof(uint16_t) + sizeof(uint32_t);
+    size_t need = sizeof h + ((size_t)h.n_hist_online + h.n_hist_all) * pair +
+                  (size_t)h.n_undelivered * sizeof(rc_undelivered) +
+                  (size_t)h.n_deliveries * sizeof(rc_delivery) +
+                  (size_t)h.n_sizes * sizeof(rc_size_bucket) +
+                  (size_t)h.n_users_load * 2 * sizeof(uint32_t);
+    if (len != need || h.n_undelivered > RC_UNDELIVERED_MAX || h.n_hist_online > RC_HIST_BINS ||
+        h.n_hist_all > RC_HIST_BINS || h.n_sizes > RC_SIZE_BUCKETS)
         return rc_err_set(err, RC_EXIT_RUNTIME, "result image has %zu bytes, expected %zu", len,
                           need);
+    v->job_id = h.job_id;
+    memcpy(v->build_id, h.build_id, sizeof v->build_id);
+    v->build_id[sizeof v->build_id - 1] = '\0';
+    memcpy(v->build_revision, h.build_revision, sizeof v->build_revision);
+    v->build_revision[sizeof v->build_revision - 1] = '\0';
+    v->c = h.c;
+    v->online = h.online;
+    v->all = h.all;
+    v->n_hist[0] = h.n_hist_online;
+    v->n_hist[1] = h.n_hist_all;
+    p += sizeof h;
+    for (int k = 0; k < 2; k++) {
+        v->hist_bucket[k] = p;
+        p += v->n_hist[k] * sizeof(uint16_t);
+        v->hist_count[k] = p;
+        p += v->n_hist[k] * sizeof(uint32_t);
+    }
+    v->n_undelivered = h.n_undelivered;
+    v->undelivered = p;
+    p += v->n_undelivered * sizeof(rc_undelivered);
+    v->n_deliveries = h.n_deliveries;
+    v->deliveries = p;
+    p += v->n_deliveries * sizeof(rc_delivery);
+    v->n_sizes = h.n_sizes;
+    v->sizes = p;
+    p += v->n_sizes * sizeof(rc_size_bucket);
+    v->n_users_load = h.n_users_load;
+    v->user_sent = p;
+    p += v->n_users_load * sizeof(uint32_t);
+    v->user_groups = p;
+    return 0;
+}
+
+int rc_result_unpack(rc_result *r, const void *buf, size_t len, rc_err *err)
+{
+    rc_result_view v;
+    int rc = rc_result_view_parse(&v, buf, len, err);
+    if (rc != 0) return rc;
     rc_result_init(r);
-    r->job_id = h.job_id;
-    memcpy(r->build_id, h.build_id, sizeof r->build_id);
-    r->build_id[sizeof r->build_id - 1] = '\0';
-    memcpy(r->build_revision, h.build_revision, sizeof r->build_revision);
-    r->build_revision[sizeof r->build_revision - 1] = '\0';
-    r->c = h.c;
-    r->online = h.online;
-    r->all = h.all;
-    size_t off = sizeof h;
-    memcpy(r->hist_online, p + off, hist), off += hist;
-    memcpy(r->hist_all, p + off, hist), off += hist;
-    r->n_raw = h.n_raw;
-    if (h.n_raw) {
-        r->raw_online = rc_xmalloc(h.n_raw * sizeof(float));
-        memcpy(r->raw_online, p + off, h.n_raw * sizeof(float));
-    }
-    off += h.n_raw * sizeof(float);
-    r->n_undelivered = h.n_undelivered;
-    if (h.n_undelivered) {
+    r->job_id = v.job_id;
+    memcpy(r->build_id, v.build_id, sizeof r->build_id);
+    memcpy(r->build_revision, v.build_revision, sizeof r->build_revision);
+    r->c = v.c;
+    r->online = v.online;
+    r->all = v.all;
+    uint32_t *dst[2] = {r->hist_online, r->hist_all};
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; i < v.n_hist[k]; i++) {
+            uint16_t b;
+            uint32_t c;
+            memcpy(&b, v.hist_bucket[k] + i * sizeof b, sizeof b);
+            memcpy(&c, v.hist_count[k] + i * sizeof c, sizeof c);
+            dst[k][b] = c;
+        }
+    r->n_undelivered = v.n_undelivered;
+    if (v.n_undelivered) {
         r->undelivered = rc_xmalloc(RC_UNDELIVERED_MAX * sizeof(rc_undelivered));
-        memcpy(r->undelivered, p + off, h.n_undelivered * sizeof(rc_undelivered));
+        memcpy(r->undelivered, v.undelivered, v.n_undelivered * sizeof(rc_undelivered));
     }
-    off += h.n_undelivered * sizeof(rc_undelivered);
-    r->n_sizes = (uint32_t)h.n_sizes;
-    memcpy(r->sizes, h.sizes, sizeof r->sizes);
-    r->n_users_load = h.n_users_load;
-    if (h.n_users_load) {
-        r->user_sent = rc_xmalloc(h.n_users_load * sizeof(uint32_t));
-        r->user_groups = rc_xmalloc(h.n_users_load * sizeof(uint32_t));
-        memcpy(r->user_sent, p + off, h.n_users_load * sizeof(uint32_t));
-        off += h.n_users_load * sizeof(uint32_t);
-        memcpy(r->user_groups, p + off, h.n_users_load * sizeof(uint32_t));
+    r->n_deliveries = v.n_deliveries;
+    if (v.n_deliveries) {
+        r->deliveries = rc_xmalloc(v.n_deliveries * sizeof(rc_delivery));
+        memcpy(r->deliveries, v.deliveries, v.n_deliveries * sizeof(rc_delivery));
     }
+    r->n_sizes = (uint32_t)v.n_sizes;
+    if (v.n_sizes) memcpy(r->sizes, v.sizes, v.n_sizes * sizeof(rc_size_bucket));
+    r->n_users_load = v.n_users_load;
+    if (v.n_users_load) {
+        r->user_sent = rc_xmalloc(v.n_users_load * sizeof(uint32_t));
+        r->user_groups = rc_xmalloc(v.n_users_load * sizeof(uint32_t));
+        memcpy(r->user_sent, v.user_sent, v.n_users_load * sizeof(uint32_t));
+        memcpy(r->user_groups, v.user_groups, v.n_users_load * sizeof(uint32_t));
+    }
+    rc_result_view_release(&v);
     return 0;
 }

@@ -1,15 +1,26 @@
 /* result: what one job produces, independent of how it was run.
  *
  * The latency distribution is kept three ways: exact summary statistics
- * (computed from every sample at the end of the job), a fixed-edge histogram
- * (10 ms bins up to 100 s, then 1 % log bins up to 1e6 s: exact for the
- * paper's 10 ms lattice and a few kB compressed), and optionally the raw
- * per-delivery latencies (job.store_raw).  "online" is the online-only subset
- * that every paper figure uses (docs/spec.md §5); "all" is every first delivery.
+ * (computed from every sample at the end of the job; these are the numbers
+ * the analysis reports), a log-bucketed histogram for distributions and
+ * plots, and optionally (job.store_raw) one record per first delivery.
+ * "online" is the online-only subset that every paper figure uses
+ * (docs/spec.md §5); "all" is every first delivery.
+ *
+ * Histogram geometry (core/hist.h, docs/results-layout.md): bucket 0 is [0, 2^-10 s);
+ * each octave [2^k, 2^(k+1)) for k = -10 .. 21 is split into 1024 equal
+ * buckets (width 2^(k-10), so any two values in one bucket differ by less
+ * than 2^-10 = 0.098 % of either: every quantile read from the histogram is
+ * within 0.1 % of the exact one from 1 ms to 48 days); the last bucket is
+ * [2^22 s, +inf).  The edges are dyadic, so a bucket holds exactly the
+ * doubles between its edges, and every multiple of 2 s up to 4096 s is an
+ * edge (the 2 s bins of Figs 15/16 rebin exactly).
  *
  * Ownership: rc_result owns its arrays; rc_result_free releases them.
- * rc_result_pack/unpack give a flat byte image for MPI (the farm) and the
- * resume journal; the image starts with a layout version.
+ * rc_result_pack gives the compact byte image that workers send over MPI
+ * and the journal stores (histograms as sparse (bucket, count) pairs);
+ * rc_result_view_parse reads one without copying; the image starts with a
+ * magic and a layout version.
  */
 #ifndef RCSIM_EXP_RESULT_H
 #define RCSIM_EXP_RESULT_H
@@ -21,10 +32,10 @@
 #include "core/err.h"
 #include "core/hist.h"
 
-#define RC_RESULT_LAYOUT 3 /* 2: the build that ran the job; 3: adversary counters and the
-                             population section (issue 17) */
+#define RC_RESULT_LAYOUT 4 /* 2: the build that ran the job; 3: compact image (sparse buckets);
+                             4: adversary counters and the population section (issue 17) */
 
-/* Histogram edges: core/hist.h (rc_hist_bin, rc_hist_edge, RC_HIST_BINS). */
+/* Histogram geometry: core/hist.h (RC_HIST_BINS, rc_hist_bin, rc_hist_edge). */
 
 /* Which quantiles the summary holds, in this order. */
 #define RC_SUMMARY_QUANTILES 10
@@ -91,6 +102,18 @@ typedef struct rc_undelivered {
 
 #define RC_UNDELIVERED_MAX 1000 /* the list is capped; the counter is not */
 
+/* One first delivery (store_raw): every one, online-labelled or not. */
+typedef struct rc_delivery {
+    uint32_t message;   /* payload id (nonce), unique within the job */
+    uint32_t group;
+    uint32_t sender;    /* user index of the multicast's source */
+    uint32_t recipient; /* user index */
+    double sent_s;      /* creation time of the multicast, simulated seconds */
+    double delivered_s; /* time of the first copy's pull */
+    uint32_t online;    /* 1 if it counts as delivered online (docs/spec.md §5) */
+    uint32_t pad;
+} rc_delivery;
+
 typedef struct rc_result {
     uint64_t job_id;
     char build_id[17];                /* core/build.h id of the binary that ran the job */
@@ -98,8 +121,8 @@ typedef struct rc_result {
     rc_counters c;
     rc_summary online, all;
     uint32_t *hist_online, *hist_all; /* RC_HIST_BINS each */
-    float *raw_online;                /* seconds, delivery order; NULL unless store_raw */
-    size_t n_raw;
+    rc_delivery *deliveries;          /* delivery order; NULL unless store_raw */
+    size_t n_deliveries;
     rc_undelivered *undelivered;      /* up to RC_UNDELIVERED_MAX */
     size_t n_undelivered;
     /* population mode only (n_sizes = 0 and NULL arrays otherwise) */
@@ -113,6 +136,11 @@ typedef struct rc_result {
 void rc_result_init(rc_result *r);   /* zeroes and allocates the histograms */
 void rc_result_free(rc_result *r);
 
+
+/* Quantile q in [0, 1] read from a histogram the way analysis/rcplot/stats.py
+ * hist_quantile does (numpy's linear rule on ranks, samples taken as evenly
+ * spread in their bucket); NaN for an empty histogram. */
+double rc_hist_quantile(const uint32_t *hist, double q);
 
 /* Summary from a sample array (sorted in place). */
 void rc_summary_compute(rc_summary *s, double *samples, size_t n);
@@ -135,14 +163,50 @@ void rc_result_load_summary(const rc_result *r, rc_load_summary *out);
  * caller): ends the multicast layer's run (rc_mc_finish), keeps the first
  * RC_UNDELIVERED_MAX undelivered pairs, copies the network's and the
  * multicast layer's counters into r->c, and turns the latency samples into
- * histograms, summaries and (keep_raw) the raw online array.  The engine's
+ * histograms, summaries and (keep_raw) the per-delivery records.  The engine's
  * and the run's own counters (events, sim_s, wall_s, peak_rss_kb) are the
  * caller's to set. */
 typedef struct rc_mc rc_mc;
 void rc_result_gather(rc_result *r, rc_mc *mc, bool keep_raw);
 
-/* Flat image for MPI and the journal.  pack allocates *buf (free()). */
+/* Compact image for MPI and the journal.  pack allocates *buf (free()). */
 void rc_result_pack(const rc_result *r, void **buf, size_t *len);
+
+/* Replaces an image of 1 kB or more by its zlib-compressed form when that is
+ * smaller (workers do this: a 24 h job's histograms shrink 3-4 times, and
+ * the journal stores what the worker sent).  Readers accept both forms. */
+void rc_result_deflate(void **buf, size_t *len);
 int rc_result_unpack(rc_result *r, const void *buf, size_t len, rc_err *err);
+
+/* A parsed image, pointing into the caller's buffer (valid while it is) or,
+ * for a compressed image, into memory the view owns: release every parsed
+ * view with rc_result_view_release.  The arrays may be unaligned: copy them
+ * with memcpy. */
+typedef struct rc_result_view {
+    uint64_t job_id;
+    char build_id[17];
+    char build_revision[64];
+    rc_counters c;
+    rc_summary online, all;
+    size_t n_hist[2];                   /* nonzero buckets: [0] online, [1] all */
+    const unsigned char *hist_bucket[2]; /* uint16_t[n_hist] ascending */
+    const unsigned char *hist_count[2];  /* uint32_t[n_hist] */
+    size_t n_undelivered;
+    const unsigned char *undelivered;   /* rc_undelivered[n_undelivered] */
+    size_t n_deliveries;
+    const unsigned char *deliveries;    /* rc_delivery[n_deliveries] */
+    size_t n_sizes;                     /* population mode: buckets in use */
+    const unsigned char *sizes;         /* rc_size_bucket[n_sizes] */
+    size_t n_users_load;                /* population mode: users */
+    const unsigned char *user_sent;     /* uint32_t[n_users_load] */
+    const unsigned char *user_groups;   /* uint32_t[n_users_load] */
+    void *owned;                        /* the inflated image, if it was compressed */
+} rc_result_view;
+
+int rc_result_view_parse(rc_result_view *v, const void *buf, size_t len, rc_err *err);
+void rc_result_view_release(rc_result_view *v);
+
+/* The image of a view (e.g. one assembled from a results file's columns). */
+void rc_result_pack_view(const rc_result_view *v, void **buf, size_t *len);
 
 #endif

@@ -50,25 +50,35 @@ typedef struct master {
     rc_store *store;
     rc_progress prog;
     size_t *todo; /* sweep indices, most expensive first; failed ones re-appended */
+    double *cost; /* per sweep index */
+    double cost_left; /* estimated work not yet handed out */
     size_t n_todo, next;
     unsigned char *attempts;
     char host[64];
+    int workers;
     bool stopping;
     double deadline;
     int inflight;
+    size_t received; /* results received in this run (journalled or about to be) */
+    size_t chunks;   /* chunks handed out */
     int rc; /* first runtime error from the store */
     rc_err *err;
 } master;
 
-static const rc_sweep *sort_sweep; /* qsort has no context argument */
+static const double *sort_cost; /* qsort has no context argument */
 
 static int cmp_cost_desc(const void *a, const void *b)
 {
     size_t x = *(const size_t *)a, y = *(const size_t *)b;
-    double cx = rc_job_cost_estimate(rc_sweep_job(sort_sweep, x));
-    double cy = rc_job_cost_estimate(rc_sweep_job(sort_sweep, y));
+    double cx = sort_cost[x], cy = sort_cost[y];
     if (cx != cy) return cx > cy ? -1 : 1;
     return x < y ? -1 : x > y; /* stable: sweep order among equals */
+}
+
+void rc_farm_shard(const rc_sweep *sw, unsigned index, unsigned count, bool *in_shard)
+{
+    for (size_t i = 0; i < rc_sweep_count(sw); i++)
+        in_shard[i] = count == 0 || rc_sweep_job_id(sw, i) % count == index;
 }
 
 static void job_for(const master *m, size_t index, rc_job *job)
@@ -96,18 +106,47 @@ static void check_signal(master *m)
             strsignal(stop_signal), m->o->grace_s, m->inflight);
 }
 
+/* Guided self-scheduling by estimated cost: the next chunk takes jobs (most
+ * expensive first) while it stays within its share of the work left --
+ * half the remaining estimate per worker, at most RC_FARM_CHUNK_S -- and
+ * within the remaining jobs per worker.  Long jobs therefore go one by one;
+ * near-empty ones go hundreds at a time, so they do not pay a round trip
+ * (and a fork) each.  Returns the chunk's size (0: nothing left). */
+static size_t next_chunk(master *m, size_t *idx, size_t max)
+{
+    size_t left = m->n_todo - m->next;
+    if (left == 0) return 0;
+    double share = m->cost_left / (2.0 * (m->workers > 0 ? m->workers : 1));
+    if (share > RC_FARM_CHUNK_S) share = RC_FARM_CHUNK_S;
+    size_t cap = (left + (size_t)m->workers - 1) / (size_t)(m->workers > 0 ? m->workers : 1);
+    if (cap > max) cap = max;
+    if (cap < 1) cap = 1;
+    size_t k = 0;
+    double c = 0;
+    while (k < cap && m->next < m->n_todo) {
+        size_t j = m->todo[m->next];
+        if (k > 0 && c + m->cost[j] > share) break;
+        idx[k++] = j;
+        c += m->cost[j];
+        m->next++;
+    }
+    m->cost_left -= c;
+    if (m->cost_left < 0) m->cost_left = 0;
+    if (k > 0) m->chunks++;
+    return k;
+}
+
 static void job_done(master *m, size_t index, int rank, const char *host, const void *image,
-                     size_t len, uint64_t events, double wall_s)
+                     size_t len, const char *canon, uint64_t events, double wall_s)
 {
     rc_journal_meta meta = {.rank = rank, .finished = now_unix()};
     snprintf(meta.host, sizeof meta.host, "%s", host);
-    if (m->rc == 0) m->rc = rc_store_add(m->store, index, image, len, &meta, m->err);
-    /* Not journalled (e.g. the disk is full): the job is not done, it counts
-     * as "not run" and the next run reruns it. */
-    if (m->rc != 0) return;
-    m->prog.done++;
+    /* After a runtime error (a full disk) results are not saved: they count
+     * as not run and the next run reruns them. */
+    if (m->rc == 0) rc_store_add(m->store, index, image, len, canon, &meta);
+    m->received++;
     m->prog.events += events;
-    m->prog.cost_done += rc_job_cost_estimate(rc_sweep_job(m->sw, index));
+    m->prog.cost_done += m->cost[index];
     if (m->o->verbose) {
         char hex[17];
         rc_job_id_hex(rc_sweep_job_id(m->sw, index), hex);
@@ -137,59 +176,112 @@ static void job_failed(master *m, size_t index, int rank, const char *host, int 
     if (m->o->retry_failed && m->attempts[index] == 1 && !m->stopping) {
         fprintf(stderr, "rcsim sweep: job %s will be retried once at the end\n", hex);
         m->todo[m->n_todo++] = index;
+        m->cost_left += m->cost[index];
         return;
     }
     m->prog.failed++;
-    m->prog.cost_done += rc_job_cost_estimate(rc_sweep_job(m->sw, index));
+    m->prog.cost_done += m->cost[index];
     rc_journal_meta meta = {.rank = rank, .finished = now_unix()};
     snprintf(meta.host, sizeof meta.host, "%s", host);
     rc_store_failed(m->store, index, msg, &meta);
 }
 
-/* Housekeeping between messages: a signal, one HDF5 write step, progress. */
-static void housekeeping(master *m, bool force_flush)
+/* Housekeeping between messages: a signal, the journal and table, progress. */
+static void housekeeping(master *m, bool force)
 {
     check_signal(m);
-    if (m->rc == 0) m->rc = rc_store_step(m->store, force_flush, m->err);
+    if (m->rc == 0) m->rc = rc_store_step(m->store, force, m->err);
+    m->prog.done = rc_store_done(m->store);
     rc_progress_tick(&m->prog, m->inflight, 0);
 }
 
-/* ---- -np 1: the master runs the jobs itself ---- */
+/* ---- -np 1: the master runs the chunks itself ---- */
+
+typedef struct serial_chunk {
+    master *m;
+    const size_t *idx;
+    const rc_job *jobs;
+} serial_chunk;
 
 static int serial_tick(void *ctx)
 {
-    master *m = ctx;
+    master *m = ((serial_chunk *)ctx)->m;
     housekeeping(m, false);
-    while (m->rc == 0 && rc_store_busy(m->store)) m->rc = rc_store_step(m->store, false, m->err);
     return m->stopping && rc_progress_now() > m->deadline;
+}
+
+static void serial_done(void *ctx, size_t i, rc_exec_out *out)
+{
+    serial_chunk *c = ctx;
+    master *m = c->m;
+    m->inflight--;
+    if (out->status == 0) {
+        char canon[8192];
+        rc_job_canonical(&c->jobs[i], canon, sizeof canon);
+        job_done(m, c->idx[i], 0, m->host, out->image, out->len, canon, out->events, out->wall_s);
+    } else {
+        job_failed(m, c->idx[i], 0, m->host, out->status, out->msg);
+    }
+    /* Results of a chunk stream in without pauses: commit as they come, or
+     * the journal's loss window would be the whole chunk. */
+    housekeeping(m, false);
 }
 
 static void serial_loop(master *m)
 {
-    while (m->next < m->n_todo && !m->stopping && m->rc == 0) {
-        size_t index = m->todo[m->next++];
-        rc_job job;
-        job_for(m, index, &job);
-        rc_exec_out r;
-        m->inflight = 1;
-        rc_exec_job(&job, m->o->isolate, serial_tick, m, 0.25, &r);
+    size_t *idx = rc_xmalloc(RC_FARM_CHUNK_MAX * sizeof *idx);
+    rc_job *jobs = rc_xmalloc(RC_FARM_CHUNK_MAX * sizeof *jobs);
+    while (!m->stopping && m->rc == 0) {
+        size_t k = next_chunk(m, idx, RC_FARM_CHUNK_MAX);
+        if (k == 0) break;
+        for (size_t i = 0; i < k; i++) job_for(m, idx[i], &jobs[i]);
+        m->inflight = (int)k;
+        serial_chunk c = {m, idx, jobs};
+        rc_exec_chunk(jobs, k, m->o->isolate, serial_tick, &c, 0.25, serial_done, &c);
         m->inflight = 0;
-        if (r.status == 0)
-            job_done(m, index, 0, m->host, r.image, r.len, r.events, r.wall_s);
-        else
-            job_failed(m, index, 0, m->host, r.status, r.msg);
-        free(r.image);
         housekeeping(m, false);
     }
+    free(idx);
+    free(jobs);
 }
 
 /* ---- -np N: request-driven master ---- */
 
+static void take_results(master *m, int src, const char *host, const char *buf, size_t len,
+                         uint32_t n)
+{
+    size_t off = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        rc_farm_frame f;
+        RC_ASSERTF(len - off >= sizeof f, "master: truncated results from rank %d", src);
+        memcpy(&f, buf + off, sizeof f);
+        off += sizeof f;
+        size_t need = (size_t)f.msg_len + f.canon_len + f.image_len;
+        RC_ASSERTF(len - off >= need && f.index < rc_sweep_count(m->sw),
+                   "master: bad result frame from rank %d", src);
+        char msg[600], canon[8192];
+        snprintf(msg, sizeof msg, "%.*s", (int)(f.msg_len < 599 ? f.msg_len : 599), buf + off);
+        off += f.msg_len;
+        snprintf(canon, sizeof canon, "%.*s", (int)(f.canon_len < 8191 ? f.canon_len : 8191),
+                 buf + off);
+        off += f.canon_len;
+        m->inflight--;
+        if (f.status == 0)
+            job_done(m, (size_t)f.index, src, host, buf + off, f.image_len, canon, f.events,
+                     f.wall_s);
+        else
+            job_failed(m, (size_t)f.index, src, host, f.status, msg);
+        off += f.image_len;
+    }
+}
+
 static bool master_loop(master *m, MPI_Comm comm, int size)
 {
     int active = size - 1;
-    char *buf = NULL;
+    char *buf = NULL, *out = rc_xmalloc(sizeof(rc_farm_chunk) +
+                                        RC_FARM_CHUNK_MAX * sizeof(rc_farm_job));
     size_t cap = 0;
+    size_t idx[RC_FARM_CHUNK_MAX];
     int idle_us = 0;
     while (active > 0 && m->rc == 0) {
         housekeeping(m, false);
@@ -200,11 +292,9 @@ static bool master_loop(master *m, MPI_Comm comm, int size)
         if (!flag) {
             /* Sleep rather than spin: with more ranks than cores the master
              * would otherwise steal a core from a worker.  Back off to 1 ms. */
-            if (!rc_store_busy(m->store)) {
-                idle_us = idle_us < 50 ? 50 : (idle_us * 2 > 1000 ? 1000 : idle_us * 2);
-                struct timespec ts = {0, idle_us * 1000L};
-                nanosleep(&ts, NULL);
-            }
+            idle_us = idle_us < 50 ? 50 : (idle_us * 2 > 1000 ? 1000 : idle_us * 2);
+            struct timespec ts = {0, idle_us * 1000L};
+            nanosleep(&ts, NULL);
             continue;
         }
         idle_us = 0;
@@ -213,35 +303,36 @@ static bool master_loop(master *m, MPI_Comm comm, int size)
         RC_MPI_CHECK(MPI_Recv(&rep, (int)sizeof rep, MPI_BYTE, src, RC_TAG_REPORT, comm,
                               MPI_STATUS_IGNORE));
         rep.host[sizeof rep.host - 1] = '\0';
-        rep.msg[sizeof rep.msg - 1] = '\0';
-        if (rep.kind == RC_REPORT_DONE) {
-            RC_ASSERT(rep.len < (uint64_t)1 << 31 && rep.index < rc_sweep_count(m->sw));
+        if (rep.kind == RC_REPORT_RESULTS) {
+            RC_ASSERT(rep.len < (uint64_t)1 << 31 && rep.n_jobs <= RC_FARM_CHUNK_MAX);
             if (rep.len > cap) {
                 cap = rep.len;
                 buf = rc_xrealloc(buf, cap);
             }
             RC_MPI_CHECK(MPI_Recv(buf, (int)rep.len, MPI_BYTE, src, RC_TAG_DATA, comm,
                                   MPI_STATUS_IGNORE));
-            m->inflight--;
-            job_done(m, (size_t)rep.index, src, rep.host, buf, rep.len, rep.events, rep.wall_s);
-        } else if (rep.kind == RC_REPORT_FAILED) {
-            RC_ASSERT(rep.index < rc_sweep_count(m->sw));
-            m->inflight--;
-            job_failed(m, (size_t)rep.index, src, rep.host, rep.status, rep.msg);
+            take_results(m, src, rep.host, buf, rep.len, rep.n_jobs);
         }
-        if (!m->stopping && m->rc == 0 && m->next < m->n_todo) {
-            rc_farm_job_msg msg;
-            memset(&msg, 0, sizeof msg);
-            msg.index = m->todo[m->next++];
-            job_for(m, (size_t)msg.index, &msg.job);
-            RC_MPI_CHECK(MPI_Send(&msg, (int)sizeof msg, MPI_BYTE, src, RC_TAG_JOB, comm));
-            m->inflight++;
+        size_t k = !m->stopping && m->rc == 0 ? next_chunk(m, idx, RC_FARM_CHUNK_MAX) : 0;
+        if (k > 0) {
+            rc_farm_chunk ch = {.n = (uint32_t)k};
+            memcpy(out, &ch, sizeof ch);
+            rc_farm_job *jobs = (rc_farm_job *)(void *)(out + sizeof ch);
+            for (size_t i = 0; i < k; i++) {
+                memset(&jobs[i], 0, sizeof jobs[i]);
+                jobs[i].index = idx[i];
+                job_for(m, idx[i], &jobs[i].job);
+            }
+            RC_MPI_CHECK(MPI_Send(out, (int)(sizeof ch + k * sizeof(rc_farm_job)), MPI_BYTE, src,
+                                  RC_TAG_JOB, comm));
+            m->inflight += (int)k;
         } else {
             RC_MPI_CHECK(MPI_Send(NULL, 0, MPI_BYTE, src, RC_TAG_STOP, comm));
             active--;
         }
     }
     free(buf);
+    free(out);
     return active == 0;
 }
 
@@ -264,22 +355,27 @@ static void print_summary(const master *m, const rc_farm_stats *st)
     fflush(stdout);
 }
 
-static int dry_run(const rc_sweep *sw, const rc_farm_opts *o, rc_farm_stats *st, rc_err *err)
+static int dry_run(const rc_sweep *sw, const rc_farm_opts *o, const rc_store_opts *so,
+                   rc_farm_stats *st, rc_err *err)
 {
-    size_t n = rc_sweep_count(sw);
+    size_t n = rc_sweep_count(sw), in_run = 0;
     bool *done = rc_xcalloc(n ? n : 1, sizeof *done);
     rc_journal_scan scan;
-    int rc = rc_store_scan(o->out, sw, done, &scan, err);
+    int rc = rc_store_scan(so, sw, done, &scan, err);
     if (rc == 0) {
         double cost = 0;
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < n; i++) {
+            if (so->in_run != NULL && !so->in_run[i]) continue;
+            in_run++;
             if (done[i]) st->skipped++;
             else cost += rc_job_cost_estimate(rc_sweep_job(sw, i));
-        printf("sweep %s (%s): %zu jobs, %zu already done in %s.journal, %zu to run, estimated "
-               "cost %.3g core-seconds\n",
-               rc_sweep_name(sw), rc_sweep_path(sw), n, st->skipped, o->out, n - st->skipped,
-               cost);
+        }
+        printf("sweep %s (%s)%s%s: %zu jobs, %zu already done in %s.journal, %zu to run, "
+               "estimated cost %.3g core-seconds\n",
+               rc_sweep_name(sw), rc_sweep_path(sw), so->shard[0] ? " shard " : "", so->shard,
+               in_run, st->skipped, o->out, in_run - st->skipped, cost);
         for (size_t i = 0; i < n; i++) {
+            if (so->in_run != NULL && !so->in_run[i]) continue;
             char hex[17];
             rc_job_id_hex(rc_sweep_job_id(sw, i), hex);
             printf("  %s %s cost=%.3g\n", hex, done[i] ? "done" : "todo",
@@ -313,25 +409,39 @@ int rc_farm_run(MPI_Comm world, const rc_sweep *sw, const rc_farm_opts *o, rc_fa
         return rc;
     }
     size_t n = rc_sweep_count(sw);
-    st->total = n;
     master m;
     memset(&m, 0, sizeof m);
     m.sw = sw;
     m.o = o;
     m.err = err;
+    m.workers = size > 1 ? size - 1 : 1;
     gethostname(m.host, sizeof m.host - 1);
+    bool *in_run = NULL;
+    char shard[32] = "";
+    if (o->shard_count > 0) {
+        in_run = rc_xcalloc(n ? n : 1, sizeof *in_run);
+        rc_farm_shard(sw, o->shard_index, o->shard_count, in_run);
+        snprintf(shard, sizeof shard, "%u/%u", o->shard_index, o->shard_count);
+    }
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++) total += in_run == NULL || in_run[i];
+    st->total = total;
+    rc_store_opts so = {.out = o->out, .in_run = in_run, .shard = shard,
+                        .lock_wait_s = o->lock_wait_s};
     int go = 0;
     if (o->dry_run) {
-        int rc = dry_run(sw, o, st, err);
+        int rc = dry_run(sw, o, &so, st, err);
+        free(in_run);
         go = rc != 0 ? rc : -1;
         RC_MPI_CHECK(MPI_Bcast(&go, 1, MPI_INT, 0, comm));
         RC_MPI_CHECK(MPI_Comm_free(&comm));
         return rc;
     }
     bool *done = rc_xcalloc(n ? n : 1, sizeof *done);
-    m.store = rc_store_open(o->out, sw, done, err);
+    m.store = rc_store_open(&so, sw, done, err);
     if (m.store == NULL) {
         free(done);
+        free(in_run);
         go = err->code ? err->code : RC_EXIT_RUNTIME;
         RC_MPI_CHECK(MPI_Bcast(&go, 1, MPI_INT, 0, comm));
         RC_MPI_CHECK(MPI_Comm_free(&comm));
@@ -341,36 +451,50 @@ int rc_farm_run(MPI_Comm world, const rc_sweep *sw, const rc_farm_opts *o, rc_fa
     /* Room for every job twice: the first pass plus one retry each. */
     m.todo = rc_xmalloc((2 * n + 1) * sizeof *m.todo);
     m.attempts = rc_xcalloc(n ? n : 1, 1);
-    double cost = 0;
+    m.cost = rc_xcalloc(n ? n : 1, sizeof *m.cost);
     for (size_t i = 0; i < n; i++) {
+        if (in_run != NULL && !in_run[i]) continue;
         if (done[i]) {
             st->skipped++;
             continue;
         }
+        m.cost[i] = rc_job_cost_estimate(rc_sweep_job(sw, i));
         m.todo[m.n_todo++] = i;
-        cost += rc_job_cost_estimate(rc_sweep_job(sw, i));
+        m.cost_left += m.cost[i];
     }
     free(done);
-    sort_sweep = sw;
+    free(in_run);
+    sort_cost = m.cost;
     qsort(m.todo, m.n_todo, sizeof *m.todo, cmp_cost_desc);
-    rc_progress_init(&m.prog, n, st->skipped, cost, o->progress_s);
+    rc_progress_init(&m.prog, total, st->skipped, m.cost_left, o->progress_s);
     fprintf(stderr,
-            "rcsim sweep %s: %zu jobs, %zu already done, %zu to run on %d worker(s)%s; master pid "
-            "%d; results %s\n",
-            rc_sweep_name(sw), n, st->skipped, m.n_todo, size > 1 ? size - 1 : 1,
-            size > 1 ? "" : " (serial, this process)", (int)getpid(), o->out);
+            "rcsim sweep %s%s%s: %zu jobs, %zu already done, %zu to run on %d worker(s)%s; "
+            "master pid %d; results %s\n",
+            rc_sweep_name(sw), shard[0] ? " shard " : "", shard, total, st->skipped, m.n_todo,
+            size > 1 ? size - 1 : 1, size > 1 ? "" : " (serial, this process)", (int)getpid(),
+            o->out);
     bool clean = true;
     if (size == 1) serial_loop(&m);
     else clean = master_loop(&m, comm, size);
+    /* The last journal batch and table rows; the run count is what the
+     * journal holds (a batch that could not be committed is not done). */
+    if (m.rc == 0) m.rc = rc_store_step(m.store, true, err);
+    m.prog.done = rc_store_done(m.store);
+    size_t commits = rc_store_commits(m.store);
     if (m.rc == 0) m.rc = rc_store_close(m.store, err);
     else rc_store_close(m.store, NULL);
+    free(m.cost);
     st->run = m.prog.done;
     st->failed = m.prog.failed;
     st->terminated = m.stopping;
-    size_t unique_left = n - st->skipped - st->run - st->failed;
+    size_t unique_left = total - st->skipped - st->run - st->failed;
     st->left = unique_left;
     st->wall_s = rc_progress_now() - t0;
     rc_progress_tick(&m.prog, m.inflight, 1);
+    if (m.chunks > 0)
+        fprintf(stderr, "rcsim sweep: %zu job(s) handed out in %zu chunk(s) (%.1f a chunk); "
+                "%zu journal commit(s)\n", m.received, m.chunks,
+                (double)m.received / (double)m.chunks, commits);
     print_summary(&m, st);
     free(m.todo);
     free(m.attempts);

@@ -1,14 +1,20 @@
 /* farm: runs a sweep's jobs across MPI ranks and stores the results.
  *
  * Rank 0 is the master: it resumes from the journal (farm/store.h), hands
- * out the remaining jobs most-expensive-first (rc_job_cost_estimate) to
- * workers that ask for them, appends each result to the journal and writes
- * it to the HDF5 file in batches, prints progress, and handles SIGTERM and
- * SIGINT (stop handing out jobs, wait up to `grace_s` for running ones, save,
- * return RC_EXIT_TERMINATED).  Ranks > 0 are workers running jobs through
- * farm/exec.h (forked child per job unless `isolate` is off) and ignoring
- * SIGTERM/SIGINT so that a result in progress is still delivered.  With one
- * rank the master runs the jobs itself, one after the other.
+ * out the remaining jobs most-expensive-first (rc_job_cost_estimate) in
+ * chunks sized by guided self-scheduling (a chunk is at most a share of the
+ * remaining estimated work per worker, capped at RC_FARM_CHUNK_S; long jobs
+ * go one by one) to workers that ask for them, journals the results (group
+ * commit) and writes them to the HDF5 table in batches, prints progress, and
+ * handles SIGTERM and SIGINT (stop handing out chunks, wait up to `grace_s`
+ * for running ones, save, return RC_EXIT_TERMINATED).  Ranks > 0 are workers
+ * running chunks through farm/exec.h (one forked child per chunk unless
+ * `isolate` is off) and ignoring SIGTERM/SIGINT so that results in progress
+ * are still delivered.  With one rank the master runs the chunks itself.
+ *
+ * A shard (`shard_count` > 0) runs only the jobs whose id modulo
+ * shard_count is shard_index: a deterministic slice that does not move
+ * when a sweep is extended (rcsim sweep --shard, rcsim merge).
  *
  * rc_farm_run is collective over `comm` (dup'ed inside).  Exit codes: 0 all
  * jobs done, 1 some jobs failed (or a runtime error), 2 bad input (foreign
@@ -26,8 +32,12 @@
 #include "core/err.h"
 #include "exp/sweep.h"
 
+#define RC_FARM_CHUNK_S 2.0 /* most estimated seconds of work in one chunk */
+
 typedef struct rc_farm_opts {
     const char *out;      /* results file; the journal is <out>.journal */
+    unsigned shard_index, shard_count; /* shard_count 0: the whole sweep */
+    double lock_wait_s;   /* wait for a reader holding the file at the end (default 60) */
     const char *data_dir; /* if not NULL/empty: data_dir for every job */
     double progress_s;    /* plain progress line period (default 10) */
     double grace_s;       /* wait for running jobs after SIGTERM (default 60) */
@@ -38,7 +48,7 @@ typedef struct rc_farm_opts {
 } rc_farm_opts;
 
 typedef struct rc_farm_stats {
-    size_t total;   /* jobs in the sweep */
+    size_t total;   /* jobs in the sweep (or the shard) */
     size_t skipped; /* already done before this run (journal) */
     size_t run;     /* finished successfully in this run */
     size_t failed;  /* failed in this run (after retries) */
@@ -51,6 +61,9 @@ typedef struct rc_farm_stats {
 /* Installs the rank's signal handling (master: flag; workers: ignore).
  * Called by rc_farm_run; exposed so callers can install it early. */
 void rc_farm_signals(int rank);
+
+/* Marks the jobs of shard `index` of `count` (job id modulo count). */
+void rc_farm_shard(const rc_sweep *sw, unsigned index, unsigned count, bool *in_shard);
 
 /* `sw` is only needed (and only read) on rank 0; other ranks may pass NULL.
  * Returns the exit code of this rank; err is set on rank 0. */

@@ -1,17 +1,30 @@
 /* store: rank 0's sink for finished jobs: the resume journal plus the HDF5
- * results file, and the resume logic that reconciles the two at start.
+ * results table, and the resume logic that reconciles the two at start.
  *
  * Opening (docs/running-sweeps.md, "Resume and crash model"):
- *   1. the journal <out>.journal is read (a torn last record is dropped and
+ *   1. the results file is checked: another layout (a v1 file, a foreign
+ *      file, a converted file) or a shard of another slice is refused with
+ *      RC_EXIT_USAGE and left untouched;
+ *   2. the journal <out>.journal is read (a torn last record is dropped and
  *      reported); its job ids are the done set;
- *   2. the results file is checked: a foreign one (other layout or sweep) is
- *      refused with RC_EXIT_USAGE and left untouched; one that HDF5 cannot
- *      open or list is renamed aside (<out>.damaged-<time>) and rebuilt;
- *   3. journal jobs missing from the file are (re)written from the journal.
- * A result is appended (and fsync'ed) to the journal as soon as it arrives;
- * HDF5 writes are batched (a batch starts at most every RC_STORE_FLUSH_S),
- * each batch opening and closing the file so it is complete on disk between
- * batches.
+ *   3. every finished job (journal and table) must be a job of this run's
+ *      sweep: a sweep file extended with seeds or axis values keeps its
+ *      finished jobs, while one whose change alters their meaning (a default,
+ *      the model, a trace: their ids change) is refused with RC_EXIT_USAGE,
+ *      naming the parameters that differ;
+ *   4. a table that HDF5 cannot read, or that holds jobs the journal lacks,
+ *      is moved aside (<out>.damaged-<time>) and rebuilt from the journal;
+ *      journal jobs the table lacks are added from the journal.
+ *
+ * While running: rc_store_add buffers a result in the journal (group
+ * commit, io/journal.h); rc_store_step commits the journal when due, moves
+ * committed results into the table's column buffers (a memcpy each), and
+ * flushes the table to disk when the buffered rows fill the table's last
+ * chunk (RC_H5OUT_CHUNK_ROWS: no partly filled chunk is rewritten, which is
+ * what keeps a fast sweep's master cheap) or are RC_STORE_FLUSH_S old.  A job counts as done once its journal record is committed.
+ * Closing commits and flushes; if a reader holds the file it waits up to
+ * `lock_wait_s`, then leaves the journal as the source of truth and warns
+ * how to write the table (that is not an error).
  *
  * Ownership: the store copies images it queues; the sweep must outlive it.
  */
@@ -26,36 +39,50 @@
 #include "exp/sweep.h"
 #include "io/journal.h"
 
-#define RC_STORE_FLUSH_S 2.0
+#define RC_STORE_FLUSH_S 10.0
 
 typedef struct rc_store rc_store;
 
+typedef struct rc_store_opts {
+    const char *out;          /* results file; the journal is <out>.journal */
+    const bool *in_run;       /* jobs of this run (a shard), NULL = every job */
+    const char *shard;        /* "I/N" or "" */
+    double lock_wait_s;       /* bounded wait for a reader at the end */
+} rc_store_opts;
+
 /* Fills done[i] (one flag per sweep job) from the journal without changing
- * any file: for --dry-run and for open. */
-int rc_store_scan(const char *out, const rc_sweep *sw, bool *done, rc_journal_scan *scan,
+ * any file, applying the checks of steps 1-3: for --dry-run. */
+int rc_store_scan(const rc_store_opts *o, const rc_sweep *sw, bool *done, rc_journal_scan *scan,
                   rc_err *err);
 
 /* Opens (and repairs) as described above; done[] as for rc_store_scan. */
-rc_store *rc_store_open(const char *out, const rc_sweep *sw, bool *done, rc_err *err);
+rc_store *rc_store_open(const rc_store_opts *o, const rc_sweep *sw, bool *done, rc_err *err);
 
-/* A finished job: journal first (durable on return), HDF5 later. */
-int rc_store_add(rc_store *s, size_t index, const void *image, size_t len,
-                 const rc_journal_meta *meta, rc_err *err);
+/* A finished job: buffered in the journal; durable after the next commit.
+ * `canonical` is the job's canonical text (formatted by the worker; NULL:
+ * the store formats it). */
+void rc_store_add(rc_store *s, size_t index, const void *image, size_t len,
+                  const char *canonical, const rc_journal_meta *meta);
 
-/* A failed job: recorded under /failed in the next batch (not in the journal). */
+/* A failed job: recorded under /failed at the next flush (not in the journal). */
 void rc_store_failed(rc_store *s, size_t index, const char *msg, const rc_journal_meta *meta);
 
-/* Incremental HDF5 writing, so the master never stalls its workers for a
- * whole batch: rc_store_step opens a batch when one is due (`force`, the
- * flush interval passed, or a long queue), writes ONE queued job per call,
- * and closes the file when the queue is drained.  rc_store_busy says a batch
- * is open (call step again soon).  A file locked by a reader is retried at
- * the next interval.  rc_store_flush loops step until nothing is queued. */
+/* Housekeeping: commits the journal when due (or `force`), then writes the
+ * table when due (or `force`).  A table held by a reader is retried later.
+ * Returns non-zero on a runtime error (a full disk). */
 int rc_store_step(rc_store *s, bool force, rc_err *err);
-bool rc_store_busy(const rc_store *s);
-int rc_store_flush(rc_store *s, bool force, rc_err *err);
 
-/* Final flush and close (NULL is fine). */
+/* Jobs of this run whose journal record is committed. */
+size_t rc_store_done(const rc_store *s);
+
+/* Journal commits (write + fsync) so far in this run. */
+size_t rc_store_commits(const rc_store *s);
+
+/* Final commit and flush (with the bounded wait for a reader), then frees
+ * the store (NULL is fine). */
 int rc_store_close(rc_store *s, rc_err *err);
+
+/* Canonical-text width for a new results file of these jobs. */
+size_t rc_store_canonical_width(const rc_sweep *sw);
 
 #endif

@@ -6,17 +6,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include "core/log.h"
 
-#define FILE_MAGIC "RCJRNL01"
-#define REC_MAGIC 0x52434a52u
+#define FILE_MAGIC "RCJRNL02"
+#define FILE_MAGIC_V1 "RCJRNL01"
+#define REC_MAGIC 0x324a4352u
+enum { REC_SESSION = 1, REC_JOB = 2 };
 /* A record body larger than this is taken as corruption, not as data: the
- * largest real image (histograms plus raw latencies of a long job) is far
- * below it, and the bound keeps a flipped length from allocating gigabytes. */
+ * largest real image (per-delivery records of a long job) is far below it,
+ * and the bound keeps a flipped length from allocating gigabytes. */
 #define REC_MAX ((uint32_t)1 << 30)
+#define BUILD_MAX 4096
 
 typedef struct file_header {
     char magic[8];
@@ -25,22 +29,28 @@ typedef struct file_header {
 
 typedef struct rec_header {
     uint32_t magic;
+    uint32_t type;
     uint32_t len; /* body bytes */
-    uint64_t job_id;
     uint32_t crc;
-    uint32_t pad; /* keeps the header 24 bytes with no implicit padding */
 } rec_header;
 
-typedef struct rec_meta {
+/* The fixed part of a JOB body; the host name and the image follow. */
+typedef struct job_head {
+    uint64_t job_id;
     int32_t rank;
-    char host[RC_JOURNAL_HOST_MAX];
     uint32_t pad;
     double finished;
-} rec_meta;
+} job_head;
 
 struct rc_journal {
     int fd;
     char *path;
+    size_t committed; /* file length after the last commit */
+    unsigned char *buf;
+    size_t len, cap;
+    size_t records;   /* JOB records in buf */
+    double oldest;    /* monotonic time of the first record in buf */
+    size_t commits;
 };
 
 char *rc_journal_path(const char *results_path)
@@ -51,17 +61,24 @@ char *rc_journal_path(const char *results_path)
     return p;
 }
 
-static uint32_t record_crc(uint64_t job_id, const void *body, size_t len)
+static double now_mono(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static uint32_t record_crc(uint32_t type, const void *body, size_t len)
 {
     uLong c = crc32(0L, Z_NULL, 0);
-    c = crc32(c, (const Bytef *)&job_id, sizeof job_id);
+    c = crc32(c, (const Bytef *)&type, sizeof type);
     /* zlib's length is uInt; bodies are below REC_MAX so one call is enough. */
     c = crc32(c, (const Bytef *)body, (uInt)len);
     return (uint32_t)c;
 }
 
-int rc_journal_read(const char *path, uint64_t sweep_hash, rc_journal_record_fn fn, void *ctx,
-                    rc_journal_scan *scan, rc_err *err)
+int rc_journal_read(const char *path, rc_journal_record_fn fn, void *ctx, rc_journal_scan *scan,
+                    rc_err *err)
 {
     memset(scan, 0, sizeof *scan);
     FILE *f = fopen(path, "rb");
@@ -83,49 +100,67 @@ int rc_journal_read(const char *path, uint64_t sweep_hash, rc_journal_record_fn 
         fclose(f);
         return 0;
     }
-    if (size < sizeof fh || fread(&fh, sizeof fh, 1, f) != 1 ||
-        memcmp(fh.magic, FILE_MAGIC, sizeof fh.magic) != 0) {
+    if (size < sizeof fh || fread(&fh, sizeof fh, 1, f) != 1) {
         fclose(f);
         return rc_err_set(err, RC_EXIT_USAGE, "%s: not an rcsim journal (bad header)", path);
     }
-    if (fh.sweep_hash != sweep_hash) {
+    if (memcmp(fh.magic, FILE_MAGIC_V1, sizeof fh.magic) == 0) {
         fclose(f);
         return rc_err_set(err, RC_EXIT_USAGE,
-                          "%s: journal belongs to another sweep (hash %016llx, this sweep is "
-                          "%016llx)",
-                          path, (unsigned long long)fh.sweep_hash,
-                          (unsigned long long)sweep_hash);
+                          "%s is a journal of the old results layout (rcsim-results/1); this "
+                          "build cannot resume from it: convert the results file with `rcsim "
+                          "convert` and run the sweep into a new --out",
+                          path);
     }
+    if (memcmp(fh.magic, FILE_MAGIC, sizeof fh.magic) != 0) {
+        fclose(f);
+        return rc_err_set(err, RC_EXIT_USAGE, "%s: not an rcsim journal (bad header)", path);
+    }
+    scan->sweep_hash = fh.sweep_hash;
     size_t pos = sizeof fh;
     scan->valid_bytes = pos;
-    void *body = NULL;
+    unsigned char *body = NULL;
     size_t cap = 0;
+    char build[BUILD_MAX] = "";
     int rc = 0;
     for (;;) {
         rec_header h;
         if (size - pos < sizeof h) break;
         if (fread(&h, sizeof h, 1, f) != 1) break;
-        if (h.magic != REC_MAGIC || h.len < sizeof(rec_meta) || h.len > REC_MAX ||
-            size - pos - sizeof h < h.len)
-            break;
+        if (h.magic != REC_MAGIC || h.len > REC_MAX || size - pos - sizeof h < h.len) break;
         if (h.len > cap) {
             cap = h.len;
             body = rc_xrealloc(body, cap);
         }
-        if (fread(body, h.len, 1, f) != 1) break;
-        if (record_crc(h.job_id, body, h.len) != h.crc) break;
-        rec_meta rm;
-        memcpy(&rm, body, sizeof rm);
-        rc_journal_meta meta = {.rank = rm.rank, .finished = rm.finished};
-        memcpy(meta.host, rm.host, sizeof meta.host);
-        meta.host[sizeof meta.host - 1] = '\0';
+        if (h.len > 0 && fread(body, h.len, 1, f) != 1) break;
+        if (record_crc(h.type, body, h.len) != h.crc) break;
+        if (h.type == REC_SESSION) {
+            if (h.len < sizeof(double)) break;
+            size_t n = h.len - sizeof(double);
+            if (n >= sizeof build) n = sizeof build - 1;
+            memcpy(build, body + sizeof(double), n);
+            build[n] = '\0';
+            scan->sessions++;
+        } else if (h.type == REC_JOB) {
+            job_head jh;
+            if (h.len < sizeof jh + 1) break;
+            memcpy(&jh, body, sizeof jh);
+            size_t hl = body[sizeof jh];
+            if (hl >= RC_JOURNAL_HOST_MAX || sizeof jh + 1 + hl > h.len) break;
+            rc_journal_meta meta = {.rank = jh.rank, .finished = jh.finished, .build = build};
+            memcpy(meta.host, body + sizeof jh + 1, hl);
+            meta.host[hl] = '\0';
+            scan->records++;
+            if (fn != NULL) {
+                size_t off = sizeof jh + 1 + hl;
+                rc = fn(ctx, jh.job_id, &meta, body + off, h.len - off);
+            }
+        } else {
+            break; /* an unknown type is damage, not data */
+        }
         pos += sizeof h + h.len;
         scan->valid_bytes = pos;
-        scan->records++;
-        if (fn != NULL) {
-            rc = fn(ctx, h.job_id, &meta, (const char *)body + sizeof rm, h.len - sizeof rm);
-            if (rc != 0) break;
-        }
+        if (rc != 0) break;
     }
     free(body);
     fclose(f);
@@ -148,8 +183,37 @@ static int write_all(int fd, const void *buf, size_t len)
     return 0;
 }
 
+static unsigned char *reserve(rc_journal *j, size_t n)
+{
+    if (j->len + n > j->cap) {
+        j->cap = j->cap ? j->cap : 1 << 16;
+        while (j->len + n > j->cap) j->cap *= 2;
+        j->buf = rc_xrealloc(j->buf, j->cap);
+    }
+    unsigned char *p = j->buf + j->len;
+    j->len += n;
+    return p;
+}
+
+/* Appends a record whose body is the concatenation of up to three parts. */
+static void put_record(rc_journal *j, uint32_t type, const void *a, size_t na, const void *b,
+                       size_t nb, const void *c, size_t nc)
+{
+    size_t blen = na + nb + nc;
+    RC_ASSERT(blen < REC_MAX);
+    if (j->len == 0) j->oldest = now_mono();
+    unsigned char *p = reserve(j, sizeof(rec_header) + blen);
+    unsigned char *body = p + sizeof(rec_header);
+    if (na) memcpy(body, a, na);
+    if (nb) memcpy(body + na, b, nb);
+    if (nc) memcpy(body + na + nb, c, nc);
+    rec_header h = {.magic = REC_MAGIC, .type = type, .len = (uint32_t)blen};
+    h.crc = record_crc(type, body, blen);
+    memcpy(p, &h, sizeof h);
+}
+
 rc_journal *rc_journal_open(const char *path, uint64_t sweep_hash, size_t valid_bytes,
-                            rc_err *err)
+                            const char *build, rc_err *err)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) {
@@ -166,6 +230,7 @@ rc_journal *rc_journal_open(const char *path, uint64_t sweep_hash, size_t valid_
         fh.sweep_hash = sweep_hash;
         if (ftruncate(fd, 0) != 0 || write_all(fd, &fh, sizeof fh) != 0 || fsync(fd) != 0)
             goto fail;
+        valid_bytes = sizeof fh;
     } else {
         RC_ASSERT(valid_bytes >= sizeof(file_header));
         /* Drop a torn tail so the next record is reachable by a reader. */
@@ -173,9 +238,11 @@ rc_journal *rc_journal_open(const char *path, uint64_t sweep_hash, size_t valid_
             goto fail;
         if (lseek(fd, (off_t)valid_bytes, SEEK_SET) < 0) goto fail;
     }
-    rc_journal *j = rc_xmalloc(sizeof *j);
+    rc_journal *j = rc_xcalloc(1, sizeof *j);
     j->fd = fd;
     j->path = rc_xstrdup(path);
+    j->committed = valid_bytes;
+    rc_journal_session(j, build);
     return j;
 fail:
     rc_err_set(err, RC_EXIT_RUNTIME, "%s: journal: %s", path, strerror(errno));
@@ -183,35 +250,63 @@ fail:
     return NULL;
 }
 
-int rc_journal_append(rc_journal *j, uint64_t job_id, const rc_journal_meta *meta,
-                      const void *image, size_t len, rc_err *err)
+void rc_journal_session(rc_journal *j, const char *build)
 {
-    RC_ASSERT(len + sizeof(rec_meta) < REC_MAX);
-    size_t blen = sizeof(rec_meta) + len;
-    char *buf = rc_xmalloc(sizeof(rec_header) + blen);
-    rec_meta rm;
-    memset(&rm, 0, sizeof rm);
-    rm.rank = meta->rank;
-    snprintf(rm.host, sizeof rm.host, "%s", meta->host);
-    rm.finished = meta->finished;
-    memcpy(buf + sizeof(rec_header), &rm, sizeof rm);
-    if (len > 0) memcpy(buf + sizeof(rec_header) + sizeof rm, image, len);
-    rec_header h = {.magic = REC_MAGIC, .len = (uint32_t)blen, .job_id = job_id, .pad = 0};
-    h.crc = record_crc(job_id, buf + sizeof h, blen);
-    memcpy(buf, &h, sizeof h);
-    /* One write() per record keeps a torn record at the tail only. */
-    int bad = write_all(j->fd, buf, sizeof h + blen) != 0 || fsync(j->fd) != 0;
-    free(buf);
-    if (bad)
+    double start = (double)time(NULL);
+    const char *b = build ? build : "";
+    put_record(j, REC_SESSION, &start, sizeof start, b, strnlen(b, BUILD_MAX - 1), NULL, 0);
+}
+
+void rc_journal_append(rc_journal *j, uint64_t job_id, const rc_journal_meta *meta,
+                       const void *image, size_t len)
+{
+    unsigned char host[1 + RC_JOURNAL_HOST_MAX];
+    size_t hl = strnlen(meta->host, RC_JOURNAL_HOST_MAX - 1);
+    host[0] = (unsigned char)hl;
+    memcpy(host + 1, meta->host, hl);
+    job_head jh = {.job_id = job_id, .rank = meta->rank, .pad = 0, .finished = meta->finished};
+    put_record(j, REC_JOB, &jh, sizeof jh, host, 1 + hl, image, len);
+    j->records++;
+}
+
+size_t rc_journal_uncommitted(const rc_journal *j) { return j->records; }
+
+bool rc_journal_due(const rc_journal *j)
+{
+    if (j->records == 0) return false;
+    return j->records >= RC_JOURNAL_COMMIT_RECORDS || now_mono() - j->oldest >= RC_JOURNAL_COMMIT_S;
+}
+
+int rc_journal_commit(rc_journal *j, rc_err *err)
+{
+    /* A SESSION record alone waits for the session's first job. */
+    if (j->records == 0) return 0;
+    /* One write() per batch keeps a torn batch at the tail only. */
+    int bad = write_all(j->fd, j->buf, j->len) != 0 || fsync(j->fd) != 0;
+    int e = errno;
+    if (bad) {
+        /* Nothing of this batch counts: cut it off, so the file holds exactly
+         * the committed records (ftruncate needs no free space). */
+        if (ftruncate(j->fd, (off_t)j->committed) == 0) lseek(j->fd, (off_t)j->committed, SEEK_SET);
+        j->len = 0;
+        j->records = 0;
         return rc_err_set(err, RC_EXIT_RUNTIME, "%s: cannot append to journal: %s", j->path,
-                          strerror(errno));
+                          strerror(e));
+    }
+    j->committed += j->len;
+    j->len = 0;
+    j->records = 0;
+    j->commits++;
     return 0;
 }
+
+size_t rc_journal_commits(const rc_journal *j) { return j->commits; }
 
 void rc_journal_close(rc_journal *j)
 {
     if (j == NULL) return;
     close(j->fd);
+    free(j->buf);
     free(j->path);
     free(j);
 }

@@ -35,6 +35,12 @@ static void dpush(dsamples *d, double x)
     d->v[d->n++] = x;
 }
 
+/* record_deliveries (store_raw): the first deliveries, in delivery order. */
+typedef struct dlvvec {
+    rc_mc_delivery *v;
+    size_t n, cap;
+} dlvvec;
+
 typedef struct u32vec {
     uint32_t *v;
     uint32_t n, cap;
@@ -69,6 +75,7 @@ struct rc_mc {
     uint32_t *body_next;
     uint32_t n_bodies, cap_bodies, body_free;
     dsamples lat_all, lat_online;
+    dlvvec raw;
     const rc_strategy_ops *ops;
     void *strategy;
     gsl_rng *rng_strategy, *rng_members;
@@ -391,6 +398,7 @@ void rc_mc_free(rc_mc *mc)
     free(mc->body_next);
     free(mc->lat_all.v);
     free(mc->lat_online.v);
+    free(mc->raw.v);
     if (mc->rng_strategy) rc_rng_free(mc->rng_strategy);
     if (mc->rng_members) rc_rng_free(mc->rng_members);
     free(mc);
@@ -566,6 +574,21 @@ bool rc_mc_app_deliver(rc_mc *mc, uint32_t user, uint32_t p, bool online_label)
         mc->ctr.deliveries_online++;
         dpush(&mc->lat_online, lat);
     }
+    if (mc->cfg.record_deliveries) {
+        if (mc->raw.n == mc->raw.cap) {
+            mc->raw.cap = mc->raw.cap ? 2 * mc->raw.cap : 4096;
+            mc->raw.v = rc_xrealloc(mc->raw.v, mc->raw.cap * sizeof *mc->raw.v);
+        }
+        mc->raw.v[mc->raw.n++] = (rc_mc_delivery){
+            .payload = p,
+            .group = mc->payloads[p].group,
+            .source = mc->payloads[p].source,
+            .recipient = user,
+            .created = mc->payloads[p].created,
+            .delivered = mc->sim->now,
+            .online = online_label ? 1 : 0,
+        };
+    }
     return true;
 }
 
@@ -629,6 +652,12 @@ void rc_mc_finish(rc_mc *mc, rc_mc_missed_fn missed, void *ctx)
         for (uint32_t b = 0; b < mc->bytes_per; b++) e += (uint64_t)__builtin_popcount(exp[b]);
         mc->ctr.so_expected = e;
     }
+}
+
+const rc_mc_delivery *rc_mc_deliveries(const rc_mc *mc, size_t *n)
+{
+    *n = mc->raw.n;
+    return mc->raw.v;
 }
 
 double *rc_mc_latencies(rc_mc *mc, bool online_only, size_t *n)

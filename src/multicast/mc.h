@@ -51,6 +51,7 @@ typedef struct rc_mc_cfg {
     /* population mode (poptab.h): N = users; 0 = the paper's identical groups */
     int population;
     char group_size_dist[64];
+    bool record_deliveries; /* keep one rc_mc_delivery per first delivery (store_raw) */
 } rc_mc_cfg;
 
 /* What the multicast layer counts (mc, strategies and anti-entropy add to
@@ -186,6 +187,14 @@ double *rc_mc_latencies(rc_mc *mc, bool online_only, size_t *n);
  * per-user load instead (multicast/poptab.h); NULL otherwise. */
 typedef struct rc_poptab rc_poptab;
 const rc_poptab *rc_mc_poptab(const rc_mc *mc);
+/* With cfg.record_deliveries: every first delivery, online-labelled or not, in
+ * delivery order (the array stays mc's). */
+typedef struct rc_mc_delivery {
+    uint32_t payload, group, source, recipient;
+    rc_time created, delivered;
+    uint32_t online; /* 1 if it counted as delivered online */
+} rc_mc_delivery;
+const rc_mc_delivery *rc_mc_deliveries(const rc_mc *mc, size_t *n);
 rc_net *rc_mc_net(rc_mc *mc);
 
 #endif

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
-"""Unit tests of analysis/rcplot/results.py and compare.py on a small HDF5 file written
-here in the results layout (docs/results-layout.md): seed grouping, name normalisation,
-median-over-seeds, and comparison rows against paper values."""
+"""Unit tests of analysis/rcplot/results.py and compare.py on small HDF5 files written
+here in the results layouts (docs/results-layout.md; layout 1 and layout 2): seed
+grouping, name normalisation, median-over-seeds, comparison rows against paper values,
+and the columnar reader (numpy columns, pandas, sparse histograms, deliveries)."""
 
 import math
 import os
@@ -134,6 +135,144 @@ class Results(unittest.TestCase):
         self.assertEqual(compare.seed_quantile([1.0, 2.0, 2.0, 4.0], 2.0), 0.5)  # ties half
         self.assertEqual(compare.seed_quantile([float("nan"), 1.0], 2.0), 1.0)
         self.assertTrue(math.isnan(compare.seed_quantile([], 2.0)))
+
+
+def write_v2(path, rows, edges=None):
+    """A layout-2 file with the given rows (dicts of parameter/summary values)."""
+    edges = np.array([0.0, 1.0, 2.0, 3.0, np.inf]) if edges is None else edges
+    n = len(rows)
+    with h5py.File(path, "w") as f:
+        f.attrs["layout"] = "rcsim-results/2"
+        t = f.create_group("table")
+        t.attrs["rows"] = n
+        def col(name, values, role, dtype, in_id=0, levels=None):
+            d = t.create_dataset(name, data=np.array(values, dtype=dtype), maxshape=(None,),
+                                 chunks=True)
+            d.attrs["role"] = role
+            d.attrs["units"] = ""
+            if role == "parameter":
+                d.attrs["in_job_id"] = in_id
+            if levels is not None:
+                d.attrs["levels"] = np.array(levels, dtype=h5py.string_dtype())
+        col("job_id", [r["id"] for r in rows], "id", np.uint64)
+        for name, kind in (("users", np.int64), ("seed", np.uint64), ("duration", np.float64),
+                           ("groups", np.int64), ("burst", np.int64), ("lambda_div", np.float64),
+                           ("group_size", np.int64)):
+            col(name, [r.get(name, {"groups": 1, "burst": 1, "lambda_div": 1.0,
+                                     "duration": 600.0, "group_size": r["users"]}.get(name))
+                       for r in rows], "parameter", kind, in_id=1)
+        for name in ("strategy", "trace", "model"):
+            levels = [""] + sorted({r[name] for r in rows})
+            col(name, [levels.index(r[name]) for r in rows], "parameter", np.uint32, in_id=1,
+                levels=levels)
+        col("store_raw", [0] * n, "parameter", np.uint8, in_id=0)
+        for w in ("online", "all"):
+            for k in NAMES:
+                vals = [r["count"] if k == "count" else r["p50"] for r in rows]
+                col("%s_%s" % (w, k), vals, "summary", np.uint64 if k == "count" else np.float64)
+        col("counter_wall_s", [0.5] * n, "counter", np.float64)
+        col("counter_deliveries", [r["count"] for r in rows], "counter", np.uint64)
+        col("host", [1] * n, "provenance", np.uint32, levels=["", "node1"])
+        t.create_dataset("canonical", data=np.array(
+            [("users=%d\nseed=%d\n" % (r["users"], r["seed"])).encode() for r in rows],
+            dtype="S64"))
+        f.create_dataset("hist/edges_s", data=edges)
+        for w in ("online", "all"):
+            g = f.create_group("hist/" + w)
+            ends, buckets, counts = [], [], []
+            for r in rows:
+                for b, c in r.get("hist", {}).items():
+                    buckets.append(b)
+                    counts.append(c)
+                ends.append(len(buckets))
+            g["end"] = np.array(ends, dtype=np.uint64)
+            g["bucket"] = np.array(buckets, dtype=np.uint16)
+            g["count"] = np.array(counts, dtype=np.uint32)
+        g = f.create_group("deliveries")
+        g["end"] = np.array([2 * (i + 1) for i in range(n)], dtype=np.uint64)
+        for k, dt in (("message", np.uint32), ("group", np.uint32), ("sender", np.uint32),
+                      ("recipient", np.uint32), ("sent_s", np.float64),
+                      ("delivered_s", np.float64), ("online", np.uint8)):
+            g[k] = np.arange(2 * n).astype(dt)
+
+
+class Table(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.path = os.path.join(cls.tmp.name, "v2.h5")
+        rows = [dict(id=10 + i, users=128, seed=i + 1, strategy="rc-k2-p2-ft-dropoffline",
+                     trace="gen_os15", model="paper", p50=v, count=100, hist={1: 60, 2: 40})
+                for i, v in enumerate((10.0, 12.0, 11.0))]
+        rows.append(dict(id=20, users=64, seed=1, strategy="unicast", trace="online",
+                         model="exact", p50=40.0, count=5, hist={0: 5}))
+        write_v2(cls.path, rows)
+        cls.path2 = os.path.join(cls.tmp.name, "v2b.h5")
+        write_v2(cls.path2, [rows[0], dict(id=30, users=32, seed=1, strategy="rc-k1-p1",
+                                           trace="online", model="paper", p50=3.0, count=1)])
+        cls.other = os.path.join(cls.tmp.name, "v2c.h5")
+        write_v2(cls.other, rows[:1], edges=np.array([0.0, 5.0, np.inf]))
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_columns_and_levels(self):
+        with results.load_table([self.path]) as t:
+            self.assertEqual(len(t), 4)
+            self.assertEqual(list(t["strategy"]), ["rc-k2-p2-ft-dropoffline"] * 3 + ["unicast"])
+            self.assertEqual(t["online_p50"].tolist(), [10.0, 12.0, 11.0, 40.0])
+            self.assertIn("users", t.in_job_id)
+            self.assertNotIn("store_raw", t.in_job_id)
+            self.assertEqual(t.role["online_p50"], "summary")
+            self.assertEqual(t.canonical(3), "users=64\nseed=1\n")
+            self.assertEqual(len(t.canonical_all()), 4)
+
+    def test_sparse_histograms_as_rows_and_matrix(self):
+        with results.load_table([self.path]) as t:
+            self.assertEqual(t.hist(0).tolist(), [0, 60, 40, 0])
+            self.assertEqual(t.hist(3).tolist(), [5, 0, 0, 0])
+            m = t.hist_matrix([0, 3])
+            self.assertEqual(m.shape, (2, 4))
+            self.assertEqual(m.sum(), 105)
+            d = t.deliveries(1)
+            self.assertEqual(d["recipient"].tolist(), [2, 3])
+
+    def test_first_row_of_a_job_wins_across_files(self):
+        with results.load_table([self.path, self.path2]) as t:
+            self.assertEqual(len(t), 5)
+            self.assertEqual(sorted(t["job_id"].tolist()), [10, 11, 12, 20, 30])
+            self.assertEqual(sorted(set(t["strategy"])),
+                             ["rc-k1-p1", "rc-k2-p2-ft-dropoffline", "unicast"])
+
+    def test_pandas(self):
+        try:
+            import pandas  # noqa: F401
+        except ImportError:
+            self.skipTest("python3-pandas is not installed")
+        df = results.load_dataframe([self.path])
+        self.assertEqual(df.shape[0], 4)
+        self.assertEqual(str(df["strategy"].dtype), "category")
+        self.assertEqual(df["online_p50"].median(), 11.5)
+
+    def test_load_groups_v2_rows_into_configurations(self):
+        with results.load([self.path]) as res:
+            cfg = res.find("paper", strategy="rc-k2-p2-ft-dropoffline", trace="gen_os15",
+                           users=128)
+            self.assertIsNotNone(cfg)
+            self.assertEqual(cfg.n_seeds, 3)
+            self.assertEqual(cfg.stat("median"), (11.0, 10.0, 12.0, 3))
+            self.assertEqual(list(cfg.pooled_hist()), [0, 180, 120, 0])
+            self.assertEqual(res.models(), ["exact", "paper"])
+            self.assertEqual(len(res.edges), 5)
+
+    def test_mixing_layouts_and_bucket_geometries(self):
+        with results.load([self.path]) as res:
+            self.assertEqual(len(res.jobs), 4)
+        with self.assertRaises(ValueError):
+            results.load([self.path, self.other])
+        with self.assertRaises(ValueError):
+            results.load_table([self.path, self.other])
 
 
 if __name__ == "__main__":

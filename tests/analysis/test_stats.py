@@ -188,5 +188,31 @@ class Names(unittest.TestCase):
         self.assertEqual(names.trace("gen_os10"), "gen_os10")
 
 
+def layout2_edges():
+    """The results layout 2 bucket edges (docs/results-layout.md): 0, then 1024 buckets
+    per octave from 2^-10 to 2^22 s, then +inf."""
+    e = [0.0]
+    for k in range(-10, 22):
+        e.extend(math.ldexp(1024 + j, k - 10) for j in range(1024))
+    e.extend([math.ldexp(1, 22), math.inf])
+    return np.array(e)
+
+
+class Layout2Accuracy(unittest.TestCase):
+    def test_quantiles_within_a_tenth_of_a_percent(self):
+        edges = layout2_edges()
+        self.assertEqual(len(edges), 32771)
+        rng = np.random.default_rng(5)
+        # log-normal with p1 near 1 s and p99 near 1e4 s
+        v = 10.0 ** rng.normal(2.0, 2.0 / 2.326, 200000)
+        counts, _ = np.histogram(v, bins=edges)
+        for q in (0.01, 0.05, 0.10, 0.25, 0.50, 0.75, 0.90, 0.95, 0.99, 0.999):
+            exact = float(np.percentile(v, 100 * q))
+            est = stats.hist_quantile(counts, edges, q)
+            self.assertLessEqual(abs(est - exact) / exact, 1e-3, (q, est, exact))
+        self.assertTrue(0.8 < np.percentile(v, 1) < 1.25)
+        self.assertTrue(8e3 < np.percentile(v, 99) < 1.25e4)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -37,7 +37,7 @@ sys.path.insert(0, sys.argv[2])
 from rcplot import results, stats
 with results.load([sys.argv[1]]) as res:
     assert len(res.jobs) == 24, "expected 24 jobs, got %d" % len(res.jobs)
-    assert res.edges is not None and len(res.edges) == 10928, "bad hist_edges_s"
+    assert res.edges is not None and len(res.edges) == 32771, "bad /hist/edges_s"
     for j in res.jobs:
         n = j.summary.get("count", 0)
         h = j.hist()
@@ -49,6 +49,10 @@ with results.load([sys.argv[1]]) as res:
             lo, hi = stats.hist_quantile_bounds(h, res.edges, q)
             assert lo - 1e-6 <= want <= hi + 1e-6, \
                 "%s %s: summary %.4f outside the histogram's [%.4f, %.4f]" % (j.id, name, want, lo, hi)
+            # docs/results-layout.md: quantiles read from the histogram are within 0.1 %
+            est = stats.hist_quantile(h, res.edges, q)
+            assert abs(est - want) <= 1e-3 * want, \
+                "%s %s: histogram says %.6f, exact %.6f" % (j.id, name, est, want)
 print("results consistent: %d jobs" % len(res.jobs))
 PYEOF
 

@@ -27,11 +27,13 @@ B="$WORK/b/rcsim"
 # "<git_revision> <build_id>" that a binary stamps on a job it runs.
 stamp() {
     "$1" run --users 16 --duration 1m --quiet --out "$WORK/stamp.h5" > /dev/null || fail "$1 run --out"
-    $PY - "$WORK/stamp.h5" <<'PY'
-import h5py, sys
-with h5py.File(sys.argv[1], "r") as f:
-    (g,) = f["jobs"].values()
-    print(g.attrs["git_revision"], g.attrs.get("build_id", "none"))
+    $PY - "$WORK/stamp.h5" "$(dirname "$RESULTS_VIEW")" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[2])
+import results_view
+jobs, _, _ = results_view.load(sys.argv[1])
+(j,) = jobs.values()
+print(j["git_revision"], j["build_id"] or "none")
 PY
 }
 read -r rev0 id0 <<< "$(stamp "$B")"
@@ -69,11 +71,13 @@ echo "ok: $(cat "$WORK/e1")"
 
 "$B" sweep "$SWEEP" --out "$out" --allow-other-build > "$WORK/o2" 2> "$WORK/e2" || fail "--allow-other-build: $(cat "$WORK/e2")"
 [ "$(summary_run "$WORK/o2")" = $((n - 4)) ] || fail "resume ran $(summary_run "$WORK/o2"), want $((n - 4))"
-$PY - "$out" "$id0" "$id1" "$n" <<'PY' || fail "per-job builds"
-import collections, h5py, json, sys
+$PY - "$out" "$id0" "$id1" "$n" "$(dirname "$RESULTS_VIEW")" <<'PY' || fail "per-job builds"
+import collections, json, sys
 out, id0, id1, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-with h5py.File(out, "r") as f:
-    c = collections.Counter(g.attrs["build_id"] for g in f["jobs"].values())
+sys.path.insert(0, sys.argv[5])
+import results_view
+jobs, _, _ = results_view.load(out)
+c = collections.Counter(j["build_id"] for j in jobs.values())
 assert c == {id0: 4, id1: n - 4}, c
 m = json.load(open(out + ".manifest.json"))
 assert [b["id"] for b in m["builds"]] == [id0, id1], m["builds"]

@@ -7,7 +7,11 @@
 #     results file; the copy resumes without rerunning anything (rebuilt from the journal);
 #  3. the same as 1 under mpirun -np 3 (the master aborts the running workers).
 source "$(dirname "$0")/rel_lib.sh"
-n=$(sweep_jobs)
+# One simulated hour with per-delivery records makes each journal record ~16 kB (compressed;
+# compact records without them are 0.5-3 kB), so the journal fills a small disk after a
+# few jobs, before the table's first flush.
+SET=(--set store_raw=true --set duration=1h)
+n=$(sweep_jobs "${SET[@]}")
 [ "$n" -gt 0 ] || fail "cannot count the jobs of $SWEEP"
 
 resume_on_big_disk() { # $1 results file on the full disk, $2 new directory, $3 expected "run" count or ""
@@ -16,7 +20,7 @@ resume_on_big_disk() { # $1 results file on the full disk, $2 new directory, $3 
     cp -L "$1.journal" "$2/r.h5.journal"
     cp -L "$1.manifest.json" "$2/r.h5.manifest.json"   # what produced the finished jobs
     local rc=0
-    "$RCSIM" sweep "$SWEEP" --out "$2/r.h5" > "$2/out" 2> "$2/err" || rc=$?
+    "$RCSIM" sweep "$SWEEP" --out "$2/r.h5" "${SET[@]}" > "$2/out" 2> "$2/err" || rc=$?
     cat "$2/err" "$2/out"
     [ "$rc" = 0 ] || fail "resume on a bigger disk: exit $rc"
     local jobs uniq
@@ -30,9 +34,9 @@ resume_on_big_disk() { # $1 results file on the full disk, $2 new directory, $3 
 
 echo "== 1. the journal fills the disk (serial)"
 full=$WORK/full
-mount_small "$full" 256k
+mount_small "$full" 128k
 rc=0
-"$RCSIM" sweep "$SWEEP" --out "$full/r.h5" > "$WORK/1.out" 2> "$WORK/1.err" || rc=$?
+"$RCSIM" sweep "$SWEEP" --out "$full/r.h5" "${SET[@]}" > "$WORK/1.out" 2> "$WORK/1.err" || rc=$?
 cat "$WORK/1.err" "$WORK/1.out"
 [ "$rc" = 1 ] || fail "full disk: exit $rc, want 1 (>= 128 is a crash)"
 grep -q "$full/r.h5[.a-z]*: .*No space left on device" "$WORK/1.err" || fail "no error naming the file and ENOSPC"
@@ -42,7 +46,7 @@ saved=$(journal_records "$full/r.h5.journal")
 cp -L "$full/r.h5" "$full/r.h5.journal" "$full/r.h5.manifest.json" "$WORK/" # what a user would rescue
 # A retry where the disk is still full: the same clean failure, nothing lost from the journal.
 rc=0
-"$RCSIM" sweep "$SWEEP" --out "$full/r.h5" > /dev/null 2> "$WORK/1b.err" || rc=$?
+"$RCSIM" sweep "$SWEEP" --out "$full/r.h5" "${SET[@]}" > /dev/null 2> "$WORK/1b.err" || rc=$?
 cat "$WORK/1b.err"
 [ "$rc" = 1 ] || fail "retry on the full disk: exit $rc, want 1"
 grep -q "$full/r.h5" "$WORK/1b.err" || fail "retry: no error naming the file"
@@ -51,11 +55,11 @@ resume_on_big_disk "$WORK/r.h5" "$WORK/big1" "$((n - saved))"
 
 echo "== 2. the HDF5 file fills the disk, the journal lives elsewhere"
 full2=$WORK/full2
-mount_small "$full2" 48k
+mount_small "$full2" 160k
 mkdir -p "$WORK/j2"
 ln -s "$WORK/j2/r.h5.journal" "$full2/r.h5.journal"
 rc=0
-"$RCSIM" sweep "$SWEEP" --out "$full2/r.h5" > "$WORK/2.out" 2> "$WORK/2.err" || rc=$?
+"$RCSIM" sweep "$SWEEP" --out "$full2/r.h5" "${SET[@]}" > "$WORK/2.out" 2> "$WORK/2.err" || rc=$?
 cat "$WORK/2.err" "$WORK/2.out"
 [ "$rc" = 1 ] || fail "full disk (HDF5): exit $rc, want 1"
 grep -q "$full2/r.h5: .*No space left on device" "$WORK/2.err" || fail "no error naming the results file and ENOSPC"
@@ -64,12 +68,17 @@ resume_on_big_disk "$full2/r.h5" "$WORK/big2" 0
 
 echo "== 3. the journal fills the disk under $MPIEXEC -np 3"
 full3=$WORK/full3
-mount_small "$full3" 256k
+mount_small "$full3" 128k
 rc=0
 # Open MPI 4.1.4's mpirun now and then crashes or hangs in PMIx_server_finalize after an
 # MPI_Abort (docs/reliability.md); the KILL bounds that hang.  What rcsim controls is
 # checked: the message, the exit being a failure, and what is on disk.
-timeout -s KILL 120 "$MPIEXEC" -np 3 "$RCSIM" sweep "$SWEEP" --out "$full3/r.h5" > "$WORK/3.out" 2> "$WORK/3.err" || rc=$?
+# Jobs of 2 simulated hours (records of ~30 kB): the disk fills while workers still run
+# (with shorter jobs every result can arrive before the commit that fails, and nothing is
+# left to abort).
+SET=(--set store_raw=true --set duration=2h)
+n=$(sweep_jobs "${SET[@]}")
+timeout -s KILL 120 "$MPIEXEC" -np 3 "$RCSIM" sweep "$SWEEP" --out "$full3/r.h5" "${SET[@]}" > "$WORK/3.out" 2> "$WORK/3.err" || rc=$?
 cat "$WORK/3.err" "$WORK/3.out"
 [ "$rc" != 0 ] || fail "mpirun: a full disk exited 0"
 [ "$rc" -lt 128 ] || echo "NOTE: mpirun itself ended with status $rc (Open MPI abort-path bug; see docs/reliability.md)"

@@ -25,14 +25,6 @@ job_child() {
     return 1
 }
 
-failed_count() {
-    $PY - "$1" <<'PY'
-import h5py, sys
-with h5py.File(sys.argv[1], "r") as f:
-    print(len(f["failed"]) if "failed" in f else 0)
-PY
-}
-
 check_after_crash() { # $1 out, $2 err log, $3 exit code
     [ "$3" = 1 ] || { cat "$2"; fail "exit $3 after a crashed job, want 1"; }
     grep -q "FAILED on rank" "$2" || fail "no FAILED line"

@@ -21,13 +21,14 @@ echo "ok: $(cat "$WORK/e1")"
 
 "$RCSIM" sweep "$SWEEP" --out "$out" > "$WORK/o2" 2> "$WORK/e2" || fail "resume: $(cat "$WORK/e2")"
 [ "$(summary_run "$WORK/o2")" = $((n - 3)) ] || fail "resume ran $(summary_run "$WORK/o2"), want $((n - 3))"
-$PY - "$out" "$n" <<'PY' || fail "raw data in some jobs"
-import h5py, sys
-with h5py.File(sys.argv[1], "r") as f:
-    jobs = list(f["jobs"].values())
-    assert len(jobs) == int(sys.argv[2]), len(jobs)
-    raw = [g.name for g in jobs if "latency_online_s" in g or g.attrs["store_raw"]]
-    assert not raw, raw
+$PY - "$out" "$n" "$(dirname "$RESULTS_VIEW")" <<'PY' || fail "raw data in some jobs"
+import sys
+sys.path.insert(0, sys.argv[3])
+import results_view
+jobs, _, _ = results_view.load(sys.argv[1])
+assert len(jobs) == int(sys.argv[2]), len(jobs)
+raw = [k for k, j in jobs.items() if j["store_raw"] or len(j["deliveries"]["message"])]
+assert not raw, raw
 PY
 
 # The other direction: a sweep begun with raw latencies cannot lose them half way.

@@ -50,17 +50,17 @@ seeds: 3
 YAML
 out="$WORK/r.h5"
 "$RCSIM" sweep "$WORK/t.yaml" --out "$out" --data-dir "$WORK/A" > "$WORK/o1" 2> "$WORK/e1" || fail "sweep on A: $(cat "$WORK/e1")"
-$PY - "$out" "$sha_a" "$WORK/A/schedules_gen_syn.txt.gz" "$out.manifest.json" <<'PY' || fail "provenance"
-import h5py, json, sys
-out, sha, path, manifest = sys.argv[1:]
-with h5py.File(out, "r") as f:
-    jobs = list(f["jobs"].values())
-    assert len(jobs) == 6, len(jobs)
-    for g in jobs:
-        a = g.attrs
-        assert a["trace_sha256"] == sha, (a["trace_sha256"], sha)
-        assert int(a["trace_lines"]) == 40 and a["trace_name"] == "gen_syn" and a["trace"] == "syn"
-        assert f"trace_sha256={sha}" in a["canonical"], a["canonical"]
+$PY - "$out" "$sha_a" "$WORK/A/schedules_gen_syn.txt.gz" "$out.manifest.json" "$(dirname "$RESULTS_VIEW")" <<'PY' || fail "provenance"
+import json, sys
+out, sha, path, manifest, here = sys.argv[1:]
+sys.path.insert(0, here)
+import results_view
+jobs, _, _ = results_view.load(out)
+assert len(jobs) == 6, len(jobs)
+for a in jobs.values():
+    assert a["trace_sha256"] == sha, (a["trace_sha256"], sha)
+    assert int(a["trace_lines"]) == 40 and a["trace_name"] == "gen_syn" and a["trace"] == "syn"
+    assert f"trace_sha256={sha}" in a["canonical"], a["canonical"]
 m = json.load(open(manifest))
 t = m["traces"]
 assert len(t) == 1 and t[0]["sha256"] == sha and t[0]["path"] == path and t[0]["lines"] == 40, t

@@ -1,55 +1,24 @@
 # Helpers shared by the farm and reliability end-to-end tests (sourced by
-# farm_lib.sh and rel_lib.sh, which set PY, RCSIM, SWEEP and WORK first).
+# farm_lib.sh and rel_lib.sh, which set PY, RCSIM, SWEEP and WORK first).  They read
+# results files and journals with h5py and struct only (tests/e2e/results_view.py).
+RESULTS_VIEW="$(dirname "${BASH_SOURCE[0]}")/results_view.py"
 
-# Valid journal records (after the 16-byte header); 0 for a missing file.
-journal_records() {
-    $PY - "$1" <<'PY'
-import struct, sys
-try:
-    b = open(sys.argv[1], "rb").read()
-except FileNotFoundError:
-    print(0); sys.exit()
-pos, n = 16, 0
-while pos + 24 <= len(b):
-    magic, ln = struct.unpack_from("<II", b, pos)
-    if magic != 0x52434a52 or pos + 24 + ln > len(b): break
-    pos += 24 + ln; n += 1
-print(n)
-PY
-}
+# Valid journal records (group-committed JOB records); 0 for a missing file.
+journal_records() { $PY "$RESULTS_VIEW" journal "$1"; }
 
 # "<jobs> <unique ids>" of a results file, every job complete; fails if it does not open.
-h5_jobs() {
-    $PY - "$1" <<'PY'
-import h5py, sys
-with h5py.File(sys.argv[1], "r") as f:
-    assert f.attrs["layout"] == "rcsim-results/1", f.attrs["layout"]
-    ids = list(f["jobs"].keys())
-    for k in ids:
-        g = f["jobs"][k]
-        assert g.attrs["status"] == "ok" and "hist_online" in g and "summary_online" in g, k
-    print(len(ids), len(set(ids)))
-PY
-}
+h5_jobs() { $PY "$RESULTS_VIEW" jobs "$1"; }
+
+# Per-job results of two files identical (measured fields aside); extra args: --ignore COLS.
+h5_same() { $PY "$RESULTS_VIEW" compare "$@"; }
+
+# Entries under /failed.
+failed_count() { $PY "$RESULTS_VIEW" failed "$1"; }
 
 sweep_jobs() { "$RCSIM" sweep "$SWEEP" --out "$WORK/dry.h5" --dry-run "$@" | sed -n 's/.*: \([0-9]*\) jobs,.*/\1/p'; }
 
-# Keeps the first $2 records of journal $1 (a sweep stopped after $2 jobs); the format is
-# the one journal_records reads.
-journal_keep() {
-    $PY - "$1" "$2" <<'PY'
-import struct, sys
-path, keep = sys.argv[1], int(sys.argv[2])
-b = open(path, "rb").read()
-pos, n = 16, 0
-while n < keep and pos + 24 <= len(b):
-    magic, ln = struct.unpack_from("<II", b, pos)
-    if magic != 0x52434a52 or pos + 24 + ln > len(b): break
-    pos += 24 + ln; n += 1
-assert n == keep, f"{path}: only {n} records"
-open(path, "r+b").truncate(pos)
-PY
-}
+# Keeps the first $2 job records of journal $1 (a sweep stopped after $2 jobs).
+journal_keep() { $PY "$RESULTS_VIEW" journal-keep "$1" "$2"; }
 
 # A small synthetic trace (one hour per line): $1 output, $2 seed, $3 lines (default 40).
 synth_hour_trace() {

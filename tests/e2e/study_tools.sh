@@ -14,14 +14,14 @@ $PY analysis/adaptive_seeds.py experiments/ci-small.yaml "$T/adapt" --rcsim "$RC
 ls "$T"/adapt/round0.h5 >/dev/null 2>&1 || { echo "FAIL: no round0.h5"; fail=1; }
 grep -q "configurations within" "$T/adapt.log" || { echo "FAIL: no final summary"; fail=1; }
 $PY - "$T/adapt" <<'PY' || fail=1
-import glob, sys, h5py, collections
+import glob, sys, collections
+sys.path.insert(0, "analysis")
+from rcplot import results
 files = sorted(glob.glob(sys.argv[1] + "/round*.h5"))
 seeds = collections.Counter()
 for p in files:
-    with h5py.File(p) as f:
-        for g in f["jobs"].values():
-            c = g.attrs["canonical"]
-            c = c.decode() if isinstance(c, bytes) else c
+    with results.load_table([p]) as tab:
+        for c in tab.canonical_all():
             seeds["\n".join(l for l in c.split("\n") if not l.startswith("seed="))] += 1
 prec = open(sys.argv[1] + "/precision.md").read()
 assert max(seeds.values()) <= 5, seeds
