@@ -28,21 +28,30 @@ Y
 "$RCSIM" sweep "$T/adv.yaml" --out "$T/adv.h5" >"$T/sweep.log" 2>&1 || { echo "FAIL: sweep"; cat "$T/sweep.log"; fail=1; }
 "$PY" - "$T/adv.h5" <<'PY' || fail=1
 import sys, h5py
+def text(v):
+    return v.decode() if isinstance(v, bytes) else str(v)
+def col(t, name, i):
+    """Row i of a /table column; text columns may be stored as an index into attrs['levels']."""
+    ds = t[name]
+    if "levels" in ds.attrs:
+        return text(ds.attrs["levels"][int(ds[i])])
+    return ds[i]
 with h5py.File(sys.argv[1]) as f:
-    jobs = list(f["jobs"].values())
-    assert len(jobs) == 12, len(jobs)
+    t = f["table"]  # layout 2: one row per job
+    n = t["job_id"].shape[0]
+    assert n == 12, n
     faked = 0
-    for g in jobs:
-        a = g.attrs
-        kind = a["adversary"].decode() if isinstance(a["adversary"], bytes) else str(a["adversary"])
-        frac = float(a["adversary_fraction"])
-        assert int(a["counter_adv_members"]) == round(frac * 16), (kind, frac, a["counter_adv_members"])
-        canon = a["canonical"].decode() if isinstance(a["canonical"], bytes) else a["canonical"]
+    for i in range(n):
+        kind = col(t, "adversary", i)
+        frac = float(t["adversary_fraction"][i])
+        members = int(t["counter_adv_members"][i])
+        assert members == round(frac * 16), (kind, frac, members)
+        canon = text(col(t, "canonical", i))
         assert "adversary=" + kind in canon, canon
-        if kind == "ack-drop" and frac > 0 and "-ft" in str(a["strategy"]):
-            faked += int(a["counter_adv_acks_faked"])
+        if kind == "ack-drop" and frac > 0 and "-ft" in text(col(t, "strategy", i)):
+            faked += int(t["counter_adv_acks_faked"][i])
         if kind == "drop":
-            assert int(a["counter_adv_acks_faked"]) == 0
+            assert int(t["counter_adv_acks_faked"][i]) == 0
     assert faked > 0, "no faked ACK counted in the ack-drop RC-FT jobs"
 print("adversary counters ok")
 PY

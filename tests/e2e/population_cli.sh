@@ -38,13 +38,13 @@ assert sum(x["undelivered"] for x in b) == d["undelivered"]
 u = d["user_load"]
 assert u["users"] == 400 and u["groups_mean"] > 0, u
 with h5py.File(sys.argv[2]) as f:
-    g = list(f["jobs"].values())[0]
-    sb = g["size_buckets"]
-    names = [n.decode() if isinstance(n, bytes) else n for n in sb.attrs["names"]]
-    assert names[:3] == ["lo", "hi", "groups"] and "p50" in names, names
-    assert sb.shape == (len(b), len(names)), sb.shape
-    assert g["user_sent"].shape == (400,) and g["user_groups"][()].sum() > 0
-    assert int(g.attrs["population"]) == 400
+    # layout 2: one /table row per job; population rows of job row i are [end[i-1], end[i])
+    assert f["table/job_id"].shape == (1,)
+    sz, us = f["population/sizes"], f["population/users"]
+    assert list(sz["end"][()]) == [len(b)], (sz["end"][()], len(b))
+    assert int(sz["groups"][()].sum()) == 60 and "p50" in sz and "lo" in sz and "hi" in sz
+    assert list(us["end"][()]) == [400] and us["groups"][()].sum() > 0
+    assert int(f["table/population"][0]) == 400
 print("population run ok")
 PY
 # 3. a sweep with population axes, through the farm (serial)
@@ -58,13 +58,24 @@ Y
 "$RCSIM" sweep "$T/pop.yaml" --out "$T/pop.h5" >"$T/sweep.log" 2>&1 || { echo "FAIL: sweep"; cat "$T/sweep.log"; fail=1; }
 "$PY" - "$T/pop.h5" <<'PY' || fail=1
 import sys, h5py
+def text(v):
+    return v.decode() if isinstance(v, bytes) else str(v)
+def col(t, name, i):
+    """Row i of a /table column; text columns may be stored as an index into attrs['levels']."""
+    ds = t[name]
+    if "levels" in ds.attrs:
+        return text(ds.attrs["levels"][int(ds[i])])
+    return ds[i]
 with h5py.File(sys.argv[1]) as f:
-    jobs = list(f["jobs"].values())
-    assert len(jobs) == 4, len(jobs)
-    for g in jobs:
-        assert "size_buckets" in g and g["user_groups"].shape == (300,)
-        if (g.attrs["group_size_dist"].decode() if isinstance(g.attrs["group_size_dist"], bytes) else g.attrs["group_size_dist"]) == "fixed:8":
-            assert g["size_buckets"].shape[0] == 1 and g["size_buckets"][0, 0] == 8
+    t = f["table"]
+    assert t["job_id"].shape == (4,), t["job_id"].shape
+    sz_end = [0] + list(f["population/sizes/end"][()])
+    us_end = [0] + list(f["population/users/end"][()])
+    lo = f["population/sizes/lo"][()]
+    for i in range(4):
+        assert us_end[i + 1] - us_end[i] == 300, us_end
+        if text(col(t, "group_size_dist", i)) == "fixed:8":
+            assert sz_end[i + 1] - sz_end[i] == 1 and lo[sz_end[i]] == 8, (sz_end, lo)
 print("population sweep ok")
 PY
 [ $fail = 0 ] && echo "population_cli: all passed"
