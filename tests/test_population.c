@@ -353,19 +353,23 @@ Test(population, histogram_summaries_agree_with_exact_ones)
 
 Test(population, histogram_quantiles_interpolate_within_a_bin)
 {
-    /* 1000 samples evenly spread over one 10 ms bin: the median is its middle */
+    /* 1000 samples evenly spread over one bucket: the median is its middle */
+    size_t bin = rc_hist_bin(5.0);
+    double lo = rc_hist_edge(bin), w = rc_hist_edge(bin + 1) - lo;
     uint32_t *h = calloc(RC_HIST_BINS, sizeof *h);
     double mean = 0, m2 = 0;
     for (int i = 0; i < 1000; i++) {
-        double x = 5.0 + 0.01 * (i + 0.5) / 1000;
-        h[rc_hist_bin(x)]++;
+        double x = lo + w * (i + 0.5) / 1000;
+        cr_assert_eq(rc_hist_bin(x), bin);
+        h[bin]++;
         double d = x - mean;
         mean += d / (i + 1);
         m2 += d * (x - mean);
     }
     rc_summary s;
-    rc_summary_from_hist(&s, h, mean, m2, 5.0 + 0.005 / 1000, 5.01 - 0.005 / 1000);
-    cr_assert_lt(fabs(s.q[4] - 5.005), 1e-4, "median %.6f", s.q[4]);
-    cr_assert_lt(fabs(s.q[0] - 5.0001), 1e-4, "p1 %.6f", s.q[0]);
+    rc_summary_from_hist(&s, h, mean, m2, lo + w * 0.0005, lo + w * 0.9995);
+    cr_assert_lt(fabs(s.q[4] - (lo + w / 2)), w / 100, "median %.9f, middle %.9f", s.q[4],
+                 lo + w / 2);
+    cr_assert_lt(fabs(s.q[0] - (lo + w / 100)), w / 100, "p1 %.9f", s.q[0]);
     free(h);
 }

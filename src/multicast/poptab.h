@@ -15,8 +15,8 @@
  *   rc_poptab_finish.
  * - Latencies go into the fixed-edge histograms of core/hist.h (whole run,
  *   and online latencies per group-size bucket [2^b, 2^(b+1))) plus exact
- *   moments; exp/result reads quantiles from them (within 10 ms below 100 s,
- *   within 1 % above).
+ *   moments; exp/result reads quantiles from them (within 0.1 %, the
+ *   buckets' width).
  * - Per-user load: real sub-messages that left each user, and its groups.
  *
  * Memory: O(users + groups + memberships + live payloads); rc_poptab owns all.
