@@ -1,6 +1,7 @@
 /* rcsim run: one job from command-line options.  Every registry parameter is
  * an option (--users 128, --strategy rc-k2-p2, --duration 24h, ...). */
 #include <errno.h>
+#include <math.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include "core/version.h"
 #include "exp/param.h"
 #include "exp/run.h"
+#include "multicast/adversary.h"
 #include "multicast/strategy_name.h"
 #include "trace/trace_id.h"
 
@@ -131,6 +133,19 @@ static void print_human(const rc_job *job, const rc_result *r)
            RCSIM_VERSION, job->strategy, job->users, job->groups, rc_job_group_size(job),
            job->trace, job->model == RC_MODEL_PAPER ? "paper" : "exact", job->duration_s,
            (unsigned long long)job->seed);
+    if (r->n_sizes > 0) {
+        rc_load_summary l;
+        rc_result_load_summary(r, &l);
+        printf("  population %d in %d groups of sizes %s; groups per user mean %.1f, max %.0f "
+               "(%llu in none); sub-messages sent per user mean %.0f, p99 %.0f, max %.0f\n",
+               job->population, job->groups, job->group_size_dist, l.groups_mean, l.groups_max,
+               (unsigned long long)l.without_group, l.sent_mean, l.sent_p99, l.sent_max);
+        printf("  median online latency by group size (s):");
+        for (uint32_t i = 0; i < r->n_sizes; i++)
+            printf(" %llu-%llu: %.2f", (unsigned long long)r->sizes[i].lo,
+                   (unsigned long long)r->sizes[i].hi, r->sizes[i].online.q[4]);
+        printf("\n");
+    }
     printf("  multicasts %llu, deliveries %llu (online %llu), undelivered %llu, duplicates %llu\n",
            (unsigned long long)r->c.multicasts, (unsigned long long)r->c.deliveries,
            (unsigned long long)r->c.deliveries_online, (unsigned long long)r->c.undelivered,
@@ -142,10 +157,57 @@ static void print_human(const rc_job *job, const rc_result *r)
            (unsigned long long)r->c.payload_packets, (unsigned long long)r->c.ack_packets,
            (unsigned long long)r->c.bundles, (unsigned long long)r->c.reassignments,
            (unsigned long long)r->c.timeouts);
+    if (job->adversary != RC_ADV_NONE)
+        printf("  adversaries %llu: withheld %llu copies, %llu ACKs; faked %llu ACKs; delayed %llu\n",
+               (unsigned long long)r->c.adv_members, (unsigned long long)r->c.adv_withheld,
+               (unsigned long long)r->c.adv_acks_withheld,
+               (unsigned long long)r->c.adv_acks_faked, (unsigned long long)r->c.adv_delayed);
     printf("  %llu events in %.3f s wall (%.2f M events/s), peak RSS %llu MiB\n",
            (unsigned long long)r->c.events, r->c.wall_s,
            r->c.wall_s > 0 ? (double)r->c.events / r->c.wall_s / 1e6 : 0.0,
            (unsigned long long)(r->c.peak_rss_kb / 1024));
+}
+
+/* Population mode: latency by group size, and the per-user load. */
+static void put_population(json_t *o, const rc_job *job, const rc_result *r)
+{
+    json_object_set_new(o, "population", json_integer(job->population));
+    json_object_set_new(o, "group_size_dist", rc_json_str(job->group_size_dist));
+    json_t *a = json_array();
+    for (uint32_t i = 0; i < r->n_sizes; i++) {
+        const rc_size_bucket *b = &r->sizes[i];
+        const rc_summary *s = &b->online;
+        json_t *e = json_object();
+        json_object_set_new(e, "lo", rc_json_u64(b->lo));
+        json_object_set_new(e, "hi", b->hi == UINT64_MAX ? json_null() : rc_json_u64(b->hi));
+        json_object_set_new(e, "groups", rc_json_u64(b->groups));
+        json_object_set_new(e, "multicasts", rc_json_u64(b->multicasts));
+        json_object_set_new(e, "expected", rc_json_u64(b->expected));
+        json_object_set_new(e, "deliveries", rc_json_u64(b->deliveries));
+        json_object_set_new(e, "undelivered", rc_json_u64(b->undelivered));
+        json_object_set_new(e, "online", rc_json_u64(s->count));
+        json_object_set_new(e, "mean_s", rc_json_num(s->count ? s->mean_s : NAN, 6));
+        json_object_set_new(e, "median_s", rc_json_num(s->count ? s->q[4] : NAN, 6));
+        json_object_set_new(e, "p90_s", rc_json_num(s->count ? s->q[6] : NAN, 6));
+        json_object_set_new(e, "p99_s", rc_json_num(s->count ? s->q[8] : NAN, 6));
+        json_array_append_new(a, e);
+    }
+    json_object_set_new(o, "size_buckets", a);
+    rc_load_summary l;
+    rc_result_load_summary(r, &l);
+    json_t *u = json_object();
+    json_object_set_new(u, "users", rc_json_u64(l.users));
+    json_object_set_new(u, "without_group", rc_json_u64(l.without_group));
+    json_object_set_new(u, "sent_mean", rc_json_num(l.sent_mean, 3));
+    json_object_set_new(u, "sent_median", rc_json_num(l.sent_p50, 3));
+    json_object_set_new(u, "sent_p90", rc_json_num(l.sent_p90, 3));
+    json_object_set_new(u, "sent_p99", rc_json_num(l.sent_p99, 3));
+    json_object_set_new(u, "sent_max", rc_json_num(l.sent_max, 3));
+    json_object_set_new(u, "groups_mean", rc_json_num(l.groups_mean, 3));
+    json_object_set_new(u, "groups_median", rc_json_num(l.groups_p50, 3));
+    json_object_set_new(u, "groups_p90", rc_json_num(l.groups_p90, 3));
+    json_object_set_new(u, "groups_max", rc_json_num(l.groups_max, 3));
+    json_object_set_new(o, "user_load", u);
 }
 
 /* One line of JSON (io/json.h); keys and formats are what scripts parse. */
@@ -197,6 +259,14 @@ static void print_json(const rc_job *job, const rc_result *r)
                         3));
         PUT("so_latency_max_s", rc_json_num((double)r->c.so_latency_max_ms / 1e3, 3));
     }
+    if (job->adversary != RC_ADV_NONE) {
+        PUT("adv_members", rc_json_u64(r->c.adv_members));
+        PUT("adv_withheld", rc_json_u64(r->c.adv_withheld));
+        PUT("adv_acks_withheld", rc_json_u64(r->c.adv_acks_withheld));
+        PUT("adv_acks_faked", rc_json_u64(r->c.adv_acks_faked));
+        PUT("adv_delayed", rc_json_u64(r->c.adv_delayed));
+    }
+    if (r->n_sizes > 0) put_population(o, job, r);
     PUT("events", rc_json_u64(r->c.events));
     PUT("wall_s", rc_json_num(r->c.wall_s, 6));
     PUT("peak_rss_kb", rc_json_u64(r->c.peak_rss_kb));

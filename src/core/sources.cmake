@@ -1,1 +1,1 @@
-set(RCSIM_CORE_SOURCES src/core/err.c src/core/log.c src/core/evq.c src/core/rng.c src/core/sim.c src/core/pyrandom.c)
+set(RCSIM_CORE_SOURCES src/core/err.c src/core/log.c src/core/evq.c src/core/rng.c src/core/sim.c src/core/pyrandom.c src/core/hist.c)

@@ -7,7 +7,9 @@
 
 #include "exp/param.h"
 #include "loopix/net.h"
+#include "multicast/adversary.h"
 #include "multicast/mc.h"
+#include "multicast/population.h"
 #include "multicast/strategy_name.h"
 #include "trace/trace_id.h"
 #include "workload/app.h"
@@ -52,6 +54,14 @@ void rc_job_resolve(rc_job *job)
     resolve_quirk(&q->seed0_groups, paper);
     resolve_quirk(&q->nonce0_plain, paper);
     resolve_quirk(&q->nonce_perm, paper);
+    if (job->population > 0) {
+        /* Population mode: N users; providers scale by themselves (users_per_provider
+         * each), mixes by the rule of docs/beyond.md: at least one per RC_USERS_PER_MIX
+         * users in every layer.  Both maxima keep resolve idempotent. */
+        job->users = job->population;
+        int mixes = (job->population + RC_USERS_PER_MIX - 1) / RC_USERS_PER_MIX;
+        if (job->mixes_per_layer < mixes) job->mixes_per_layer = mixes;
+    }
     if (job->group_size == 0) job->group_size = job->users;
 }
 
@@ -63,6 +73,38 @@ int rc_job_group_size(const rc_job *job)
 int rc_job_providers(const rc_job *job)
 {
     return (job->users + job->users_per_provider - 1) / job->users_per_provider;
+}
+
+/* Population mode: the distribution must fit the population, and the
+ * extensions that need dense per-user tables are not available. */
+static int validate_population(const rc_job *job, rc_err *err)
+{
+    if (job->group_size_dist[0] == '\0' && job->population == 0) return 0;
+    if (job->population == 0)
+        return rc_err_set(err, RC_EXIT_USAGE,
+                          "group_size_dist: '%s' needs population mode (--population N)",
+                          job->group_size_dist);
+    if (job->group_size_dist[0] == '\0')
+        return rc_err_set(err, RC_EXIT_USAGE,
+                          "group_size_dist: population mode needs a distribution: fixed:M, "
+                          "zipf:S:MIN:MAX or lognormal:MU:SIGMA");
+    if (job->population < 2)
+        return rc_err_set(err, RC_EXIT_USAGE, "population: %d cannot hold a group of 2",
+                          job->population);
+    rc_sizedist d;
+    int rc = rc_sizedist_parse(job->group_size_dist, (uint32_t)job->population, &d, err);
+    rc_sizedist_free(&d);
+    if (rc) return rc;
+    const char *unsupported = job->membership_rate > 0      ? "membership_rate"
+                              : job->gossip_interval_s > 0  ? "gossip_interval"
+                              : job->offline_members[0]     ? "offline_members"
+                              : job->source_offline[0]      ? "source_offline"
+                                                            : NULL;
+    if (unsupported)
+        return rc_err_set(err, RC_EXIT_USAGE,
+                          "%s: not available in population mode (population = %d)", unsupported,
+                          job->population);
+    return 0;
 }
 
 size_t rc_job_trace_lines_needed(const rc_job *job)
@@ -142,6 +184,13 @@ void rc_job_mc_cfg(const rc_job *job, rc_mc_cfg *out)
     out->gossip_push_max = job->gossip_push_max;
     out->gossip_window_s = job->gossip_window_s;
     out->membership_rate = job->membership_rate;
+    out->adversary = (rc_adv_kind)job->adversary;
+    out->adversary_fraction = job->adversary_fraction;
+    out->adversary_delay_s = job->adversary_delay_s;
+    out->population = job->population;
+    _Static_assert(sizeof out->group_size_dist == sizeof job->group_size_dist,
+                   "group_size_dist sizes differ");
+    memcpy(out->group_size_dist, job->group_size_dist, sizeof out->group_size_dist);
     out->record_deliveries = job->store_raw;
 }
 
@@ -157,6 +206,8 @@ void rc_job_app_cfg(const rc_job *job, rc_app_cfg *out)
 
 int rc_job_validate(const rc_job *job, rc_err *err)
 {
+    int prc = validate_population(job, err);
+    if (prc) return prc;
     int gs = rc_job_group_size(job);
     if (gs > job->users)
         return rc_err_set(err, RC_EXIT_USAGE,
@@ -209,6 +260,15 @@ int rc_job_validate(const rc_job *job, rc_err *err)
             return rc_err_set(err, RC_EXIT_USAGE, "source_offline: '%s' must be AT:FOR seconds",
                               job->source_offline);
     }
+    if (job->adversary == RC_ADV_NONE && job->adversary_fraction > 0)
+        return rc_err_set(err, RC_EXIT_USAGE,
+                          "adversary_fraction: %g has no effect with adversary none (choose drop, "
+                          "ack-drop or delay)",
+                          job->adversary_fraction);
+    if (job->adversary == RC_ADV_DELAY && job->adversary_delay_s <= 0)
+        return rc_err_set(err, RC_EXIT_USAGE,
+                          "adversary_delay: %g s; adversary delay needs a delay > 0",
+                          job->adversary_delay_s);
     return 0;
 }
 
@@ -222,6 +282,13 @@ size_t rc_job_canonical(const rc_job *job, char *buf, size_t n)
         if (!(t[i].flags & RC_PF_CANON)) continue;
         char val[300];
         rc_param_format(&r, &t[i], val, sizeof val);
+        if (t[i].flags & RC_PF_CANON_NONDEF) {
+            rc_job d = r;
+            char def[300];
+            rc_param_set(&d, &t[i], t[i].def, NULL);
+            rc_param_format(&d, &t[i], def, sizeof def);
+            if (strcmp(val, def) == 0) continue;
+        }
         if (t[i].offset == offsetof(rc_job, trace) && r.trace_sha256[0] != '\0') {
             /* The content, not the spelling (trace/trace_id.h). */
             int w = snprintf(buf + (used < n ? used : n), used < n ? n - used : 0,

@@ -80,6 +80,13 @@ typedef struct rc_job {
     double gossip_window_s;       /* digests cover the payloads created this recently */
     /* changing membership (issue 8): join/leave events per second per group */
     double membership_rate;
+    /* misbehaving members (issue 17, multicast/adversary.h) */
+    int adversary;                /* rc_adv_kind: none | drop | ack-drop | delay */
+    double adversary_fraction;    /* of the users; never the source of a message */
+    double adversary_delay_s;     /* delay kind: extra delay before a forward */
+    /* populations (issue 17, multicast/population.h): 0 = off (the paper's groups) */
+    int population;               /* N users in `groups` groups of drawn sizes */
+    char group_size_dist[64];     /* fixed:M | zipf:S:MIN:MAX | lognormal:MU:SIGMA */
     /* output-only options (not part of the job id) */
     bool store_raw;               /* keep raw per-delivery latencies in the result */
     bool check;                   /* run-time invariant checks for this job */
@@ -110,6 +117,9 @@ uint64_t rc_job_id(const rc_job *job);
 
 /* The id as 16 lower-case hex digits plus NUL. */
 void rc_job_id_hex(uint64_t id, char out[17]);
+
+/* Population mode's mix rule: at least one mix per this many users in each layer. */
+#define RC_USERS_PER_MIX 1000
 
 /* Model-level derived values. */
 int rc_job_group_size(const rc_job *job);

@@ -14,6 +14,7 @@
 #define SZ(f) sizeof(((rc_job *)0)->f)
 #define C RC_PF_CANON
 #define A RC_PF_AXIS
+#define N RC_PF_CANON_NONDEF
 #define BIG 1e18
 
 /* Defaults are the paper's values (docs/spec.md §1.3, §3); the model defaults to exact. */
@@ -22,7 +23,7 @@ static const rc_param_def table[] = {
      "number of users (clients) in the population, m"},
     {"group_size", RC_PT_INT, OFF(group_size), 0, "0", 0, 1 << 20, "", NULL, C | A,
      "members per group, sampled from the users (0 = all users)"},
-    {"groups", RC_PT_INT, OFF(groups), 0, "1", 1, 4096, "", NULL, C | A,
+    {"groups", RC_PT_INT, OFF(groups), 0, "1", 1, 1 << 24, "", NULL, C | A,
      "number of groups over the same population (a user may be in several)"},
     {"strategy", RC_PT_STRING, OFF(strategy), SZ(strategy), "unicast", 0, 0, "", NULL, C | A,
      "multicast strategy: unicast | rc-kK-pP[-ft[M]][-dropoffline] (see --help strategies)"},
@@ -111,6 +112,20 @@ static const rc_param_def table[] = {
      "anti-entropy: a digest covers the group's payloads created this recently"},
     {"membership_rate", RC_PT_DOUBLE, OFF(membership_rate), 0, "0", 0, 1e3, "1/s", NULL, C | A,
      "changing membership: join/leave events per second per group (0 = static groups)"},
+    {"adversary", RC_PT_ENUM, OFF(adversary), 0, "none", 0, 3, "", "none|drop|ack-drop|delay",
+     C | A | N,
+     "misbehaving members: drop = forward nothing, ACK nothing; ack-drop = forward nothing but "
+     "ACK; delay = forward after adversary_delay (never as a message's source)"},
+    {"adversary_fraction", RC_PT_DOUBLE, OFF(adversary_fraction), 0, "0", 0, 1, "", NULL,
+     C | A | N, "fraction of the users that misbehave, chosen by the seed (rounded)"},
+    {"adversary_delay", RC_PT_DURATION, OFF(adversary_delay_s), 0, "60", 0, 1e9, "s", NULL,
+     C | A | N, "adversary=delay: extra delay before a misbehaving member forwards or ACKs"},
+    {"population", RC_PT_INT, OFF(population), 0, "0", 0, 1 << 20, "", NULL, C | A | N,
+     "population mode: N users in 'groups' groups of sizes drawn from group_size_dist, members "
+     "drawn by the seed (0 = off); sets users = N"},
+    {"group_size_dist", RC_PT_STRING, OFF(group_size_dist), SZ(group_size_dist), "", 0, 0, "",
+     NULL, C | A | N,
+     "population mode: group sizes, fixed:M | zipf:S:MIN:MAX | lognormal:MU:SIGMA"},
     {"store_raw", RC_PT_BOOL, OFF(store_raw), 0, "false", 0, 1, "", NULL, RC_PF_STORED,
      "keep raw per-delivery latencies in the results"},
     {"check", RC_PT_BOOL, OFF(check), 0, "false", 0, 1, "", NULL, 0,

@@ -30,6 +30,10 @@ enum {
     RC_PF_AXIS = 1u << 1,   /* may be a sweep axis */
     RC_PF_STORED = 1u << 2, /* changes what is stored, not the results: not part of the job
                                id, but a sweep may not change it on resume (farm/preflight.h) */
+    /* With RC_PF_CANON: written into the canonical text (and so the job id)
+     * only when the value differs from the default.  Extensions added after
+     * results exist use it, so every earlier job keeps its id. */
+    RC_PF_CANON_NONDEF = 1u << 3,
 };
 
 typedef struct rc_param_def {

@@ -9,6 +9,7 @@
 #include "core/log.h"
 #include "loopix/net.h"
 #include "multicast/mc.h"
+#include "multicast/poptab.h"
 
 const double rc_summary_q[RC_SUMMARY_QUANTILES] = {0.01, 0.05, 0.10, 0.25, 0.50,
                                                    0.75, 0.90, 0.95, 0.99, 0.999};
@@ -28,29 +29,9 @@ void rc_result_free(rc_result *r)
     free(r->hist_all);
     free(r->deliveries);
     free(r->undelivered);
+    free(r->user_sent);
+    free(r->user_groups);
     memset(r, 0, sizeof *r);
-}
-
-size_t rc_hist_bin(double x)
-{
-    if (!(x >= ldexp(1.0, RC_HIST_MIN_EXP))) return 0; /* also NaN and negatives */
-    if (x >= ldexp(1.0, RC_HIST_MAX_EXP)) return RC_HIST_BINS - 1;
-    int e;
-    frexp(x, &e); /* x = m 2^e, m in [0.5, 1): x is in octave k = e - 1 */
-    int k = e - 1;
-    /* ldexp is exact, so the sub-bucket is exact too: x * 2^(SUB_BITS-k) lies
-     * in [SUB, 2 SUB). */
-    size_t sub = (size_t)ldexp(x, RC_HIST_SUB_BITS - k) - RC_HIST_SUB;
-    return 1 + (size_t)(k - RC_HIST_MIN_EXP) * RC_HIST_SUB + sub;
-}
-
-double rc_hist_edge(size_t i)
-{
-    if (i == 0) return 0.0;
-    if (i >= RC_HIST_BINS) return INFINITY;
-    size_t j = i - 1;
-    int k = RC_HIST_MIN_EXP + (int)(j / RC_HIST_SUB);
-    return ldexp((double)(RC_HIST_SUB + j % RC_HIST_SUB), k - RC_HIST_SUB_BITS);
 }
 
 /* Value of the sample of 0-based rank k, the samples of its bucket taken as
@@ -163,6 +144,91 @@ void rc_summary_compute(rc_summary *s, double *v, size_t n)
     }
 }
 
+/* The value of the sample of 0-based rank k, the samples of its bin taken as
+ * evenly spread over the bin. */
+static double hist_rank(const uint32_t *hist, const uint64_t *cum, double k, double min, double max)
+{
+    size_t lo = 0, hi = RC_HIST_BINS - 1;
+    while (lo < hi) { /* first bin whose cumulative count exceeds k */
+        size_t mid = lo + (hi - lo) / 2;
+        if ((double)cum[mid] > k) hi = mid;
+        else lo = mid + 1;
+    }
+    double before = (double)(cum[lo] - hist[lo]);
+    double a = rc_hist_edge(lo), b = lo + 1 < RC_HIST_BINS ? rc_hist_edge(lo + 1) : max;
+    if (!isfinite(b) || b > max) b = max;
+    if (a < min) a = min;
+    if (b < a) b = a;
+    return a + (k - before + 0.5) / (double)hist[lo] * (b - a);
+}
+
+void rc_summary_from_hist(rc_summary *s, const uint32_t *hist, double mean, double m2,
+                          double min, double max)
+{
+    memset(s, 0, sizeof *s);
+    uint64_t *cum = rc_xmalloc(RC_HIST_BINS * sizeof *cum), n = 0;
+    for (size_t i = 0; i < RC_HIST_BINS; i++) cum[i] = n += hist[i];
+    s->count = n;
+    if (n == 0) {
+        s->mean_s = s->sd_s = s->min_s = s->max_s = NAN;
+        for (int i = 0; i < RC_SUMMARY_QUANTILES; i++) s->q[i] = NAN;
+        free(cum);
+        return;
+    }
+    s->mean_s = mean;
+    s->sd_s = n > 1 ? sqrt(m2 / (double)(n - 1)) : 0;
+    s->min_s = min;
+    s->max_s = max;
+    for (int i = 0; i < RC_SUMMARY_QUANTILES; i++) {
+        /* numpy.percentile's linear rule on the estimated order statistics */
+        double h = (double)(n - 1) * rc_summary_q[i], lo = floor(h);
+        double hi = lo + 1 < (double)n ? lo + 1 : lo;
+        double vlo = hist_rank(hist, cum, lo, min, max), vhi = hist_rank(hist, cum, hi, min, max);
+        s->q[i] = vlo + (h - lo) * (vhi - vlo);
+    }
+    free(cum);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* mean, p50, p90, p99 and max of v (n > 0), sorting a copy */
+static void u32_stats(const uint32_t *v, size_t n, double out[5])
+{
+    uint32_t *s = rc_xmalloc(n * sizeof *s);
+    memcpy(s, v, n * sizeof *s);
+    qsort(s, n, sizeof *s, cmp_u32);
+    double sum = 0;
+    for (size_t i = 0; i < n; i++) sum += s[i];
+    static const double q[3] = {0.5, 0.9, 0.99};
+    out[0] = sum / (double)n;
+    for (int k = 0; k < 3; k++) {
+        double h = (double)(n - 1) * q[k];
+        size_t lo = (size_t)floor(h), hi = lo + 1 < n ? lo + 1 : lo;
+        out[1 + k] = s[lo] + (h - (double)lo) * ((double)s[hi] - s[lo]);
+    }
+    out[4] = s[n - 1];
+    free(s);
+}
+
+void rc_result_load_summary(const rc_result *r, rc_load_summary *o)
+{
+    memset(o, 0, sizeof *o);
+    size_t n = r->n_users_load;
+    if (n == 0) return;
+    o->users = n;
+    double a[5], b[5];
+    u32_stats(r->user_sent, n, a);
+    u32_stats(r->user_groups, n, b);
+    o->sent_mean = a[0], o->sent_p50 = a[1], o->sent_p90 = a[2], o->sent_p99 = a[3];
+    o->sent_max = a[4];
+    o->groups_mean = b[0], o->groups_p50 = b[1], o->groups_p90 = b[2], o->groups_max = b[4];
+    for (size_t i = 0; i < n; i++) o->without_group += r->user_groups[i] == 0;
+}
+
 /* ---------- gathering a job's outputs ---------- */
 
 static void note_missed(void *ctx, uint32_t group, uint32_t payload, uint32_t recipient)
@@ -172,6 +238,37 @@ static void note_missed(void *ctx, uint32_t group, uint32_t payload, uint32_t re
     if (r->undelivered == NULL)
         r->undelivered = rc_xmalloc(RC_UNDELIVERED_MAX * sizeof *r->undelivered);
     r->undelivered[r->n_undelivered++] = (rc_undelivered){group, payload, recipient};
+}
+
+/* Population mode: histograms and moments instead of samples (no raw
+ * latencies), the size buckets and the per-user load. */
+_Static_assert(RC_SIZE_BUCKETS == RC_POPTAB_BUCKETS, "size bucket counts differ");
+static void gather_population(rc_result *r, const rc_poptab *pt)
+{
+    rc_moments m;
+    const uint32_t *h = rc_poptab_hist(pt, false, &m);
+    memcpy(r->hist_all, h, RC_HIST_BINS * sizeof *h);
+    rc_summary_from_hist(&r->all, h, m.mean, m.m2, m.min, m.max);
+    h = rc_poptab_hist(pt, true, &m);
+    memcpy(r->hist_online, h, RC_HIST_BINS * sizeof *h);
+    rc_summary_from_hist(&r->online, h, m.mean, m.m2, m.min, m.max);
+    static const uint32_t empty[RC_HIST_BINS];
+    r->n_sizes = 0;
+    for (unsigned i = 0; i < RC_POPTAB_BUCKETS; i++) {
+        rc_poptab_bucket b;
+        if (!rc_poptab_bucket_get(pt, i, &b)) continue;
+        rc_size_bucket *s = &r->sizes[r->n_sizes++];
+        *s = (rc_size_bucket){b.lo, b.hi, b.groups, b.multicasts, b.expected, b.deliveries,
+                              b.undelivered, {0}};
+        rc_summary_from_hist(&s->online, b.hist_online ? b.hist_online : empty, b.online.mean,
+                             b.online.m2, b.online.min, b.online.max);
+    }
+    size_t n = rc_poptab_users(pt);
+    r->n_users_load = n;
+    r->user_sent = rc_xmalloc((n ? n : 1) * sizeof(uint32_t));
+    r->user_groups = rc_xmalloc((n ? n : 1) * sizeof(uint32_t));
+    memcpy(r->user_sent, rc_poptab_user_sent(pt), n * sizeof(uint32_t));
+    for (size_t u = 0; u < n; u++) r->user_groups[u] = rc_poptab_user_groups(pt, (uint32_t)u);
 }
 
 void rc_result_gather(rc_result *r, rc_mc *mc, bool keep_raw)
@@ -198,12 +295,22 @@ void rc_result_gather(rc_result *r, rc_mc *mc, bool keep_raw)
     c->so_delivered_online = m->so_delivered_online;
     c->so_latency_sum_ms = m->so_latency_sum_ms;
     c->so_latency_max_ms = m->so_latency_max_ms;
+    c->adv_members = m->adv_members;
+    c->adv_withheld = m->adv_withheld;
+    c->adv_acks_withheld = m->adv_acks_withheld;
+    c->adv_acks_faked = m->adv_acks_faked;
+    c->adv_delayed = m->adv_delayed;
     const rc_net_counters *n = rc_net_counts(rc_mc_net(mc));
     c->bundles = n->bundles;
     c->cover_packets = n->cover_packets;
     c->pulls = n->pulls;
     c->mix_packets = n->mix_packets;
 
+    const rc_poptab *pt = rc_mc_poptab(mc);
+    if (pt != NULL) {
+        gather_population(r, pt);
+        return;
+    }
     size_t n_all, n_online;
     double *all = rc_mc_latencies(mc, false, &n_all);
     double *online = rc_mc_latencies(mc, true, &n_online);
@@ -249,6 +356,7 @@ typedef struct image_head {
     rc_summary online, all;
     uint32_t n_hist_online, n_hist_all;
     uint32_t n_undelivered, n_deliveries;
+    uint32_t n_sizes, n_users_load; /* population mode (issue 17) */
 } image_head;
 
 /* Before zlib, each region of an image is laid out the way it compresses:
@@ -257,7 +365,7 @@ typedef struct image_head {
  * shuffle filter: the high bytes of counts and the constant fields of
  * delivery records become long runs).  Measured on 24 h paper jobs: a third
  * of plain zlib's size.  The transform is its own inverse's mirror below. */
-enum { N_REGIONS = 6 };
+enum { N_REGIONS = 9 };
 
 static void image_regions(const image_head *h, size_t esize[N_REGIONS], size_t count[N_REGIONS])
 {
@@ -267,6 +375,9 @@ static void image_regions(const image_head *h, size_t esize[N_REGIONS], size_t c
     esize[3] = 4, count[3] = h->n_hist_all;
     esize[4] = sizeof(rc_undelivered), count[4] = h->n_undelivered;
     esize[5] = sizeof(rc_delivery), count[5] = h->n_deliveries;
+    esize[6] = sizeof(rc_size_bucket), count[6] = h->n_sizes;
+    esize[7] = 4, count[7] = h->n_users_load; /* user_sent */
+    esize[8] = 4, count[8] = h->n_users_load; /* user_groups */
 }
 
 static void shuffle(unsigned char *dst, const unsigned char *src, size_t es, size_t n)
@@ -375,7 +486,8 @@ void rc_result_pack(const rc_result *r, void **buf, size_t *len)
     _Static_assert(RC_HIST_BINS <= 65536, "bucket indices are uint16");
     size_t nh[2] = {nonzero(r->hist_online), nonzero(r->hist_all)};
     size_t n = sizeof(image_head) + (nh[0] + nh[1]) * (sizeof(uint16_t) + sizeof(uint32_t)) +
-               r->n_undelivered * sizeof(rc_undelivered) + r->n_deliveries * sizeof(rc_delivery);
+               r->n_undelivered * sizeof(rc_undelivered) + r->n_deliveries * sizeof(rc_delivery) +
+               r->n_sizes * sizeof(rc_size_bucket) + r->n_users_load * 2 * sizeof(uint32_t);
     unsigned char *p = rc_xmalloc(n);
     image_head h;
     memset(&h, 0, sizeof h);
@@ -391,6 +503,8 @@ void rc_result_pack(const rc_result *r, void **buf, size_t *len)
     h.n_hist_all = (uint32_t)nh[1];
     h.n_undelivered = (uint32_t)r->n_undelivered;
     h.n_deliveries = (uint32_t)r->n_deliveries;
+    h.n_sizes = r->n_sizes;
+    h.n_users_load = (uint32_t)r->n_users_load;
     unsigned char *q = p;
     memcpy(q, &h, sizeof h), q += sizeof h;
     q = put_hist(q, r->hist_online, nh[0]);
@@ -399,6 +513,14 @@ void rc_result_pack(const rc_result *r, void **buf, size_t *len)
         memcpy(q, r->undelivered, r->n_undelivered * sizeof(rc_undelivered));
     q += r->n_undelivered * sizeof(rc_undelivered);
     if (r->n_deliveries) memcpy(q, r->deliveries, r->n_deliveries * sizeof(rc_delivery));
+    q += r->n_deliveries * sizeof(rc_delivery);
+    if (r->n_sizes) memcpy(q, r->sizes, r->n_sizes * sizeof(rc_size_bucket));
+    q += r->n_sizes * sizeof(rc_size_bucket);
+    if (r->n_users_load) {
+        memcpy(q, r->user_sent, r->n_users_load * sizeof(uint32_t));
+        q += r->n_users_load * sizeof(uint32_t);
+        memcpy(q, r->user_groups, r->n_users_load * sizeof(uint32_t));
+    }
     *buf = p;
     *len = n;
 }
@@ -407,7 +529,8 @@ void rc_result_pack_view(const rc_result_view *v, void **buf, size_t *len)
 {
     size_t pair = sizeof(uint16_t) + sizeof(uint32_t);
     size_t n = sizeof(image_head) + (v->n_hist[0] + v->n_hist[1]) * pair +
-               v->n_undelivered * sizeof(rc_undelivered) + v->n_deliveries * sizeof(rc_delivery);
+               v->n_undelivered * sizeof(rc_undelivered) + v->n_deliveries * sizeof(rc_delivery) +
+               v->n_sizes * sizeof(rc_size_bucket) + v->n_users_load * 2 * sizeof(uint32_t);
     unsigned char *p = rc_xmalloc(n), *q = p;
     image_head h;
     memset(&h, 0, sizeof h);
@@ -423,6 +546,8 @@ void rc_result_pack_view(const rc_result_view *v, void **buf, size_t *len)
     h.n_hist_all = (uint32_t)v->n_hist[1];
     h.n_undelivered = (uint32_t)v->n_undelivered;
     h.n_deliveries = (uint32_t)v->n_deliveries;
+    h.n_sizes = (uint32_t)v->n_sizes;
+    h.n_users_load = (uint32_t)v->n_users_load;
     memcpy(q, &h, sizeof h), q += sizeof h;
     for (int k = 0; k < 2; k++) {
         if (v->n_hist[k]) {
@@ -435,6 +560,14 @@ void rc_result_pack_view(const rc_result_view *v, void **buf, size_t *len)
     if (v->n_undelivered) memcpy(q, v->undelivered, v->n_undelivered * sizeof(rc_undelivered));
     q += v->n_undelivered * sizeof(rc_undelivered);
     if (v->n_deliveries) memcpy(q, v->deliveries, v->n_deliveries * sizeof(rc_delivery));
+    q += v->n_deliveries * sizeof(rc_delivery);
+    if (v->n_sizes) memcpy(q, v->sizes, v->n_sizes * sizeof(rc_size_bucket));
+    q += v->n_sizes * sizeof(rc_size_bucket);
+    if (v->n_users_load) {
+        memcpy(q, v->user_sent, v->n_users_load * sizeof(uint32_t));
+        memcpy(q + v->n_users_load * sizeof(uint32_t), v->user_groups,
+               v->n_users_load * sizeof(uint32_t));
+    }
     *buf = p;
     *len = n;
 }
@@ -495,9 +628,11 @@ int rc_result_view_parse(rc_result_view *v, const void *buf, size_t len, rc_err 
     size_t pair = sizeof(uint16_t) + sizeof(uint32_t);
     size_t need = sizeof h + ((size_t)h.n_hist_online + h.n_hist_all) * pair +
                   (size_t)h.n_undelivered * sizeof(rc_undelivered) +
-                  (size_t)h.n_deliveries * sizeof(rc_delivery);
+                  (size_t)h.n_deliveries * sizeof(rc_delivery) +
+                  (size_t)h.n_sizes * sizeof(rc_size_bucket) +
+                  (size_t)h.n_users_load * 2 * sizeof(uint32_t);
     if (len != need || h.n_undelivered > RC_UNDELIVERED_MAX || h.n_hist_online > RC_HIST_BINS ||
-        h.n_hist_all > RC_HIST_BINS)
+        h.n_hist_all > RC_HIST_BINS || h.n_sizes > RC_SIZE_BUCKETS)
         return rc_err_set(err, RC_EXIT_RUNTIME, "result image has %zu bytes, expected %zu", len,
                           need);
     v->job_id = h.job_id;
@@ -522,6 +657,14 @@ int rc_result_view_parse(rc_result_view *v, const void *buf, size_t len, rc_err 
     p += v->n_undelivered * sizeof(rc_undelivered);
     v->n_deliveries = h.n_deliveries;
     v->deliveries = p;
+    p += v->n_deliveries * sizeof(rc_delivery);
+    v->n_sizes = h.n_sizes;
+    v->sizes = p;
+    p += v->n_sizes * sizeof(rc_size_bucket);
+    v->n_users_load = h.n_users_load;
+    v->user_sent = p;
+    p += v->n_users_load * sizeof(uint32_t);
+    v->user_groups = p;
     return 0;
 }
 
@@ -555,6 +698,15 @@ int rc_result_unpack(rc_result *r, const void *buf, size_t len, rc_err *err)
     if (v.n_deliveries) {
         r->deliveries = rc_xmalloc(v.n_deliveries * sizeof(rc_delivery));
         memcpy(r->deliveries, v.deliveries, v.n_deliveries * sizeof(rc_delivery));
+    }
+    r->n_sizes = (uint32_t)v.n_sizes;
+    if (v.n_sizes) memcpy(r->sizes, v.sizes, v.n_sizes * sizeof(rc_size_bucket));
+    r->n_users_load = v.n_users_load;
+    if (v.n_users_load) {
+        r->user_sent = rc_xmalloc(v.n_users_load * sizeof(uint32_t));
+        r->user_groups = rc_xmalloc(v.n_users_load * sizeof(uint32_t));
+        memcpy(r->user_sent, v.user_sent, v.n_users_load * sizeof(uint32_t));
+        memcpy(r->user_groups, v.user_groups, v.n_users_load * sizeof(uint32_t));
     }
     rc_result_view_release(&v);
     return 0;

@@ -7,7 +7,7 @@
  * "online" is the online-only subset that every paper figure uses
  * (docs/spec.md §5); "all" is every first delivery.
  *
- * Histogram geometry (docs/results-layout.md): bucket 0 is [0, 2^-10 s);
+ * Histogram geometry (core/hist.h, docs/results-layout.md): bucket 0 is [0, 2^-10 s);
  * each octave [2^k, 2^(k+1)) for k = -10 .. 21 is split into 1024 equal
  * buckets (width 2^(k-10), so any two values in one bucket differ by less
  * than 2^-10 = 0.098 % of either: every quantile read from the histogram is
@@ -30,14 +30,12 @@
 #include <stdint.h>
 
 #include "core/err.h"
+#include "core/hist.h"
 
-#define RC_RESULT_LAYOUT 3 /* 2: the build that ran the job; 3: compact image (sparse buckets) */
+#define RC_RESULT_LAYOUT 4 /* 2: the build that ran the job; 3: compact image (sparse buckets);
+                             4: adversary counters and the population section (issue 17) */
 
-#define RC_HIST_SUB_BITS 10 /* 2^10 buckets per octave */
-#define RC_HIST_SUB (1u << RC_HIST_SUB_BITS)
-#define RC_HIST_MIN_EXP (-10) /* first octave starts at 2^-10 s */
-#define RC_HIST_MAX_EXP 22    /* overflow from 2^22 s (48.5 days) */
-#define RC_HIST_BINS (2 + (RC_HIST_MAX_EXP - RC_HIST_MIN_EXP) * RC_HIST_SUB) /* 32770 */
+/* Histogram geometry: core/hist.h (RC_HIST_BINS, rc_hist_bin, rc_hist_edge). */
 
 /* Which quantiles the summary holds, in this order. */
 #define RC_SUMMARY_QUANTILES 10
@@ -77,10 +75,26 @@ typedef struct rc_counters {
     /* source_offline scenario: the multicast whose source went offline */
     uint64_t so_expected, so_delivered, so_delivered_online;
     uint64_t so_latency_sum_ms, so_latency_max_ms;
+    /* misbehaving members (issue 17, multicast/adversary.h) */
+    uint64_t adv_members;         /* users that misbehave */
+    uint64_t adv_withheld;        /* payload copies and repairs they did not forward */
+    uint64_t adv_acks_withheld;   /* ACKs drop members did not send */
+    uint64_t adv_acks_faked;      /* ACKs ack-drop members sent for copies they did not forward */
+    uint64_t adv_delayed;         /* forwards, ACKs and repairs held back by adversary_delay */
     double wall_s;                /* wall time of the simulation */
     double sim_s;                 /* simulated span */
     uint64_t peak_rss_kb;         /* peak resident set of the process after the job */
 } rc_counters;
+
+/* Population mode (issue 17): first deliveries by the size of their group,
+ * in buckets of sizes [2^b, 2^(b+1)) for b = 1 .. RC_SIZE_BUCKETS. */
+#define RC_SIZE_BUCKETS 20
+typedef struct rc_size_bucket {
+    uint64_t lo, hi;              /* group sizes lo..hi */
+    uint64_t groups, multicasts;  /* groups of these sizes, and their multicasts */
+    uint64_t expected, deliveries, undelivered;
+    rc_summary online;            /* online-only latency of these deliveries */
+} rc_size_bucket;
 
 typedef struct rc_undelivered {
     uint32_t group, nonce, recipient; /* recipient = user index */
@@ -111,15 +125,17 @@ typedef struct rc_result {
     size_t n_deliveries;
     rc_undelivered *undelivered;      /* up to RC_UNDELIVERED_MAX */
     size_t n_undelivered;
+    /* population mode only (n_sizes = 0 and NULL arrays otherwise) */
+    uint32_t n_sizes;                 /* buckets in use: sizes[0 .. n_sizes) */
+    rc_size_bucket sizes[RC_SIZE_BUCKETS];
+    uint32_t *user_sent;              /* per user: real sub-messages that left it */
+    uint32_t *user_groups;            /* per user: groups it is in */
+    size_t n_users_load;
 } rc_result;
 
 void rc_result_init(rc_result *r);   /* zeroes and allocates the histograms */
 void rc_result_free(rc_result *r);
 
-/* Histogram geometry: bucket of a latency (NaN and negatives go to 0), and
- * the lower edge of bucket i (rc_hist_edge(RC_HIST_BINS) = +inf). */
-size_t rc_hist_bin(double latency_s);
-double rc_hist_edge(size_t i);
 
 /* Quantile q in [0, 1] read from a histogram the way analysis/rcplot/stats.py
  * hist_quantile does (numpy's linear rule on ranks, samples taken as evenly
@@ -128,6 +144,20 @@ double rc_hist_quantile(const uint32_t *hist, double q);
 
 /* Summary from a sample array (sorted in place). */
 void rc_summary_compute(rc_summary *s, double *samples, size_t n);
+/* Summary from a histogram (RC_HIST_BINS) and the exact moments of its samples
+ * (mean, and m2 = the sum of squared deviations, as Welford keeps them):
+ * count, mean, sd, min and max exact; quantiles interpolated within a bin
+ * (the samples of a bin taken as evenly spread, clipped to [min, max]). */
+void rc_summary_from_hist(rc_summary *s, const uint32_t *hist, double mean, double m2,
+                          double min, double max);
+
+/* Population mode: the per-user load in a few numbers (zeros otherwise). */
+typedef struct rc_load_summary {
+    uint64_t users, without_group;
+    double sent_mean, sent_p50, sent_p90, sent_p99, sent_max;       /* sub-messages sent */
+    double groups_mean, groups_p50, groups_p90, groups_max;         /* memberships */
+} rc_load_summary;
+void rc_result_load_summary(const rc_result *r, rc_load_summary *out);
 
 /* Gathers a finished job's model outputs into r (rc_result_init'ed by the
  * caller): ends the multicast layer's run (rc_mc_finish), keeps the first
@@ -165,6 +195,11 @@ typedef struct rc_result_view {
     const unsigned char *undelivered;   /* rc_undelivered[n_undelivered] */
     size_t n_deliveries;
     const unsigned char *deliveries;    /* rc_delivery[n_deliveries] */
+    size_t n_sizes;                     /* population mode: buckets in use */
+    const unsigned char *sizes;         /* rc_size_bucket[n_sizes] */
+    size_t n_users_load;                /* population mode: users */
+    const unsigned char *user_sent;     /* uint32_t[n_users_load] */
+    const unsigned char *user_groups;   /* uint32_t[n_users_load] */
     void *owned;                        /* the inflated image, if it was compressed */
 } rc_result_view;
 

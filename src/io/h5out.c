@@ -557,7 +557,7 @@ static int col_flush(hid_t loc, column *c, hsize_t start)
 
 /* A group of ragged columns: `end` (uint64 per job row: the end of the
  * row's slice in the data columns) and the data columns. */
-#define RAGGED_MAX_COLS 8
+#define RAGGED_MAX_COLS 24
 typedef struct ragged {
     const char *path;
     const char *what; /* attribute `description` */
@@ -568,7 +568,7 @@ typedef struct ragged {
     uint64_t pending;  /* buffered elements */
 } ragged;
 
-enum { RG_HIST_ONLINE, RG_HIST_ALL, RG_UNDELIVERED, RG_DELIVERIES, RG_COUNT };
+enum { RG_HIST_ONLINE, RG_HIST_ALL, RG_UNDELIVERED, RG_DELIVERIES, RG_SIZES, RG_USERS, RG_COUNT };
 
 /* ======================================================================
  * The writer
@@ -631,6 +631,9 @@ static const struct {
     COUNTER(repairs, K_U64, ""),          COUNTER(so_expected, K_U64, ""),
     COUNTER(so_delivered, K_U64, ""),     COUNTER(so_delivered_online, K_U64, ""),
     COUNTER(so_latency_sum_ms, K_U64, "ms"), COUNTER(so_latency_max_ms, K_U64, "ms"),
+    COUNTER(adv_members, K_U64, ""),      COUNTER(adv_withheld, K_U64, ""),
+    COUNTER(adv_acks_withheld, K_U64, ""), COUNTER(adv_acks_faked, K_U64, ""),
+    COUNTER(adv_delayed, K_U64, ""),
     COUNTER(wall_s, K_F64, "s"),          COUNTER(sim_s, K_F64, "s"),
     COUNTER(peak_rss_kb, K_U64, "KiB"),
 };
@@ -741,6 +744,24 @@ static void define_ragged(rc_h5out *h)
     rg_col(d, "sent_s", K_F64, "s");
     rg_col(d, "delivered_s", K_F64, "s");
     rg_col(d, "online", K_U8, "");
+    /* Population mode (issue 17): latency by group size, and load by user. */
+    ragged *z = &h->rg[RG_SIZES];
+    z->path = "population/sizes";
+    z->what = "population mode: first deliveries by the size of their group, one row per "
+              "size bucket [lo, hi] in use (hi = 2^64-1: unbounded); online latency summary "
+              "of those deliveries (NaN when count = 0); rows of job row i are "
+              "[end[i-1], end[i]), none for the paper's identical groups";
+    static const char *zu64[8] = {"lo", "hi", "groups", "multicasts", "expected",
+                                  "deliveries", "undelivered", "count"};
+    for (int i = 0; i < 8; i++) rg_col(z, zu64[i], K_U64, "");
+    for (int i = 1; i < 5; i++) rg_col(z, summary_field[i], K_F64, "s");
+    for (int i = 0; i < RC_SUMMARY_QUANTILES; i++) rg_col(z, rc_summary_q_names[i], K_F64, "s");
+    ragged *us = &h->rg[RG_USERS];
+    us->path = "population/users";
+    us->what = "population mode: one row per user (index order): real sub-messages that left "
+               "it and groups it is in; rows of job row i are [end[i-1], end[i])";
+    rg_col(us, "sent", K_U32, "");
+    rg_col(us, "groups", K_U32, "");
     for (int i = 0; i < RG_COUNT; i++) {
         column *e = &h->rg[i].end;
         memset(e, 0, sizeof *e);
@@ -1214,6 +1235,28 @@ static int add_row(rc_h5out *h, const rc_job *job, const rc_result_view *v,
     dl->pending += v->n_deliveries;
     uint64_t dend = dl->total + dl->pending;
     col_put(&dl->end, &dend);
+    ragged *z = &h->rg[RG_SIZES];
+    for (size_t i = 0; i < v->n_sizes; i++) {
+        rc_size_bucket b;
+        memcpy(&b, v->sizes + i * sizeof b, sizeof b);
+        uint64_t zu[8] = {b.lo, b.hi, b.groups, b.multicasts, b.expected,
+                          b.deliveries, b.undelivered, b.online.count};
+        for (int k = 0; k < 8; k++) col_put(&z->col[k], &zu[k]);
+        double f[4] = {b.online.mean_s, b.online.sd_s, b.online.min_s, b.online.max_s};
+        for (int k = 0; k < 4; k++) col_put(&z->col[8 + k], &f[k]);
+        for (int k = 0; k < RC_SUMMARY_QUANTILES; k++) col_put(&z->col[12 + k], &b.online.q[k]);
+    }
+    z->pending += v->n_sizes;
+    uint64_t zend = z->total + z->pending;
+    col_put(&z->end, &zend);
+    ragged *us = &h->rg[RG_USERS];
+    for (size_t i = 0; i < v->n_users_load; i++) {
+        memcpy(col_push(&us->col[0]), v->user_sent + 4 * i, 4);
+        memcpy(col_push(&us->col[1]), v->user_groups + 4 * i, 4);
+    }
+    us->pending += v->n_users_load;
+    uint64_t usend = us->total + us->pending;
+    col_put(&us->end, &usend);
     h->row_ids = rc_xrealloc(h->row_ids, (h->pending + 1) * sizeof *h->row_ids);
     h->row_ids[h->pending++] = v->job_id;
     return 0;
@@ -1526,6 +1569,7 @@ struct rc_h5in {
     char *text_buf;
     char *canon;        /* the current row's text */
     unsigned char *und, *dlv; /* the current row's records */
+    unsigned char sizes[RC_SIZE_BUCKETS * sizeof(rc_size_bucket)];
 };
 
 static int load_column(hid_t loc, column *c, uint64_t n)
@@ -1596,6 +1640,12 @@ rc_h5in *rc_h5in_open(const char *path, rc_err *err)
         if (t >= 0) H5Gclose(t);
         for (int i = 0; i < RG_COUNT && !bad; i++) {
             ragged *g = &in->defs->rg[i];
+            if (i >= RG_SIZES && H5Lexists(in->file, "population", H5P_DEFAULT) <= 0) {
+                /* a file from before population mode: no rows in these groups */
+                bad = load_column(in->file, &g->end, info.rows);
+                for (int j = 0; j < g->ncol && !bad; j++) bad = load_column(in->file, &g->col[j], 0);
+                continue;
+            }
             hid_t gg = H5Gopen2(in->file, g->path, H5P_DEFAULT);
             if (gg < 0) {
                 bad = 1;
@@ -1751,6 +1801,30 @@ int rc_h5in_row(rc_h5in *in, size_t row, uint64_t *job_id, const char **canonica
     }
     v.n_deliveries = db - da;
     v.deliveries = in->dlv;
+    ragged *z = &d->rg[RG_SIZES];
+    uint64_t za = row ? u64_at(&z->end, row - 1) : 0, zb = u64_at(&z->end, row);
+    if (zb - za > RC_SIZE_BUCKETS)
+        return rc_err_set(err, RC_EXIT_RUNTIME, "%s: row %zu has %llu size buckets", in->path,
+                          row, (unsigned long long)(zb - za));
+    for (uint64_t i = za; i < zb; i++) {
+        rc_size_bucket b;
+        memset(&b, 0, sizeof b);
+        uint64_t *zu[8] = {&b.lo, &b.hi, &b.groups, &b.multicasts, &b.expected,
+                           &b.deliveries, &b.undelivered, &b.online.count};
+        for (int k = 0; k < 8; k++) memcpy(zu[k], z->col[k].buf + 8 * i, 8);
+        double *f[4] = {&b.online.mean_s, &b.online.sd_s, &b.online.min_s, &b.online.max_s};
+        for (int k = 0; k < 4; k++) memcpy(f[k], z->col[8 + k].buf + 8 * i, 8);
+        for (int k = 0; k < RC_SUMMARY_QUANTILES; k++)
+            memcpy(&b.online.q[k], z->col[12 + k].buf + 8 * i, 8);
+        memcpy(in->sizes + (i - za) * sizeof b, &b, sizeof b);
+    }
+    v.n_sizes = zb - za;
+    v.sizes = in->sizes;
+    ragged *us = &d->rg[RG_USERS];
+    uint64_t ua2 = row ? u64_at(&us->end, row - 1) : 0, ub2 = u64_at(&us->end, row);
+    v.n_users_load = ub2 - ua2;
+    v.user_sent = us->col[0].buf + 4 * ua2;
+    v.user_groups = us->col[1].buf + 4 * ua2;
     /* canonical text, read in blocks */
     column *cc = &d->col[d->col_canon];
     size_t block = row / TEXT_BLOCK;

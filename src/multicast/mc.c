@@ -9,9 +9,11 @@
 #include "core/pyrandom.h"
 #include "core/rng.h"
 #include "loopix/net.h"
+#include "multicast/adversary.h"
 #include "multicast/antientropy.h"
+#include "multicast/poptab.h"
 
-enum { EV_MC_TIMER = 8, EV_MC_MEMBERSHIP = 11 };
+enum { EV_MC_TIMER = 8, EV_MC_MEMBERSHIP = 11, EV_MC_ADV_RELEASE = 13 };
 enum { STREAM_GROUPS = 10, STREAM_STRATEGY = 11, STREAM_MEMBERS = 12 };
 
 typedef struct payload {
@@ -79,6 +81,11 @@ struct rc_mc {
     gsl_rng *rng_strategy, *rng_members;
     rc_strategy_spec spec;
     rc_ae *ae;
+    rc_adv *adv;           /* misbehaving members; NULL when everyone is honest */
+    /* Population mode (issue 17): groups, payloads, latencies and load live in
+     * pt instead of the dense tables above (members, pos, expected, delivered,
+     * the latency samples), which stay NULL/empty. */
+    rc_poptab *pt;
     /* scenario: the sender of the first multicast after `so_at` goes offline */
     double so_at, so_for;
     int so_state;          /* 0 waiting, 1 armed (payload so_payload), 2 done */
@@ -103,6 +110,7 @@ static uint32_t body_new(rc_mc *mc, const rc_msg *m)
         i = mc->n_bodies++;
     }
     mc->bodies[i] = *m;
+    if (mc->pt && m->type != RC_MSG_DIGEST) rc_poptab_ref(mc->pt, m->payload);
     return i;
 }
 
@@ -121,6 +129,7 @@ static void hook_sent(void *ctx, uint32_t user, uint32_t body, rc_time now)
 {
     rc_mc *mc = ctx;
     const rc_msg *m = &mc->bodies[body];
+    if (mc->pt) rc_poptab_sent(mc->pt, user);
     switch (m->type) {
     case RC_MSG_PAYLOAD: mc->ctr.payload_packets++; break;
     case RC_MSG_ACK: mc->ctr.ack_packets++; break;
@@ -145,11 +154,14 @@ static void hook_deliver(void *ctx, uint32_t user, uint32_t body, bool online_la
     rc_msg m = mc->bodies[body];
     body_free(mc, body);
     RC_DCHECK(m.recipient == user, "message for %u pulled by %u", m.recipient, user);
-    if (m.type == RC_MSG_DIGEST || m.type == RC_MSG_REPAIR) {
+    rc_adv_receive_begin(mc->adv, user);
+    if (m.type == RC_MSG_DIGEST || m.type == RC_MSG_REPAIR)
         rc_ae_receive(mc->ae, user, &m, online_label);
-        return;
-    }
-    mc->ops->receive(mc->strategy, user, &m, online_label);
+    else
+        mc->ops->receive(mc->strategy, user, &m, online_label);
+    rc_adv_receive_end(mc->adv);
+    /* after the strategy: it may still have used the payload */
+    if (mc->pt && m.type != RC_MSG_DIGEST) rc_poptab_unref(mc->pt, m.payload);
 }
 
 static void hook_online(void *ctx, uint32_t user, bool online, rc_time now)
@@ -163,6 +175,14 @@ static void on_timer(void *ctx, const rc_event *ev)
 {
     rc_mc *mc = ctx;
     mc->ops->timer(mc->strategy, ev->obj, ev->arg);
+}
+
+/* A delaying member's message (obj = sender, arg = body) joins its send queue. */
+static void on_adv_release(void *ctx, const rc_event *ev)
+{
+    rc_mc *mc = ctx;
+    uint32_t body = (uint32_t)ev->arg;
+    rc_net_send(mc->net, ev->obj, mc->bodies[body].recipient, body);
 }
 
 /* ---------- membership ---------- */
@@ -228,6 +248,28 @@ static int parse_offline(const rc_mc_cfg *cfg, const rc_mc *mc, bool *forced)
     return 0;
 }
 
+static void finish_new(rc_mc *mc, rc_sim *sim, const rc_net_cfg *net_cfg,
+                       const rc_trace *trace, const bool *forced);
+
+/* Population mode: the groups are drawn by rc_poptab; no scenario hooks (rc_job_validate). */
+static rc_mc *new_population(rc_mc *mc, rc_sim *sim, const rc_net_cfg *net_cfg,
+                             const rc_trace *trace, rc_err *err)
+{
+    mc->pt = rc_poptab_new(mc->n_users, mc->n_groups, mc->cfg.group_size_dist, mc->cfg.seed,
+                           STREAM_GROUPS, err);
+    if (mc->pt == NULL) {
+        rc_mc_free(mc);
+        return NULL;
+    }
+    mc->size = rc_xmalloc(mc->n_groups * sizeof(uint32_t));
+    for (uint32_t g = 0; g < mc->n_groups; g++) mc->size[g] = rc_poptab_size(mc->pt, g);
+    mc->rng_strategy = rc_rng_new(mc->cfg.seed, STREAM_STRATEGY);
+    mc->rng_members = rc_rng_new(mc->cfg.seed, STREAM_MEMBERS);
+    mc->so_state = 2;
+    finish_new(mc, sim, net_cfg, trace, NULL);
+    return mc;
+}
+
 rc_mc *rc_mc_new(rc_sim *sim, const rc_mc_cfg *cfg, const rc_net_cfg *net_cfg,
                  const rc_trace *trace, rc_err *err)
 {
@@ -246,6 +288,7 @@ rc_mc *rc_mc_new(rc_sim *sim, const rc_mc_cfg *cfg, const rc_net_cfg *net_cfg,
     uint32_t m = (uint32_t)cfg->users;
     mc->n_users = m;
     mc->n_groups = (uint32_t)cfg->groups;
+    if (cfg->population > 0) return new_population(mc, sim, net_cfg, trace, err);
     uint32_t gs = (uint32_t)cfg->group_size;
     mc->members = rc_xmalloc((size_t)mc->n_groups * m * sizeof(uint32_t));
     mc->pos = rc_xmalloc((size_t)mc->n_groups * m * sizeof(int32_t));
@@ -297,14 +340,31 @@ rc_mc *rc_mc_new(rc_sim *sim, const rc_mc_cfg *cfg, const rc_net_cfg *net_cfg,
         mc->so_state = 0;
     else
         mc->so_state = 2;
+    finish_new(mc, sim, net_cfg, trace, forced);
+    free(forced);
+    return mc;
+}
+
+/* The net, the handlers, the adversaries, the strategy and anti-entropy. */
+static void finish_new(rc_mc *mc, rc_sim *sim, const rc_net_cfg *net_cfg,
+                       const rc_trace *trace, const bool *forced)
+{
+    uint32_t m = mc->n_users;
     rc_net_hooks hooks = {mc, hook_sent, hook_deliver, hook_online, NULL};
     mc->net = rc_net_new(sim, net_cfg, trace, mc->spec.p, forced, hooks);
-    free(forced);
     rc_sim_on(sim, EV_MC_TIMER, on_timer, mc);
     rc_sim_on(sim, EV_MC_MEMBERSHIP, on_membership, mc);
+    if (mc->cfg.adversary != RC_ADV_NONE) {
+        /* The extra delay is lifted to the lattice, like every time in the paper model. */
+        rc_time tick = rc_net_tick(mc->net);
+        rc_time d = (rc_time)llround(mc->cfg.adversary_delay_s * 1e6);
+        if (tick > 1) d = ((d + tick - 1) / tick) * tick;
+        rc_adv_cfg ac = {mc->cfg.adversary, mc->cfg.adversary_fraction, d, mc->cfg.seed, m};
+        mc->adv = rc_adv_new(&ac);
+        rc_sim_on(sim, EV_MC_ADV_RELEASE, on_adv_release, mc);
+    }
     mc->strategy = mc->ops->create(mc, &mc->spec, &mc->cfg);
     mc->ae = rc_ae_new(mc, sim, &mc->cfg);
-    return mc;
 }
 
 void rc_mc_start(rc_mc *mc)
@@ -321,6 +381,8 @@ void rc_mc_free(rc_mc *mc)
     if (mc == NULL) return;
     if (mc->strategy) mc->ops->destroy(mc->strategy);
     rc_ae_free(mc->ae);
+    rc_adv_free(mc->adv);
+    rc_poptab_free(mc->pt);
     rc_net_free(mc->net);
     free(mc->members);
     free(mc->pos);
@@ -349,11 +411,30 @@ uint32_t rc_mc_users(const rc_mc *mc) { return mc->n_users; }
 uint32_t rc_mc_group_size(const rc_mc *mc, uint32_t g) { return mc->size[g]; }
 const uint32_t *rc_mc_group_members(const rc_mc *mc, uint32_t g)
 {
+    if (mc->pt) return rc_poptab_members(mc->pt, g);
     return &mc->members[(size_t)g * mc->n_users];
 }
 int32_t rc_mc_group_pos(const rc_mc *mc, uint32_t g, uint32_t user)
 {
+    if (mc->pt) return rc_poptab_pos(mc->pt, g, user);
     return mc->pos[(size_t)g * mc->n_users + user];
+}
+bool rc_mc_population(const rc_mc *mc) { return mc->pt != NULL; }
+size_t rc_mc_slots(const rc_mc *mc)
+{
+    return mc->pt ? rc_poptab_slots(mc->pt) : (size_t)mc->n_groups * mc->n_users;
+}
+size_t rc_mc_slot(const rc_mc *mc, uint32_t g, uint32_t user)
+{
+    return mc->pt ? rc_poptab_slot(mc->pt, g, user) : (size_t)g * mc->n_users + user;
+}
+void rc_mc_payload_hold(rc_mc *mc, uint32_t p)
+{
+    if (mc->pt) rc_poptab_ref(mc->pt, p);
+}
+void rc_mc_payload_release(rc_mc *mc, uint32_t p)
+{
+    if (mc->pt) rc_poptab_unref(mc->pt, p);
 }
 rc_time rc_mc_now(const rc_mc *mc) { return mc->sim->now; }
 rc_time rc_mc_tick(const rc_mc *mc) { return rc_net_tick(mc->net); }
@@ -366,10 +447,18 @@ double rc_mc_payload_rate(const rc_mc *mc) { return rc_net_payload_rate(mc->net)
 uint32_t rc_mc_hops(const rc_mc *mc) { return rc_net_hops(mc->net); }
 rc_net *rc_mc_net(rc_mc *mc) { return mc->net; }
 
-void rc_mc_send(rc_mc *mc, uint32_t from, const rc_msg *m)
+bool rc_mc_send(rc_mc *mc, uint32_t from, const rc_msg *m)
 {
     RC_DCHECK(m->recipient < mc->n_users, "recipient %u out of range", m->recipient);
-    rc_net_send(mc->net, from, m->recipient, body_new(mc, m));
+    switch (rc_adv_verdict_for(mc->adv, from, m)) {
+    case RC_ADV_PASS: rc_net_send(mc->net, from, m->recipient, body_new(mc, m)); return true;
+    case RC_ADV_WITHHOLD: return false;
+    case RC_ADV_HOLD:
+        rc_sim_at(mc->sim, mc->sim->now + rc_adv_delay(mc->adv), RC_CLS_TIMER, EV_MC_ADV_RELEASE,
+                  from, body_new(mc, m));
+        return true;
+    }
+    return false;
 }
 
 void rc_mc_timer(rc_mc *mc, rc_time t, uint32_t obj, uint64_t arg)
@@ -379,6 +468,11 @@ void rc_mc_timer(rc_mc *mc, rc_time t, uint32_t obj, uint64_t arg)
 
 uint32_t rc_mc_payload_new(rc_mc *mc, uint32_t group, uint32_t source)
 {
+    if (mc->pt) {
+        mc->ctr.multicasts++;
+        mc->ctr.expected_deliveries += mc->size[group] - 1;
+        return rc_poptab_payload_new(mc->pt, group, source, mc->sim->now);
+    }
     if (mc->n_payloads == mc->cap_payloads) {
         mc->cap_payloads = mc->cap_payloads ? mc->cap_payloads * 2 : 1024;
         mc->payloads = rc_xrealloc(mc->payloads, mc->cap_payloads * sizeof *mc->payloads);
@@ -412,13 +506,23 @@ uint32_t rc_mc_payload_new(rc_mc *mc, uint32_t group, uint32_t source)
     return id;
 }
 
-uint32_t rc_mc_payload_group(const rc_mc *mc, uint32_t p) { return mc->payloads[p].group; }
-uint32_t rc_mc_payload_source(const rc_mc *mc, uint32_t p) { return mc->payloads[p].source; }
-rc_time rc_mc_payload_created(const rc_mc *mc, uint32_t p) { return mc->payloads[p].created; }
+uint32_t rc_mc_payload_group(const rc_mc *mc, uint32_t p)
+{
+    return mc->pt ? rc_poptab_payload_group(mc->pt, p) : mc->payloads[p].group;
+}
+uint32_t rc_mc_payload_source(const rc_mc *mc, uint32_t p)
+{
+    return mc->pt ? rc_poptab_payload_source(mc->pt, p) : mc->payloads[p].source;
+}
+rc_time rc_mc_payload_created(const rc_mc *mc, uint32_t p)
+{
+    return mc->pt ? rc_poptab_payload_created(mc->pt, p) : mc->payloads[p].created;
+}
 uint32_t rc_mc_payloads(const rc_mc *mc) { return mc->n_payloads; }
 
 const uint32_t *rc_mc_group_payloads(const rc_mc *mc, uint32_t g, uint32_t *n)
 {
+    RC_ASSERT(mc->pt == NULL); /* anti-entropy only; not in population mode */
     *n = mc->group_payloads[g].n;
     return mc->group_payloads[g].v;
 }
@@ -431,11 +535,22 @@ double rc_mc_delivered_at(const rc_mc *mc, uint32_t user, uint32_t p)
 
 bool rc_mc_app_has(const rc_mc *mc, uint32_t user, uint32_t p)
 {
+    if (mc->pt) return rc_poptab_has(mc->pt, p, user);
     return bit_get(&mc->delivered[(size_t)p * mc->bytes_per], user);
 }
 
 bool rc_mc_app_deliver(rc_mc *mc, uint32_t user, uint32_t p, bool online_label)
 {
+    if (mc->pt) {
+        double lat = (double)(mc->sim->now - rc_poptab_payload_created(mc->pt, p)) / 1e6;
+        if (!rc_poptab_deliver(mc->pt, p, user, lat, online_label)) {
+            mc->ctr.duplicates++;
+            return false;
+        }
+        mc->ctr.deliveries++;
+        mc->ctr.deliveries_online += online_label;
+        return true;
+    }
     uint8_t *set = &mc->delivered[(size_t)p * mc->bytes_per];
     if (bit_get(set, user)) {
         mc->ctr.duplicates++;
@@ -482,9 +597,30 @@ void rc_mc_multicast(rc_mc *mc, uint32_t group, uint32_t source, uint32_t p)
     mc->ops->multicast(mc->strategy, group, source, p);
 }
 
+static void collect_adversaries(rc_mc *mc)
+{
+    rc_adv_counters ac;
+    rc_adv_counts(mc->adv, &ac);
+    mc->ctr.adv_members = ac.members;
+    mc->ctr.adv_withheld = ac.withheld;
+    mc->ctr.adv_acks_withheld = ac.acks_withheld;
+    mc->ctr.adv_acks_faked = ac.acks_faked;
+    mc->ctr.adv_delayed = ac.delayed;
+}
+
 void rc_mc_finish(rc_mc *mc, rc_mc_missed_fn missed, void *ctx)
 {
     if (mc->ops->finish) mc->ops->finish(mc->strategy, &mc->ctr);
+    collect_adversaries(mc);
+    if (mc->pt) {
+        mc->ctr.undelivered = rc_poptab_finish(mc->pt, missed, ctx);
+        rc_net_check_conservation(mc->net);
+        RC_DCHECK(mc->ctr.deliveries + mc->ctr.undelivered == mc->ctr.expected_deliveries,
+                  "delivery accounting: %llu delivered + %llu undelivered != %llu expected",
+                  (unsigned long long)mc->ctr.deliveries, (unsigned long long)mc->ctr.undelivered,
+                  (unsigned long long)mc->ctr.expected_deliveries);
+        return;
+    }
     /* Undelivered: every expected (recipient, payload) pair without a first
      * copy by the end (the data are right-censored there). */
     uint64_t undelivered = 0;
@@ -530,3 +666,5 @@ double *rc_mc_latencies(rc_mc *mc, bool online_only, size_t *n)
     *n = d->n;
     return d->v;
 }
+
+const rc_poptab *rc_mc_poptab(const rc_mc *mc) { return mc->pt; }

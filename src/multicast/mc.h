@@ -17,6 +17,7 @@
 
 #include "core/err.h"
 #include "core/sim.h"
+#include "multicast/adversary.h"
 #include "multicast/strategy_name.h"
 #include "trace/avail.h"
 
@@ -44,6 +45,12 @@ typedef struct rc_mc_cfg {
     int gossip_push_max;
     double gossip_window_s;
     double membership_rate; /* join/leave events per second per group; 0: static groups */
+    /* misbehaving members (adversary.h): kind, fraction of the users, delay (s) */
+    rc_adv_kind adversary;
+    double adversary_fraction, adversary_delay_s;
+    /* population mode (poptab.h): N = users; 0 = the paper's identical groups */
+    int population;
+    char group_size_dist[64];
     bool record_deliveries; /* keep one rc_mc_delivery per first delivery (store_raw) */
 } rc_mc_cfg;
 
@@ -67,6 +74,8 @@ typedef struct rc_mc_counters {
     /* source_offline scenario: the multicast whose source went offline */
     uint64_t so_expected, so_delivered, so_delivered_online;
     uint64_t so_latency_sum_ms, so_latency_max_ms;
+    /* misbehaving members (adversary.h), copied from rc_adv_counters at the end */
+    uint64_t adv_members, adv_withheld, adv_acks_withheld, adv_acks_faked, adv_delayed;
 } rc_mc_counters;
 
 typedef enum { RC_MSG_PAYLOAD = 0, RC_MSG_ACK = 1, RC_MSG_DIGEST = 2, RC_MSG_REPAIR = 3 } rc_msg_type;
@@ -108,6 +117,18 @@ uint32_t rc_mc_groups(const rc_mc *mc);
 uint32_t rc_mc_group_size(const rc_mc *mc, uint32_t g);
 const uint32_t *rc_mc_group_members(const rc_mc *mc, uint32_t g); /* group order */
 int32_t rc_mc_group_pos(const rc_mc *mc, uint32_t g, uint32_t user); /* -1 if not a member */
+/* Population mode (issue 17; multicast/poptab.h): membership is static and
+ * (group, member) pairs are numbered 0 .. rc_mc_slots-1 by rc_mc_slot, so
+ * per-member state is sized by the memberships, not groups x users.  In the
+ * paper's mode the slot of (g, u) is g x users + u. */
+bool rc_mc_population(const rc_mc *mc);
+size_t rc_mc_slots(const rc_mc *mc);
+size_t rc_mc_slot(const rc_mc *mc, uint32_t g, uint32_t user);
+/* In population mode a payload's record is reused once nothing refers to it:
+ * mc counts the message bodies in flight; a strategy that keeps a payload id
+ * beyond its messages (a session) holds it.  No-ops otherwise. */
+void rc_mc_payload_hold(rc_mc *mc, uint32_t p);
+void rc_mc_payload_release(rc_mc *mc, uint32_t p);
 
 /* Time, availability, randomness, environment. */
 rc_time rc_mc_now(const rc_mc *mc);
@@ -120,8 +141,9 @@ double rc_mc_mean_hop_delay_s(const rc_mc *mc);
 double rc_mc_payload_rate(const rc_mc *mc);
 uint32_t rc_mc_hops(const rc_mc *mc); /* mix layers + 1 (docs/spec.md §2.4) */
 
-/* Sends m from user `from` (m->recipient must be set). */
-void rc_mc_send(rc_mc *mc, uint32_t from, const rc_msg *m);
+/* Sends m from user `from` (m->recipient must be set).  False when it will
+ * never leave (a misbehaving member withholds it, multicast/adversary.h). */
+bool rc_mc_send(rc_mc *mc, uint32_t from, const rc_msg *m);
 /* Timer for the strategy at time t (class: strategy timers). */
 void rc_mc_timer(rc_mc *mc, rc_time t, uint32_t obj, uint64_t arg);
 
@@ -161,6 +183,10 @@ void rc_mc_finish(rc_mc *mc, rc_mc_missed_fn missed, void *ctx);
  * ONLINE-labelled subset (docs/spec.md §5).  The array stays mc's; the caller
  * may reorder it (exp/result sorts it for the quantiles). */
 double *rc_mc_latencies(rc_mc *mc, bool online_only, size_t *n);
+/* Population mode: the tables that hold the latencies (as histograms) and the
+ * per-user load instead (multicast/poptab.h); NULL otherwise. */
+typedef struct rc_poptab rc_poptab;
+const rc_poptab *rc_mc_poptab(const rc_mc *mc);
 /* With cfg.record_deliveries: every first delivery, online-labelled or not, in
  * delivery order (the array stays mc's). */
 typedef struct rc_mc_delivery {

@@ -13,6 +13,13 @@
  * Sessions hold the per-message schedule (the order of U) so that a
  * forwarder "rebuilding the schedule from (source, nonce)" is a lookup; the
  * message carries the session index in rc_msg.aux.
+ *
+ * Population mode (rc_mc_population, issue 17): per-member state is indexed
+ * by rc_mc_slot; a session is retired (its arrays freed, its index reused,
+ * its payload released) once none of its messages is in flight and none of
+ * its timeouts is alive; and the last-seen stack of a member keeps its
+ * SEEN_CAP most recent entries (a pop past them falls back to the next
+ * receiver, as an empty stack does).  Otherwise nothing changes.
  */
 #include <gsl/gsl_randist.h>
 #include <math.h>
@@ -34,6 +41,8 @@ typedef struct session {
     uint8_t *acked;         /* RC-FT: roles the source has an ACK for (bitset) */
     uint32_t *handled_other;/* (user, role) pairs handled by replacements */
     uint32_t n_other, cap_other;
+    uint32_t inflight;      /* its messages not yet received */
+    uint32_t live;          /* its alive timeout entries */
 } session;
 
 typedef struct entry {
@@ -70,8 +79,13 @@ typedef struct rc_state {
     uint32_t n_entries, cap_entries;
     idvec free_entries;     /* dead entry slots for reuse (saturated runs arm millions) */
     uint64_t arm_seq;
-    uint32_t *nonce_next;   /* groups x users */
-    uint32_t **last_seen;   /* (groups x users) -> stamps over users, lazily */
+    uint32_t *nonce_next;   /* per slot (rc_mc_slot): the source's next nonce */
+    uint32_t **last_seen;   /* per slot -> stamps over users, lazily (population mode:
+                               a recency list, [0] = count, then oldest .. newest) */
+    size_t n_slots;
+    bool retire;            /* population mode: retire finished sessions */
+    idvec free_sessions;    /* retired session indices */
+    idvec settle;           /* sessions to check for retirement after this operation */
     uint32_t stamp;
     idvec *pending;         /* per user: expired entries waiting for the source to be online */
     gsl_rng *sched_rng;
@@ -89,28 +103,56 @@ static bool is_leaf(const rc_state *s, const session *se, uint32_t role)
 }
 
 /* The last-seen stack of (user, group) as recency stamps per user: a push
- * stamps, a pop takes the largest stamp (pops only happen on timeouts). */
+ * stamps, a pop takes the largest stamp (pops only happen on timeouts).  In
+ * population mode a bounded recency list instead (users x slots would not fit). */
+#define SEEN_CAP 16
+
 static uint32_t *seen_of(rc_state *s, uint32_t group, uint32_t user)
 {
-    uint32_t **slot = &s->last_seen[(size_t)group * s->users + user];
-    if (*slot == NULL) *slot = rc_xcalloc(s->users, sizeof(uint32_t));
+    uint32_t **slot = &s->last_seen[rc_mc_slot(s->mc, group, user)];
+    if (*slot == NULL)
+        *slot = rc_xcalloc(s->retire ? SEEN_CAP + 1 : s->users, sizeof(uint32_t));
     return *slot;
+}
+
+static void recent_remove(uint32_t *l, uint32_t who)
+{
+    for (uint32_t i = 1; i <= l[0]; i++)
+        if (l[i] == who) {
+            memmove(&l[i], &l[i + 1], (l[0] - i) * sizeof *l);
+            l[0]--;
+            return;
+        }
 }
 
 static void seen_push(rc_state *s, uint32_t group, uint32_t user, uint32_t who)
 {
-    seen_of(s, group, user)[who] = ++s->stamp;
+    uint32_t *st = seen_of(s, group, user);
+    if (!s->retire) {
+        st[who] = ++s->stamp;
+        return;
+    }
+    recent_remove(st, who);
+    if (st[0] == SEEN_CAP) recent_remove(st, st[1]); /* forget the oldest */
+    st[++st[0]] = who;
 }
 
 static void seen_remove(rc_state *s, uint32_t group, uint32_t user, uint32_t who)
 {
-    seen_of(s, group, user)[who] = 0;
+    uint32_t *st = seen_of(s, group, user);
+    if (s->retire) recent_remove(st, who);
+    else st[who] = 0;
 }
 
 /* Pops the most recently seen member; false when the stack is empty. */
 static bool seen_pop(rc_state *s, uint32_t group, uint32_t user, uint32_t *who)
 {
     uint32_t *st = seen_of(s, group, user);
+    if (s->retire) {
+        if (st[0] == 0) return false;
+        *who = st[st[0]--];
+        return true;
+    }
     uint32_t best = 0, best_u = 0;
     for (uint32_t i = 0; i < s->users; i++)
         if (st[i] > best) best = st[i], best_u = i;
@@ -147,7 +189,7 @@ static void send_copy(rc_state *s, uint32_t from, uint32_t sid, uint32_t recipie
     rc_msg m = {.type = RC_MSG_PAYLOAD, .arm = arm, .group = se->group, .source = se->source,
                 .nonce = se->nonce, .role = role, .sender = from, .recipient = recipient,
                 .payload = se->payload, .aux = sid};
-    rc_mc_send(s->mc, from, &m);
+    if (rc_mc_send(s->mc, from, &m)) se->inflight++;
 }
 
 static void send_ack(rc_state *s, uint32_t from, uint32_t sid, uint32_t role)
@@ -156,7 +198,34 @@ static void send_ack(rc_state *s, uint32_t from, uint32_t sid, uint32_t role)
     rc_msg m = {.type = RC_MSG_ACK, .group = se->group, .source = se->source, .nonce = se->nonce,
                 .role = role, .sender = from, .recipient = se->source, .payload = se->payload,
                 .aux = sid};
-    rc_mc_send(s->mc, from, &m);
+    if (rc_mc_send(s->mc, from, &m)) se->inflight++;
+}
+
+/* ---------- session retirement (population mode) ---------- */
+
+static void settle_later(rc_state *s, uint32_t sid)
+{
+    if (s->retire) idpush(&s->settle, sid);
+}
+
+/* Retires the sessions queued by this operation that nothing refers to any
+ * more.  Runs at the end of an operation, never while a session is in use. */
+static void settle(rc_state *s)
+{
+    for (uint32_t i = 0; i < s->settle.n; i++) {
+        session *se = &s->sessions[s->settle.v[i]];
+        if (se->order == NULL || se->inflight > 0 || se->live > 0) continue;
+        free(se->order);
+        free(se->entry_of_role);
+        free(se->acked);
+        free(se->handled);
+        free(se->handled_other);
+        uint32_t payload = se->payload;
+        memset(se, 0, sizeof *se);
+        idpush(&s->free_sessions, s->settle.v[i]);
+        rc_mc_payload_release(s->mc, payload);
+    }
+    s->settle.n = 0;
 }
 
 /* ---------- timeouts ---------- */
@@ -167,6 +236,8 @@ static void kill_entry(rc_state *s, uint32_t e)
     s->entries[e].alive = false;
     s->entries[e].gen++;
     idpush(&s->free_entries, e);
+    s->sessions[s->entries[e].session].live--;
+    settle_later(s, s->entries[e].session);
 }
 
 static void arm(rc_state *s, uint32_t sid, uint32_t node, uint32_t role, double est_ms,
@@ -191,6 +262,7 @@ static void arm(rc_state *s, uint32_t sid, uint32_t node, uint32_t role, double 
     if (s->tick > 1) fire = ((fire + s->tick - 1) / s->tick) * s->tick;
     uint32_t gen = s->entries[e].gen;
     s->entries[e] = (entry){sid, node, role, fire, s->arm_seq++, gen, true};
+    se->live++;
     int32_t prev = se->entry_of_role[role];
     if (prev >= 0) kill_entry(s, (uint32_t)prev);
     se->entry_of_role[role] = (int32_t)e;
@@ -258,9 +330,8 @@ static int cmp_pending(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static void rcs_timer(void *self, uint32_t obj, uint64_t arg)
+static void timer_op(rc_state *s, uint32_t obj, uint64_t arg)
 {
-    rc_state *s = self;
     if ((arg & 1) == TIMER_PENDING) {
         idvec *pd = &s->pending[obj];
         if (!rc_mc_online(s->mc, obj) || pd->n == 0) return;
@@ -295,6 +366,13 @@ static void rcs_timer(void *self, uint32_t obj, uint64_t arg)
     expire(s, obj);
 }
 
+static void rcs_timer(void *self, uint32_t obj, uint64_t arg)
+{
+    rc_state *s = self;
+    timer_op(s, obj, arg);
+    settle(s);
+}
+
 static void rcs_online(void *self, uint32_t user, bool online)
 {
     rc_state *s = self;
@@ -320,8 +398,10 @@ static void *rcs_create(rc_mc *mc, const rc_strategy_spec *spec, const rc_mc_cfg
     uint32_t hops = rc_mc_hops(mc);
     s->t_msg_ms = 1000.0 * cfg->rc_base_delay_factor * hops * rc_mc_mean_hop_delay_s(mc);
     s->t_queue_ms = 1000.0 / rc_mc_payload_rate(mc);
-    s->nonce_next = rc_xcalloc((size_t)s->groups * s->users, sizeof(uint32_t));
-    s->last_seen = rc_xcalloc((size_t)s->groups * s->users, sizeof(uint32_t *));
+    s->retire = rc_mc_population(mc);
+    s->n_slots = rc_mc_slots(mc);
+    s->nonce_next = rc_xcalloc(s->n_slots, sizeof(uint32_t));
+    s->last_seen = rc_xcalloc(s->n_slots, sizeof(uint32_t *));
     s->pending = rc_xcalloc(s->users, sizeof(idvec));
     s->sched_rng = rc_rng_new(0, 0); /* reseeded per message */
     s->scratch = rc_xmalloc((size_t)s->users * sizeof(uint32_t));
@@ -344,7 +424,9 @@ static void rcs_destroy(void *self)
     free(s->entries);
     free(s->free_entries.v);
     free(s->nonce_next);
-    for (size_t i = 0; i < (size_t)s->groups * s->users; i++) free(s->last_seen[i]);
+    for (size_t i = 0; i < s->n_slots; i++) free(s->last_seen[i]);
+    free(s->free_sessions.v);
+    free(s->settle.v);
     free(s->last_seen);
     for (uint32_t i = 0; i < s->users; i++) free(s->pending[i].v);
     free(s->pending);
@@ -356,17 +438,23 @@ static void rcs_destroy(void *self)
 static void rcs_multicast(void *self, uint32_t group, uint32_t source, uint32_t payload)
 {
     rc_state *s = self;
-    if (s->n_sessions == s->cap_sessions) {
-        s->cap_sessions = s->cap_sessions ? s->cap_sessions * 2 : 1024;
-        s->sessions = rc_xrealloc(s->sessions, s->cap_sessions * sizeof *s->sessions);
+    uint32_t sid;
+    if (s->free_sessions.n > 0) {
+        sid = s->free_sessions.v[--s->free_sessions.n];
+    } else {
+        if (s->n_sessions == s->cap_sessions) {
+            s->cap_sessions = s->cap_sessions ? s->cap_sessions * 2 : 1024;
+            s->sessions = rc_xrealloc(s->sessions, s->cap_sessions * sizeof *s->sessions);
+        }
+        sid = s->n_sessions++;
     }
-    uint32_t sid = s->n_sessions++;
     session *se = &s->sessions[sid];
     memset(se, 0, sizeof *se);
     se->group = group;
     se->source = source;
-    se->nonce = s->nonce_next[(size_t)group * s->users + source]++;
+    se->nonce = s->nonce_next[rc_mc_slot(s->mc, group, source)]++;
     se->payload = payload;
+    rc_mc_payload_hold(s->mc, payload); /* released when the session retires */
     uint32_t n = se->n = rc_mc_group_size(s->mc, group);
     se->order = rc_xmalloc(n * sizeof(uint32_t));
     se->handled = rc_xcalloc((n + 7) / 8, 1);
@@ -398,6 +486,8 @@ static void rcs_multicast(void *self, uint32_t group, uint32_t source, uint32_t 
     for (size_t i = 0; i < nc; i++)
         send_copy(s, source, sid, s->sessions[sid].order[kids[i]], kids[i], s->spec.timeouts);
     free(kids);
+    settle_later(s, sid);
+    settle(s);
 }
 
 static void rcs_sent(void *self, uint32_t user, const rc_msg *m, rc_time t)
@@ -408,9 +498,8 @@ static void rcs_sent(void *self, uint32_t user, const rc_msg *m, rc_time t)
     arm_subtree(s, m->aux, m->recipient, m->role, t);
 }
 
-static void rcs_receive(void *self, uint32_t user, const rc_msg *m, bool online_label)
+static void receive_op(rc_state *s, uint32_t user, const rc_msg *m, bool online_label)
 {
-    rc_state *s = self;
     if (s->spec.timeouts) seen_push(s, m->group, user, m->sender);
     session *se = &s->sessions[m->aux];
     if (m->type == RC_MSG_ACK) {
@@ -444,6 +533,15 @@ static void rcs_receive(void *self, uint32_t user, const rc_msg *m, bool online_
     }
     free(kids);
     if (s->acks) send_ack(s, user, sid, m->role);
+}
+
+static void rcs_receive(void *self, uint32_t user, const rc_msg *m, bool online_label)
+{
+    rc_state *s = self;
+    receive_op(s, user, m, online_label);
+    s->sessions[m->aux].inflight--;
+    settle_later(s, m->aux);
+    settle(s);
 }
 
 const rc_strategy_ops rc_rollercoaster_ops = {

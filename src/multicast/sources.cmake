@@ -1,3 +1,3 @@
 set(RCSIM_MULTICAST_SOURCES src/multicast/strategy_name.c src/multicast/schedule.c
-    src/multicast/mc.c src/multicast/antientropy.c src/multicast/unicast.c
+    src/multicast/mc.c src/multicast/antientropy.c src/multicast/adversary.c src/multicast/population.c src/multicast/poptab.c src/multicast/unicast.c
     src/multicast/rollercoaster.c)

@@ -50,7 +50,7 @@ expect_error "trunc.txt.gz" --trace "$T/trunc.txt.gz" --users 3
 
 # Integer bounds print as integers, not 1.04858e+06.
 expect_error "--users: value '99999999' out of range \[2, 1048576\]" --users 99999999
-expect_error "--groups: value '0' out of range \[1, 4096\]" --groups 0
+expect_error "--groups: value '0' out of range \[1, 16777216\]" --groups 0
 # RCSIM_DATA_DIR is also rcsim run's --data-dir: the directories tried are each named once.
 D="$T/datadir"; mkdir -p "$D"
 RCSIM_DATA_DIR="$D" "$RCSIM" run --duration 60 --trace no-such-trace >"$T/stdout" 2>"$T/stderr"
