@@ -42,6 +42,8 @@ UNITS = {
     "rc_base_delay_factor": "factor", "offline_members": None, "source_offline": None,
     "gossip_interval": "s", "gossip_push_max": "count", "gossip_window": "s",
     "membership_rate": "1/s", "store_raw": None, "check": None,
+    "adversary": None, "adversary_fraction": "fraction", "adversary_delay": "s",
+    "population": "count", "group_size_dist": None,
 }
 # The registry's dimensionless units are written "" there; these are ours.
 DIMENSIONLESS = ("count", "factor", "fraction")

@@ -90,7 +90,7 @@ static int check_inputs(char **parts, unsigned n, rc_h5out_info *info0, rc_err *
         rc_h5in_close(in);
     }
     if (rc == 0) {
-        qsort(ids, total, sizeof *ids, cmp_seen);
+        if (total > 1) qsort(ids, total, sizeof *ids, cmp_seen);
         for (size_t i = 1; i < total && rc == 0; i++)
             if (ids[i].id == ids[i - 1].id) {
                 char hex[17];

@@ -1032,7 +1032,7 @@ static int open_existing(rc_h5out *h, rc_err *err)
         if (fg < 0 || H5Literate(fg, H5_INDEX_NAME, H5_ITER_INC, &idx, collect_failed, h) < 0)
             bad = 1;
         if (fg >= 0) H5Gclose(fg);
-        qsort(h->failed_ids, h->n_failed, sizeof *h->failed_ids, cmp_u64);
+        if (h->n_failed > 1) qsort(h->failed_ids, h->n_failed, sizeof *h->failed_ids, cmp_u64);
     }
     H5Fclose(f);
     if (bad) return rc_err_set(err, RC_EXIT_RUNTIME, "%s: cannot read its table (damaged?)", h->path);
@@ -1329,6 +1329,7 @@ static int write_params(hid_t g, const rc_job *resolved)
 
 static bool failed_has(const rc_h5out *h, uint64_t id)
 {
+    if (h->n_failed == 0) return false;
     return bsearch(&id, h->failed_ids, h->n_failed, sizeof id, cmp_u64) != NULL;
 }
 

@@ -3,7 +3,7 @@
 # nothing that was journalled is run again.  Also: a damaged results file is rebuilt from the
 # journal and moved aside.
 source "$(dirname "$0")/farm_lib.sh"
-SET=(--set duration=3d)   # long enough that the kill lands mid-sweep
+SET=(--set duration=12d)  # long enough that the kill lands mid-sweep (jobs are chunked and committed in groups)
 n=$(sweep_jobs "${SET[@]}")
 out="$WORK/r.h5"
 "$MPIEXEC" -np 3 "$RCSIM" sweep "$SWEEP" --out "$out" "${SET[@]}" --progress 1 2> "$WORK/run1.err" &
