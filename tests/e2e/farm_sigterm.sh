@@ -1,7 +1,7 @@
 #!/bin/bash
 # SIGTERM to the master mid-sweep: exit code 3, the file opens, a rerun completes.
 source "$(dirname "$0")/farm_lib.sh"
-SET=(--set duration=3d)
+SET=(--set duration=12d)  # long enough that SIGTERM lands mid-sweep (chunked dispatch, group commit)
 n=$(sweep_jobs "${SET[@]}")
 out="$WORK/t.h5"
 "$MPIEXEC" -np 3 "$RCSIM" sweep "$SWEEP" --out "$out" "${SET[@]}" --progress 1 > "$WORK/run1.out" 2> "$WORK/run1.err" &
