@@ -138,7 +138,7 @@ rmdir "$P/share/rcsim/data/availability"
 echo "lmod \${LMOD_VERSION:-?}: ok"
 EOF
 mkdir -p "$WORK/run"
-(cd "$WORK/run" && env -i HOME="$WORK" PATH=/usr/local/bin:/usr/bin:/bin TERM=dumb \
+(cd "$WORK/run" && env -i HOME="$WORK" PATH=/usr/local/bin:/usr/bin:/bin TERM=dumb ${ASAN_OPTIONS:+ASAN_OPTIONS="$ASAN_OPTIONS"} ${UBSAN_OPTIONS:+UBSAN_OPTIONS="$UBSAN_OPTIONS"} \
     OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
     bash --noprofile --norc "$WORK/lmod.sh") || fail "the Lmod checks failed (above)"
 
