@@ -26,33 +26,22 @@ zip:
 seeds: 1
 Y
 "$RCSIM" sweep "$T/adv.yaml" --out "$T/adv.h5" >"$T/sweep.log" 2>&1 || { echo "FAIL: sweep"; cat "$T/sweep.log"; fail=1; }
-"$PY" - "$T/adv.h5" <<'PY' || fail=1
-import sys, h5py
-def text(v):
-    return v.decode() if isinstance(v, bytes) else str(v)
-def col(t, name, i):
-    """Row i of a /table column; text columns may be stored as an index into attrs['levels']."""
-    ds = t[name]
-    if "levels" in ds.attrs:
-        return text(ds.attrs["levels"][int(ds[i])])
-    return ds[i]
-with h5py.File(sys.argv[1]) as f:
-    t = f["table"]  # layout 2: one row per job
-    n = t["job_id"].shape[0]
-    assert n == 12, n
-    faked = 0
-    for i in range(n):
-        kind = col(t, "adversary", i)
-        frac = float(t["adversary_fraction"][i])
-        members = int(t["counter_adv_members"][i])
-        assert members == round(frac * 16), (kind, frac, members)
-        canon = text(col(t, "canonical", i))
-        assert "adversary=" + kind in canon, canon
-        if kind == "ack-drop" and frac > 0 and "-ft" in text(col(t, "strategy", i)):
-            faked += int(t["counter_adv_acks_faked"][i])
-        if kind == "drop":
-            assert int(t["counter_adv_acks_faked"][i]) == 0
-    assert faked > 0, "no faked ACK counted in the ack-drop RC-FT jobs"
+"$PY" - "$T/adv.h5" "$RCSIM_SOURCE_DIR/tests/e2e" <<'PY' || fail=1
+import sys
+sys.path.insert(0, sys.argv[2])
+import results_view
+jobs, rows, _ = results_view.load(sys.argv[1])
+assert rows == 12, rows
+faked = 0
+for a in jobs.values():
+    kind, frac = a["adversary"], float(a["adversary_fraction"])
+    assert int(a["counter_adv_members"]) == round(frac * 16), (kind, frac, a["counter_adv_members"])
+    assert "adversary=" + kind in a["canonical"], a["canonical"]
+    if kind == "ack-drop" and frac > 0 and "-ft" in a["strategy"]:
+        faked += int(a["counter_adv_acks_faked"])
+    if kind == "drop":
+        assert int(a["counter_adv_acks_faked"]) == 0
+assert faked > 0, "no faked ACK counted in the ack-drop RC-FT jobs"
 print("adversary counters ok")
 PY
 "$PY" analysis/fig_adversary.py "$T/adv.h5" "$T/fig" >"$T/fig.log" 2>&1 || { echo "FAIL: fig_adversary"; cat "$T/fig.log"; fail=1; }

@@ -56,26 +56,21 @@ axes:
 seeds: 2
 Y
 "$RCSIM" sweep "$T/pop.yaml" --out "$T/pop.h5" >"$T/sweep.log" 2>&1 || { echo "FAIL: sweep"; cat "$T/sweep.log"; fail=1; }
-"$PY" - "$T/pop.h5" <<'PY' || fail=1
+"$PY" - "$T/pop.h5" "$RCSIM_SOURCE_DIR/tests/e2e" <<'PY' || fail=1
 import sys, h5py
-def text(v):
-    return v.decode() if isinstance(v, bytes) else str(v)
-def col(t, name, i):
-    """Row i of a /table column; text columns may be stored as an index into attrs['levels']."""
-    ds = t[name]
-    if "levels" in ds.attrs:
-        return text(ds.attrs["levels"][int(ds[i])])
-    return ds[i]
+sys.path.insert(0, sys.argv[2])
+import results_view
+jobs, rows, _ = results_view.load(sys.argv[1])  # in row order
+assert rows == 4, rows
 with h5py.File(sys.argv[1]) as f:
-    t = f["table"]
-    assert t["job_id"].shape == (4,), t["job_id"].shape
+    # population rows of job row i are [end[i-1], end[i]) (docs/results-layout.md)
     sz_end = [0] + list(f["population/sizes/end"][()])
     us_end = [0] + list(f["population/users/end"][()])
     lo = f["population/sizes/lo"][()]
-    for i in range(4):
-        assert us_end[i + 1] - us_end[i] == 300, us_end
-        if text(col(t, "group_size_dist", i)) == "fixed:8":
-            assert sz_end[i + 1] - sz_end[i] == 1 and lo[sz_end[i]] == 8, (sz_end, lo)
+for i, job in enumerate(jobs.values()):
+    assert us_end[i + 1] - us_end[i] == 300, us_end
+    if job["group_size_dist"] == "fixed:8":
+        assert sz_end[i + 1] - sz_end[i] == 1 and lo[sz_end[i]] == 8, (sz_end, lo)
 print("population sweep ok")
 PY
 [ $fail = 0 ] && echo "population_cli: all passed"
