@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/fdio.h"
 #include "core/log.h"
 #include "exp/result.h"
 #include "exp/run.h"
@@ -43,21 +44,6 @@ static void run_here(const rc_job *job, rc_exec_out *out)
     rc_result_free(&r);
 }
 
-static int write_all(int fd, const void *buf, size_t len)
-{
-    const char *p = buf;
-    while (len > 0) {
-        ssize_t w = write(fd, p, len);
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            return -1;
-        }
-        p += w;
-        len -= (size_t)w;
-    }
-    return 0;
-}
-
 _Noreturn static void child_main(const rc_job *jobs, size_t n, int fd)
 {
     /* An RC_ASSERT here must abort this child only: the parent's hook would
@@ -72,9 +58,9 @@ _Noreturn static void child_main(const rc_job *jobs, size_t n, int fd)
                           .image_len = out.status ? 0 : out.len,
                           .events = out.events,
                           .wall_s = out.wall_s};
-        bad = write_all(fd, &h, sizeof h) != 0;
-        if (!bad && h.status == 0) bad = write_all(fd, out.image, out.len) != 0;
-        if (!bad && h.status != 0) bad = write_all(fd, out.msg, h.msg_len) != 0;
+        bad = rc_fd_write_all(fd, &h, sizeof h) != 0;
+        if (!bad && h.status == 0) bad = rc_fd_write_all(fd, out.image, out.len) != 0;
+        if (!bad && h.status != 0) bad = rc_fd_write_all(fd, out.msg, h.msg_len) != 0;
         free(out.image);
     }
     close(fd);

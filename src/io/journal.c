@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "core/fdio.h"
 #include "core/log.h"
 
 #define FILE_MAGIC "RCJRNL02"
@@ -168,21 +169,6 @@ int rc_journal_read(const char *path, rc_journal_record_fn fn, void *ctx, rc_jou
     return rc;
 }
 
-static int write_all(int fd, const void *buf, size_t len)
-{
-    const char *p = buf;
-    while (len > 0) {
-        ssize_t w = write(fd, p, len);
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            return -1;
-        }
-        p += w;
-        len -= (size_t)w;
-    }
-    return 0;
-}
-
 static unsigned char *reserve(rc_journal *j, size_t n)
 {
     if (j->len + n > j->cap) {
@@ -228,7 +214,7 @@ rc_journal *rc_journal_open(const char *path, uint64_t sweep_hash, size_t valid_
         file_header fh;
         memcpy(fh.magic, FILE_MAGIC, sizeof fh.magic);
         fh.sweep_hash = sweep_hash;
-        if (ftruncate(fd, 0) != 0 || write_all(fd, &fh, sizeof fh) != 0 || fsync(fd) != 0)
+        if (ftruncate(fd, 0) != 0 || rc_fd_write_all(fd, &fh, sizeof fh) != 0 || fsync(fd) != 0)
             goto fail;
         valid_bytes = sizeof fh;
     } else {
@@ -282,7 +268,7 @@ int rc_journal_commit(rc_journal *j, rc_err *err)
     /* A SESSION record alone waits for the session's first job. */
     if (j->records == 0) return 0;
     /* One write() per batch keeps a torn batch at the tail only. */
-    int bad = write_all(j->fd, j->buf, j->len) != 0 || fsync(j->fd) != 0;
+    int bad = rc_fd_write_all(j->fd, j->buf, j->len) != 0 || fsync(j->fd) != 0;
     int e = errno;
     if (bad) {
         /* Nothing of this batch counts: cut it off, so the file holds exactly

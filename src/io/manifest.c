@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/fdio.h"
 #include "core/log.h"
 
 char *rc_manifest_path(const char *out)
@@ -172,20 +173,6 @@ static json_t *to_json(const rc_manifest *m)
     return root;
 }
 
-static int write_all(int fd, const char *p, size_t len)
-{
-    while (len > 0) {
-        ssize_t w = write(fd, p, len);
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            return -1;
-        }
-        p += w;
-        len -= (size_t)w;
-    }
-    return 0;
-}
-
 int rc_manifest_write(const char *out, const rc_manifest *m, rc_err *err)
 {
     char *path = rc_manifest_path(out);
@@ -198,8 +185,8 @@ int rc_manifest_write(const char *out, const rc_manifest *m, rc_err *err)
     RC_ASSERT(text != NULL);
     int rc = 0;
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0 || write_all(fd, text, strlen(text)) != 0 || write_all(fd, "\n", 1) != 0 ||
-        fsync(fd) != 0) {
+    if (fd < 0 || rc_fd_write_all(fd, text, strlen(text)) != 0 ||
+        rc_fd_write_all(fd, "\n", 1) != 0 || fsync(fd) != 0) {
         rc = rc_err_set(err, RC_EXIT_RUNTIME, "%s: cannot write: %s", tmp, strerror(errno));
     }
     if (fd >= 0 && close(fd) != 0 && rc == 0)
