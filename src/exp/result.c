@@ -469,7 +469,7 @@ static size_t nonzero(const uint32_t *h)
 }
 
 /* Buckets (uint16) then counts (uint32) of the nonzero buckets, ascending. */
-static unsigned char *put_hist(unsigned char *p, const uint32_t *h, size_t n)
+static void put_hist(unsigned char *p, const uint32_t *h, size_t n)
 {
     unsigned char *cp = p + n * sizeof(uint16_t);
     for (size_t i = 0; i < RC_HIST_BINS; i++) {
@@ -478,51 +478,43 @@ static unsigned char *put_hist(unsigned char *p, const uint32_t *h, size_t n)
         memcpy(p, &b, sizeof b), p += sizeof b;
         memcpy(cp, &h[i], sizeof h[i]), cp += sizeof h[i];
     }
-    return cp;
 }
 
+/* The image is the one of the result's view: its histograms made sparse, every
+ * other section pointing at the result's own arrays. */
 void rc_result_pack(const rc_result *r, void **buf, size_t *len)
 {
     _Static_assert(RC_HIST_BINS <= 65536, "bucket indices are uint16");
-    size_t nh[2] = {nonzero(r->hist_online), nonzero(r->hist_all)};
-    size_t n = sizeof(image_head) + (nh[0] + nh[1]) * (sizeof(uint16_t) + sizeof(uint32_t)) +
-               r->n_undelivered * sizeof(rc_undelivered) + r->n_deliveries * sizeof(rc_delivery) +
-               r->n_sizes * sizeof(rc_size_bucket) + r->n_users_load * 2 * sizeof(uint32_t);
-    unsigned char *p = rc_xmalloc(n);
-    image_head h;
-    memset(&h, 0, sizeof h);
-    h.magic = MAGIC;
-    h.layout = RC_RESULT_LAYOUT;
-    h.job_id = r->job_id;
-    memcpy(h.build_id, r->build_id, sizeof r->build_id);
-    memcpy(h.build_revision, r->build_revision, sizeof r->build_revision);
-    h.c = r->c;
-    h.online = r->online;
-    h.all = r->all;
-    h.n_hist_online = (uint32_t)nh[0];
-    h.n_hist_all = (uint32_t)nh[1];
-    h.n_undelivered = (uint32_t)r->n_undelivered;
-    h.n_deliveries = (uint32_t)r->n_deliveries;
-    h.n_sizes = r->n_sizes;
-    h.n_users_load = (uint32_t)r->n_users_load;
-    unsigned char *q = p;
-    memcpy(q, &h, sizeof h), q += sizeof h;
-    q = put_hist(q, r->hist_online, nh[0]);
-    q = put_hist(q, r->hist_all, nh[1]);
-    if (r->n_undelivered)
-        memcpy(q, r->undelivered, r->n_undelivered * sizeof(rc_undelivered));
-    q += r->n_undelivered * sizeof(rc_undelivered);
-    if (r->n_deliveries) memcpy(q, r->deliveries, r->n_deliveries * sizeof(rc_delivery));
-    q += r->n_deliveries * sizeof(rc_delivery);
-    if (r->n_sizes) memcpy(q, r->sizes, r->n_sizes * sizeof(rc_size_bucket));
-    q += r->n_sizes * sizeof(rc_size_bucket);
-    if (r->n_users_load) {
-        memcpy(q, r->user_sent, r->n_users_load * sizeof(uint32_t));
-        q += r->n_users_load * sizeof(uint32_t);
-        memcpy(q, r->user_groups, r->n_users_load * sizeof(uint32_t));
+    const size_t pair = sizeof(uint16_t) + sizeof(uint32_t);
+    rc_result_view v;
+    memset(&v, 0, sizeof v);
+    v.job_id = r->job_id;
+    memcpy(v.build_id, r->build_id, sizeof v.build_id);
+    memcpy(v.build_revision, r->build_revision, sizeof v.build_revision);
+    v.c = r->c;
+    v.online = r->online;
+    v.all = r->all;
+    v.n_hist[0] = nonzero(r->hist_online);
+    v.n_hist[1] = nonzero(r->hist_all);
+    unsigned char *sparse = rc_xmalloc((v.n_hist[0] + v.n_hist[1]) * pair + 1);
+    put_hist(sparse, r->hist_online, v.n_hist[0]);
+    put_hist(sparse + v.n_hist[0] * pair, r->hist_all, v.n_hist[1]);
+    for (int k = 0; k < 2; k++) {
+        unsigned char *at = sparse + (k ? v.n_hist[0] * pair : 0);
+        v.hist_bucket[k] = at;
+        v.hist_count[k] = at + v.n_hist[k] * sizeof(uint16_t);
     }
-    *buf = p;
-    *len = n;
+    v.n_undelivered = r->n_undelivered;
+    v.undelivered = (const unsigned char *)r->undelivered;
+    v.n_deliveries = r->n_deliveries;
+    v.deliveries = (const unsigned char *)r->deliveries;
+    v.n_sizes = r->n_sizes;
+    v.sizes = (const unsigned char *)r->sizes;
+    v.n_users_load = r->n_users_load;
+    v.user_sent = (const unsigned char *)r->user_sent;
+    v.user_groups = (const unsigned char *)r->user_groups;
+    rc_result_pack_view(&v, buf, len);
+    free(sparse);
 }
 
 void rc_result_pack_view(const rc_result_view *v, void **buf, size_t *len)
