@@ -11,6 +11,7 @@
 #include "multicast/adversary.h"
 #include "loopix/net.h"
 #include "multicast/mc.h"
+#include "one_multicast.h"
 
 /* ---------- helpers ---------- */
 
@@ -25,30 +26,6 @@ static void base7(rc_job *job, const char *strategy)
     job->duration_s = 3600;
     job->model = RC_MODEL_PAPER;
     strcpy(job->strategy, strategy);
-}
-
-/* One multicast from group position 0 at t = 0 on the real net. */
-static void one_multicast(rc_job *job, rc_result *out)
-{
-    rc_job_resolve(job);
-    rc_err err = {0};
-    cr_assert_eq(rc_job_validate(job, &err), 0, "%s", err.msg);
-    rc_sim sim;
-    rc_sim_init(&sim, (rc_time)(job->duration_s * 1e6));
-    rc_net_cfg net_cfg;
-    rc_mc_cfg mc_cfg;
-    rc_job_net_cfg(job, &net_cfg);
-    rc_job_mc_cfg(job, &mc_cfg);
-    rc_mc *mc = rc_mc_new(&sim, &mc_cfg, &net_cfg, NULL, &err);
-    cr_assert_not_null(mc, "%s", err.msg);
-    rc_mc_start(mc);
-    uint32_t source = rc_mc_group_members(mc, 0)[0];
-    rc_mc_multicast(mc, 0, source, rc_mc_payload_new(mc, 0, source));
-    rc_sim_run(&sim, NULL, NULL, 0);
-    rc_result_init(out);
-    rc_result_gather(out, mc, false);
-    rc_mc_free(mc);
-    rc_sim_free(&sim);
 }
 
 static rc_adv *adv_of(const rc_job *job)
@@ -199,7 +176,7 @@ Test(adversary, drop_stops_the_tree_at_the_adversary_without_ft)
     base7(&j, "rc-k1-p1");
     put_adversary_at(&j, RC_ADV_DROP, 1);
     rc_result r;
-    one_multicast(&j, &r);
+    one_multicast(&j, &r, NULL);
     /* it received (and delivered to itself) but its subtree {3, 5} did not */
     cr_assert_eq(r.c.undelivered, 2, "%llu undelivered, want positions 3 and 5",
                  (unsigned long long)r.c.undelivered);
@@ -217,7 +194,7 @@ Test(adversary, drop_is_detected_by_ft_which_reassigns_the_role)
     base7(&j, "rc-k1-p1-ft");
     put_adversary_at(&j, RC_ADV_DROP, 1);
     rc_result r;
-    one_multicast(&j, &r);
+    one_multicast(&j, &r, NULL);
     cr_assert_eq(r.c.undelivered, 0, "%llu undelivered", (unsigned long long)r.c.undelivered);
     cr_assert_geq(r.c.reassignments, 1);
     cr_assert_geq(r.c.adv_acks_withheld, 1);
@@ -230,7 +207,7 @@ Test(adversary, ack_drop_fools_ft_which_does_not_reassign)
     base7(&j, "rc-k1-p1-ft");
     put_adversary_at(&j, RC_ADV_ACK_DROP, 1);
     rc_result r;
-    one_multicast(&j, &r);
+    one_multicast(&j, &r, NULL);
     /* The fake ACK clears the adversary's own timeout; its children are
      * leaves, whose timeouts are not retried (docs/spec.md §2.4). */
     cr_assert_eq(r.c.reassignments, 0, "%llu reassignments", (unsigned long long)r.c.reassignments);
@@ -250,7 +227,7 @@ Test(adversary, anti_entropy_recovers_what_ack_drop_withheld)
     put_adversary_at(&j, RC_ADV_ACK_DROP, 1);
     j.gossip_interval_s = 30;
     rc_result r;
-    one_multicast(&j, &r);
+    one_multicast(&j, &r, NULL);
     cr_assert_eq(r.c.undelivered, 0, "%llu undelivered with anti-entropy",
                  (unsigned long long)r.c.undelivered);
     cr_assert_geq(r.c.repairs, 2, "positions 3 and 5 must be repaired: %llu",
@@ -265,7 +242,7 @@ Test(adversary, delay_holds_the_subtree_back_by_d)
     put_adversary_at(&j, RC_ADV_DELAY, 1);
     j.adversary_delay_s = 600;
     rc_result r;
-    one_multicast(&j, &r);
+    one_multicast(&j, &r, NULL);
     cr_assert_eq(r.c.undelivered, 0);
     /* forwards to 3 and 5, and the ACK (paper model), each held 600 s */
     cr_assert_eq(r.c.adv_delayed, 3, "%llu delayed", (unsigned long long)r.c.adv_delayed);
@@ -288,7 +265,7 @@ Test(adversary, a_source_is_honest_even_when_everyone_misbehaves)
     j.adversary = RC_ADV_DROP;
     j.adversary_fraction = 1;
     rc_result r;
-    one_multicast(&j, &r);
+    one_multicast(&j, &r, NULL);
     /* the source's own copies reach 1, 2 and 4; nobody forwards */
     cr_assert_eq(r.c.deliveries, 3, "%llu deliveries", (unsigned long long)r.c.deliveries);
     cr_assert_eq(r.c.adv_members, 7);
