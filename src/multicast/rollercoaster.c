@@ -91,11 +91,36 @@ typedef struct rc_state {
     gsl_rng *sched_rng;
     uint32_t *scratch;
     rc_time tick;
+    /* nonce_perm: the receiver shuffle depends only on (nonce, size), so its
+     * plan (core/pyrandom.h) is kept per nonce, for the last size used. */
+    uint32_t **plan;
+    uint32_t *plan_n;
+    uint32_t n_plans;
 } rc_state;
 
 enum { TIMER_ENTRY = 0, TIMER_PENDING = 1 };
 
 /* ---------- helpers ---------- */
+
+/* The plan of random.Random(nonce).shuffle on m receivers, computed once per
+ * (nonce, m) (recomputed when another size comes with the same nonce). */
+static const uint32_t *shuffle_plan(rc_state *s, uint32_t nonce, uint32_t m)
+{
+    if (nonce >= s->n_plans) {
+        uint32_t nn = s->n_plans ? s->n_plans : 64;
+        while (nn <= nonce) nn *= 2;
+        s->plan = rc_xrealloc(s->plan, nn * sizeof *s->plan);
+        s->plan_n = rc_xrealloc(s->plan_n, nn * sizeof *s->plan_n);
+        for (uint32_t i = s->n_plans; i < nn; i++) s->plan[i] = NULL, s->plan_n[i] = 0;
+        s->n_plans = nn;
+    }
+    if (s->plan[nonce] == NULL || s->plan_n[nonce] != m) {
+        s->plan[nonce] = rc_xrealloc(s->plan[nonce], (m ? m : 1) * sizeof(uint32_t));
+        s->plan_n[nonce] = m;
+        rc_pyrandom_shuffle_plan(nonce, m, s->plan[nonce]);
+    }
+    return s->plan[nonce];
+}
 
 static bool is_leaf(const rc_state *s, const session *se, uint32_t role)
 {
@@ -431,6 +456,9 @@ static void rcs_destroy(void *self)
     for (uint32_t i = 0; i < s->users; i++) free(s->pending[i].v);
     free(s->pending);
     gsl_rng_free(s->sched_rng);
+    for (uint32_t i = 0; i < s->n_plans; i++) free(s->plan[i]);
+    free(s->plan);
+    free(s->plan_n);
     free(s->scratch);
     free(s);
 }
@@ -469,7 +497,7 @@ static void rcs_multicast(void *self, uint32_t group, uint32_t source, uint32_t 
     if (s->nonce0_plain && se->nonce == 0) {
         /* group order as it is */
     } else if (s->nonce_perm) {
-        rc_pyrandom_shuffle(se->nonce, se->order + 1, n - 1);
+        rc_pyrandom_shuffle_apply(shuffle_plan(s, se->nonce, n - 1), se->order + 1, n - 1);
     } else if (n > 2) {
         uint64_t key = ((uint64_t)group << 40) ^ ((uint64_t)source << 20) ^ se->nonce;
         rc_rng_reseed(s->sched_rng, rc_mc_seed(s->mc), 0x5c4ed00000000000ULL ^ key);
@@ -525,13 +553,14 @@ static void receive_op(rc_state *s, uint32_t user, const rc_msg *m, bool online_
     rc_mc_app_deliver(s->mc, user, m->payload, online_label);
     size_t nc = rc_sched_children(se->n, (uint32_t)s->spec.k, m->role, s->scratch, s->users);
     uint32_t sid = m->aux;
-    uint32_t *kids = rc_xmalloc((nc ? nc : 1) * sizeof(uint32_t));
+    uint32_t kbuf[64]; /* a role has k per round: a malloc per receive was 3 % of a job */
+    uint32_t *kids = nc <= 64 ? kbuf : rc_xmalloc(nc * sizeof(uint32_t));
     memcpy(kids, s->scratch, nc * sizeof(uint32_t));
     for (size_t i = 0; i < nc; i++) {
         uint32_t r = s->sessions[sid].order[kids[i]];
         if (r != user) send_copy(s, user, sid, r, kids[i], false);
     }
-    free(kids);
+    if (kids != kbuf) free(kids);
     if (s->acks) send_ack(s, user, sid, m->role);
 }
 
