@@ -96,6 +96,12 @@ typedef struct rc_state {
     uint32_t **plan;
     uint32_t *plan_n;
     uint32_t n_plans;
+    /* Timeout estimates (rc_sched_estimate_ms) for groups of est_n members:
+     * each role's own term and its parent, so that arming a subtree of n
+     * roles adds up table entries instead of walking the tree per role. */
+    double *est_term;
+    uint32_t *est_parent;
+    uint32_t est_n;
 } rc_state;
 
 enum { TIMER_ENTRY = 0, TIMER_PENDING = 1 };
@@ -294,6 +300,29 @@ static void arm(rc_state *s, uint32_t sid, uint32_t node, uint32_t role, double 
     rc_mc_timer(s->mc, fire, e, ((uint64_t)gen << 1) | TIMER_ENTRY);
 }
 
+/* rc_sched_estimate_ms(n, k, root, c, t_msg, t_queue), the same sum in the
+ * same order (so the same double), from per-role tables built once per size. */
+static double estimate_ms(rc_state *s, uint32_t n, uint32_t root, uint32_t c)
+{
+    uint32_t k = (uint32_t)s->spec.k;
+    if (s->est_n != n || s->est_term == NULL) {
+        s->est_term = rc_xrealloc(s->est_term, (n ? n : 1) * sizeof *s->est_term);
+        s->est_parent = rc_xrealloc(s->est_parent, (n ? n : 1) * sizeof *s->est_parent);
+        for (uint32_t v = 0; v < n; v++) {
+            s->est_term[v] =
+                s->t_msg_ms + s->t_queue_ms * (1.0 + (double)rc_sched_child_count(n, k, v));
+            s->est_parent[v] = v ? rc_sched_parent(k, v) : 0;
+        }
+        s->est_n = n;
+    }
+    double est = s->t_msg_ms;
+    for (uint32_t v = c;; v = s->est_parent[v]) {
+        est += s->est_term[v];
+        if (v == root || v == 0) break;
+    }
+    return est;
+}
+
 /* The first copy to a role (or, unless arm-once, a reassigned one) left the
  * source: watch the role and its whole subtree (docs/spec.md §2.4 "Arming"). */
 static void arm_subtree(rc_state *s, uint32_t sid, uint32_t node, uint32_t role, rc_time t)
@@ -301,15 +330,14 @@ static void arm_subtree(rc_state *s, uint32_t sid, uint32_t node, uint32_t role,
     uint32_t k = (uint32_t)s->spec.k;
     session *se = &s->sessions[sid];
     uint32_t n = se->n;
-    arm(s, sid, node, role, rc_sched_estimate_ms(n, k, role, role, s->t_msg_ms, s->t_queue_ms), t);
+    arm(s, sid, node, role, estimate_ms(s, n, role, role), t);
     size_t nd = rc_sched_descendants(n, k, role, s->scratch, s->users);
     se = &s->sessions[sid];
     for (size_t i = 0; i < nd; i++) {
         uint32_t c = s->scratch[i];
         /* Re-arming after a reassignment: members that already ACKed are done. */
         if ((se->acked[c / 8] >> (c % 8)) & 1) continue;
-        arm(s, sid, se->order[c], c,
-            rc_sched_estimate_ms(n, k, role, c, s->t_msg_ms, s->t_queue_ms), t);
+        arm(s, sid, se->order[c], c, estimate_ms(s, n, role, c), t);
     }
 }
 
@@ -459,6 +487,8 @@ static void rcs_destroy(void *self)
     for (uint32_t i = 0; i < s->n_plans; i++) free(s->plan[i]);
     free(s->plan);
     free(s->plan_n);
+    free(s->est_term);
+    free(s->est_parent);
     free(s->scratch);
     free(s);
 }
