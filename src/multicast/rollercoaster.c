@@ -102,6 +102,12 @@ typedef struct rc_state {
     double *est_term;
     uint32_t *est_parent;
     uint32_t est_n;
+    /* Each role's descendants in preorder (rc_sched_descendants) for groups
+     * of desc_n members, filled in per role on first use: desc_off[r] and
+     * desc_cnt[r] locate them in desc_pool (desc_cnt[r] = UINT32_MAX: not yet). */
+    uint32_t *desc_off, *desc_cnt, *desc_pool;
+    size_t desc_used, desc_cap;
+    uint32_t desc_n;
 } rc_state;
 
 enum { TIMER_ENTRY = 0, TIMER_PENDING = 1 };
@@ -323,18 +329,45 @@ static double estimate_ms(rc_state *s, uint32_t n, uint32_t root, uint32_t c)
     return est;
 }
 
+/* rc_sched_descendants(n, k, role) in the same (pre)order, from the table;
+ * sets *nd.  Valid until the next call for another group size. */
+static const uint32_t *descendants(rc_state *s, uint32_t n, uint32_t role, size_t *nd)
+{
+    uint32_t k = (uint32_t)s->spec.k;
+    if (s->desc_n != n || s->desc_off == NULL) {
+        s->desc_off = rc_xrealloc(s->desc_off, (n ? n : 1) * sizeof *s->desc_off);
+        s->desc_cnt = rc_xrealloc(s->desc_cnt, (n ? n : 1) * sizeof *s->desc_cnt);
+        for (uint32_t v = 0; v < n; v++) s->desc_cnt[v] = UINT32_MAX;
+        s->desc_used = 0;
+        s->desc_n = n;
+    }
+    if (s->desc_cnt[role] == UINT32_MAX) {
+        size_t m = rc_sched_descendants(n, k, role, NULL, 0);
+        if (s->desc_used + m > s->desc_cap) {
+            while (s->desc_used + m > s->desc_cap) s->desc_cap = s->desc_cap ? 2 * s->desc_cap : 1024;
+            s->desc_pool = rc_xrealloc(s->desc_pool, s->desc_cap * sizeof *s->desc_pool);
+        }
+        rc_sched_descendants(n, k, role, s->desc_pool + s->desc_used, m);
+        s->desc_off[role] = (uint32_t)s->desc_used;
+        s->desc_cnt[role] = (uint32_t)m;
+        s->desc_used += m;
+    }
+    *nd = s->desc_cnt[role];
+    return s->desc_pool + s->desc_off[role];
+}
+
 /* The first copy to a role (or, unless arm-once, a reassigned one) left the
  * source: watch the role and its whole subtree (docs/spec.md §2.4 "Arming"). */
 static void arm_subtree(rc_state *s, uint32_t sid, uint32_t node, uint32_t role, rc_time t)
 {
-    uint32_t k = (uint32_t)s->spec.k;
     session *se = &s->sessions[sid];
     uint32_t n = se->n;
     arm(s, sid, node, role, estimate_ms(s, n, role, role), t);
-    size_t nd = rc_sched_descendants(n, k, role, s->scratch, s->users);
+    size_t nd;
+    const uint32_t *desc = descendants(s, n, role, &nd);
     se = &s->sessions[sid];
     for (size_t i = 0; i < nd; i++) {
-        uint32_t c = s->scratch[i];
+        uint32_t c = desc[i];
         /* Re-arming after a reassignment: members that already ACKed are done. */
         if ((se->acked[c / 8] >> (c % 8)) & 1) continue;
         arm(s, sid, se->order[c], c, estimate_ms(s, n, role, c), t);
@@ -362,13 +395,14 @@ static void expire(rc_state *s, uint32_t e)
     c->reassignments++;
     send_copy(s, se->source, en.session, fresh, en.role, !s->arm_once);
     /* Stop watching the subtree; entries expiring this very tick still run. */
-    size_t nd = rc_sched_descendants(se->n, (uint32_t)s->spec.k, en.role, s->scratch, s->users);
+    size_t nd;
+    const uint32_t *desc = descendants(s, se->n, en.role, &nd);
     rc_time now = rc_mc_now(s->mc);
     for (size_t i = 0; i < nd; i++) {
-        int32_t d = se->entry_of_role[s->scratch[i]];
+        int32_t d = se->entry_of_role[desc[i]];
         if (d >= 0 && s->entries[d].alive && s->entries[d].fire > now) {
             kill_entry(s, (uint32_t)d);
-            se->entry_of_role[s->scratch[i]] = -1;
+            se->entry_of_role[desc[i]] = -1;
         }
     }
 }
@@ -489,6 +523,9 @@ static void rcs_destroy(void *self)
     free(s->plan_n);
     free(s->est_term);
     free(s->est_parent);
+    free(s->desc_off);
+    free(s->desc_cnt);
+    free(s->desc_pool);
     free(s->scratch);
     free(s);
 }
