@@ -17,7 +17,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from rcplot import compare, results  # noqa: E402
+from rcplot import compare, results, settle  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -32,6 +32,9 @@ def main(argv=None):
     ap.add_argument("--model", choices=("paper", "exact"),
                     help="which model's jobs to compare (needed when the files hold both)")
     ap.add_argument("--fig", type=int, action="append", help="only these figures")
+    ap.add_argument("--reference-runs", default=settle.DEFAULT_PATH, metavar="CSV",
+                    help="summaries of runs of the reference itself, to settle rows outside "
+                         "the tolerance (default: analysis/reference-runs.csv; '' for none)")
     ap.add_argument("--csv", help="write the table as CSV here")
     ap.add_argument("--md", help="write the table as Markdown here")
     ap.add_argument("-q", "--quiet", action="store_true", help="print only the summary")
@@ -39,6 +42,7 @@ def main(argv=None):
 
     try:
         paper = compare.read_paper(args.paper)
+        refs = settle.load(args.reference_runs)
         res = results.load(args.results)
     except (OSError, ValueError, KeyError) as e:
         print("compare: %s" % e, file=sys.stderr)
@@ -52,7 +56,8 @@ def main(argv=None):
                       % ", ".join(models), file=sys.stderr)
                 return 2
             model = models[0] if models else "paper"
-        rows, missing = compare.compare(res, model, paper, set(args.fig or []))
+        rows, missing = compare.compare(res, model, paper, set(args.fig or []),
+                                        refs)
     md = compare.markdown(rows, missing, model)
     if args.csv:
         compare.write_csv(rows, args.csv)

@@ -16,7 +16,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                 "analysis"))
 
-from rcplot import compare, results  # noqa: E402
+from rcplot import compare, results, settle  # noqa: E402
 
 NAMES = ["count", "mean", "sd", "min", "max", "p1", "p5", "p10", "p25", "p50", "p75", "p90",
          "p95", "p99", "p99.9"]
@@ -127,6 +127,34 @@ class Results(unittest.TestCase):
         twice = rows + [dict(rows[0], figure=9, flag="OUT")]
         self.assertEqual(compare.distinct_pairs(twice), (0, 2))
         self.assertEqual(compare.distinct_pairs(rows + [dict(rows[0], figure=9)]), (1, 2))
+
+    def test_reference_runs_settle_or_confirm(self):
+        """A row outside the tolerance is settled only when the reference's reseeded runs
+        land where our seeds do, confirmed when they stay with the published value."""
+        paper = [dict(figure="6", m="128", schedule="gen_os15", strategy="unicast", burst="1",
+                      groups="1", lambda_div="1", stat="median", value_s="36.6", exact="yes",
+                      note="")]
+        head = ("# reference runs\nm,schedule,strategy,burst,groups,lambda_div,ref_seed,"
+                "duration_s,n_online,mean_s,p1_s,q1_s,median_s,q3_s,p90_s,p99_s\n")
+        cases = [("", ""),                                                    # no run
+                 ("128,gen_os15,unicast,1,1,1,0,600,9,,,,36.6,,,\n", ""),     # seed 0 only
+                 ("128,gen_os15,unicast,1,1,1,0,600,9,,,,36.6,,,\n"
+                  "128,gen_os15,unicast,1,1,1,1,600,9,,,,39.5,,,\n", "settled"),
+                 ("128,gen_os15,unicast,1,1,1,0,600,9,,,,36.6,,,\n"
+                  "128,gen_os15,unicast,1,1,1,1,600,9,,,,36.0,,,\n", "confirmed"),
+                 ("128,gen_os15,unicast,1,1,1,1,3600,9,,,,40.0,,,\n", "")]   # other span
+        for body, want in cases:
+            path = os.path.join(self.tmp.name, "ref.csv")
+            with open(path, "w") as f:
+                f.write(head + body)
+            with results.load([self.path]) as res:
+                rows, _ = compare.compare(res, "paper", paper, ref_runs=settle.load(path))
+            self.assertEqual(rows[0]["flag"], "OUT")
+            self.assertEqual(rows[0]["settled"], want, body)
+            if want:
+                self.assertIn("seed 1:", rows[0]["reference_runs"])
+                self.assertIn("(%s)" % want, compare.markdown(rows, 0, "paper"))
+        self.assertEqual(settle.load(os.path.join(self.tmp.name, "none.csv")), {})
 
     def test_seed_quantile(self):
         self.assertEqual(compare.seed_quantile([1.0, 2.0, 3.0, 4.0], 2.5), 0.5)
