@@ -205,6 +205,14 @@ static void expect_shuffle(uint32_t seed, uint32_t first, size_t n, const uint32
     for (size_t i = 0; i < nw; i++)
         cr_assert_eq(v[i], want[i], "Random(%u).shuffle of %zu: [%zu] = %u, CPython has %u", seed,
                      n, i, v[i], want[i]);
+    /* The same permutation through a plan (what Rollercoaster uses). */
+    uint32_t w[200], plan[200];
+    for (size_t i = 0; i < n; i++) w[i] = first + (uint32_t)i;
+    rc_pyrandom_shuffle_plan(seed, n, plan);
+    rc_pyrandom_shuffle_apply(plan, w, n);
+    for (size_t i = 0; i < nw; i++)
+        cr_assert_eq(w[i], want[i], "plan of Random(%u).shuffle of %zu: [%zu] = %u, CPython has %u",
+                     seed, n, i, w[i], want[i]);
 }
 
 Test(schedule, nonce_permutation_is_cpythons_shuffle)

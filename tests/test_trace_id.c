@@ -150,3 +150,32 @@ Test(trace_id, bound_job_refuses_a_changed_file)
     cr_expect(strstr(e2.msg, "the file changed") != NULL, "%s", e2.msg);
     cr_expect(strstr(e2.msg, id.sha256) != NULL, "message lacks the bound sha: %s", e2.msg);
 }
+
+Test(trace_id, cache_reuses_a_trace_only_while_the_file_is_unchanged)
+{
+    char a[200];
+    snprintf(a, sizeof a, "%s/c.txt.gz", dir);
+    write_trace(a, 0);
+    rc_trace_id id1, id2, id3;
+    rc_err err = {0};
+    const rc_trace *t1 = rc_trace_id_get(a, "", 16, &id1, &err);
+    cr_assert_not_null(t1, "%s", err.msg);
+    const rc_trace *t2 = rc_trace_id_get(a, "", 16, &id2, &err);
+    cr_expect_eq(t1, t2, "an unchanged file was loaded again");
+    cr_expect_str_eq(id1.sha256, id2.sha256);
+    cr_expect_eq(id2.lines, 16);
+    /* Rewritten at once (same size, same second): the bytes differ, so the
+     * trace is read again and carries the new content. */
+    write_trace(a, 1);
+    const rc_trace *t3 = rc_trace_id_get(a, "", 16, &id3, &err);
+    cr_assert_not_null(t3, "%s", err.msg);
+    cr_expect_str_neq(id3.sha256, id1.sha256, "a changed file was served from the cache");
+    bool at0;
+    size_t n;
+    rc_trace_toggles(t3, 0, &at0, &n);
+    cr_expect(!at0, "line 0 of the new content starts offline");
+    /* More lines than the file has: the full load reports it, as before. */
+    rc_err e2 = {0};
+    cr_expect_null(rc_trace_id_get(a, "", 17, &id3, &e2));
+    cr_expect_eq(e2.code, RC_EXIT_USAGE, "%s", e2.msg);
+}

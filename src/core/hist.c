@@ -1,18 +1,21 @@
 #include "core/hist.h"
 
 #include <math.h>
+#include <string.h>
 
 size_t rc_hist_bin(double x)
 {
-    if (!(x >= ldexp(1.0, RC_HIST_MIN_EXP))) return 0; /* also NaN and negatives */
-    if (x >= ldexp(1.0, RC_HIST_MAX_EXP)) return RC_HIST_BINS - 1;
-    int e;
-    frexp(x, &e); /* x = m 2^e, m in [0.5, 1): x is in octave k = e - 1 */
-    int k = e - 1;
-    /* ldexp is exact, so the sub-bucket is exact too: x * 2^(SUB_BITS-k) lies
-     * in [SUB, 2 SUB). */
-    size_t sub = (size_t)ldexp(x, RC_HIST_SUB_BITS - k) - RC_HIST_SUB;
-    return 1 + (size_t)(k - RC_HIST_MIN_EXP) * RC_HIST_SUB + sub;
+    if (!(x >= 0x1p-10)) return 0; /* 2^RC_HIST_MIN_EXP; also NaN and negatives */
+    if (x >= 0x1p22) return RC_HIST_BINS - 1; /* 2^RC_HIST_MAX_EXP */
+    /* x is a normal double in [2^k, 2^(k+1)) with k = biased exponent - 1023,
+     * and its sub-bucket floor((x / 2^k - 1) 2^SUB_BITS) is the top SUB_BITS
+     * bits of the mantissa: both are read off the bit pattern, which is the
+     * same bucket frexp and ldexp give, without two libm calls per sample
+     * (they were 3-6 % of a paper job). */
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    uint64_t top = bits >> (52 - RC_HIST_SUB_BITS); /* biased exponent, then SUB_BITS */
+    return 1 + (size_t)(top - ((uint64_t)(1023 + RC_HIST_MIN_EXP) << RC_HIST_SUB_BITS));
 }
 
 double rc_hist_edge(size_t i)

@@ -85,6 +85,23 @@ void rc_pyrandom_shuffle(uint32_t seed, uint32_t *v, size_t n)
     }
 }
 
+void rc_pyrandom_shuffle_plan(uint32_t seed, size_t n, uint32_t *plan)
+{
+    rc_pyrandom g;
+    rc_pyrandom_seed(&g, seed);
+    for (size_t i = n; i-- > 1;) plan[n - 1 - i] = rc_pyrandom_below(&g, (uint32_t)(i + 1));
+}
+
+void rc_pyrandom_shuffle_apply(const uint32_t *plan, uint32_t *v, size_t n)
+{
+    for (size_t i = n; i-- > 1;) {
+        uint32_t j = plan[n - 1 - i];
+        uint32_t t = v[i];
+        v[i] = v[j];
+        v[j] = t;
+    }
+}
+
 /* CPython picks a method by size: a shrinking pool when n is at most
  * 21 + 4^ceil(log4(3k)) (k > 5), else rejection against a set. */
 void rc_pyrandom_sample(rc_pyrandom *g, uint32_t n, uint32_t k, uint32_t *out)

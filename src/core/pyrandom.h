@@ -33,6 +33,14 @@ uint32_t rc_pyrandom_below(rc_pyrandom *g, uint32_t n);
 /* random.Random(seed).shuffle(v) on v[0..n). */
 void rc_pyrandom_shuffle(uint32_t seed, uint32_t *v, size_t n);
 
+/* The same shuffle as a plan: the n - 1 swap positions it draws (for
+ * i = n-1 down to 1, v[i] swaps with v[plan[n-1-i]]), and applying a plan.
+ * A caller that shuffles many arrays of one size with the same seed (every
+ * source's j-th message) computes the plan once: seeding MT19937 costs
+ * about as much as 600 draws. */
+void rc_pyrandom_shuffle_plan(uint32_t seed, size_t n, uint32_t *plan);
+void rc_pyrandom_shuffle_apply(const uint32_t *plan, uint32_t *v, size_t n);
+
 /* g.sample(range(n), k) into out[0..k): the population is 0..n-1 (k <= n). */
 void rc_pyrandom_sample(rc_pyrandom *g, uint32_t n, uint32_t k, uint32_t *out);
 

@@ -332,8 +332,16 @@ void rc_result_gather(rc_result *r, rc_mc *mc, bool keep_raw)
             };
     }
     for (size_t i = 0; i < n_all; i++) r->hist_all[rc_hist_bin(all[i])]++;
-    for (size_t i = 0; i < n_online; i++) r->hist_online[rc_hist_bin(online[i])]++;
     rc_summary_compute(&r->all, all, n_all);
+    if (n_online == n_all) {
+        /* The online samples are the subsequence of all samples labelled
+         * online, so equal counts mean equal arrays (every job without a
+         * trace): bin and sort them once. */
+        memcpy(r->hist_online, r->hist_all, RC_HIST_BINS * sizeof *r->hist_all);
+        r->online = r->all;
+        return;
+    }
+    for (size_t i = 0; i < n_online; i++) r->hist_online[rc_hist_bin(online[i])]++;
     rc_summary_compute(&r->online, online, n_online);
 }
 

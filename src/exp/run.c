@@ -43,11 +43,11 @@ int rc_run_job(const rc_job *job_in, rc_result *out, rc_run_progress_fn progress
     bool saved_check = rc_check_enabled;
     if (job.check) rc_check_enabled = true;
 
-    rc_trace *trace = NULL;
+    const rc_trace *trace = NULL; /* owned by the trace cache (trace/trace_id.h) */
     if (strcmp(job.trace, "online") != 0) {
         rc_trace_id id;
-        trace = rc_trace_id_load(job.trace, job.data_dir, rc_job_trace_lines_needed(&job), &id,
-                                 err);
+        trace = rc_trace_id_get(job.trace, job.data_dir, rc_job_trace_lines_needed(&job), &id,
+                                err);
         if (trace == NULL) {
             rc_check_enabled = saved_check;
             return err && err->code ? err->code : RC_EXIT_USAGE;
@@ -58,7 +58,6 @@ int rc_run_job(const rc_job *job_in, rc_result *out, rc_run_progress_fn progress
         if (job.trace_sha256[0] != '\0') rc = rc_job_check_trace(&job, &id, err);
         else rc_job_bind_trace(&job, &id);
         if (rc) {
-            rc_trace_free(trace);
             rc_check_enabled = saved_check;
             return rc;
         }
@@ -74,7 +73,6 @@ int rc_run_job(const rc_job *job_in, rc_result *out, rc_run_progress_fn progress
     rc_mc *mc = rc_mc_new(&sim, &mc_cfg, &net_cfg, trace, err);
     if (mc == NULL) {
         rc_sim_free(&sim);
-        rc_trace_free(trace);
         return err && err->code ? err->code : RC_EXIT_USAGE;
     }
     rc_app_cfg app_cfg;
@@ -100,7 +98,17 @@ int rc_run_job(const rc_job *job_in, rc_result *out, rc_run_progress_fn progress
     rc_app_free(app);
     rc_mc_free(mc);
     rc_sim_free(&sim);
-    rc_trace_free(trace);
     rc_check_enabled = saved_check;
     return 0;
+}
+
+void rc_run_warm(const rc_job *jobs, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!strcmp(jobs[i].trace, "online")) continue;
+        rc_job job = jobs[i];
+        rc_job_resolve(&job);
+        rc_trace_id id;
+        rc_trace_id_get(job.trace, job.data_dir, 0, &id, NULL);
+    }
 }

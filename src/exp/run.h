@@ -21,4 +21,10 @@ typedef void (*rc_run_progress_fn)(void *ctx, double fraction);
 int rc_run_job(const rc_job *job, rc_result *out, rc_run_progress_fn progress, void *ctx,
                rc_err *err);
 
+/* Loads the traces the jobs name into this process's trace cache
+ * (rc_trace_id_get), ignoring errors: a job reports its own when it runs.
+ * The farm calls it before forking a chunk's process, so that the children
+ * find the traces loaded instead of each reading them again. */
+void rc_run_warm(const rc_job *jobs, size_t n);
+
 #endif

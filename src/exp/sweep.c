@@ -1099,9 +1099,9 @@ static int bind_all(rc_sweep *s, const char *data_dir, rc_err *err)
              * found here, before any job runs, not by every job. */
             rc_trace_id id;
             rc_err e = {0};
-            rc_trace *t = rc_trace_id_load(job->trace, dir, 0, &id, &e);
-            if (t == NULL) return bind_fail(s, i, err, "%s", e.msg);
-            rc_trace_free(t);
+            /* through the cache: a serial sweep then runs its jobs on it */
+            if (rc_trace_id_get(job->trace, dir, 0, &id, &e) == NULL)
+                return bind_fail(s, i, err, "%s", e.msg);
             s->traces = rc_xrealloc(s->traces, (s->n_traces + 1) * sizeof *s->traces);
             b = &s->traces[s->n_traces++];
             b->written = rc_xstrdup(job->trace);

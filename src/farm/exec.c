@@ -155,6 +155,7 @@ void rc_exec_chunk(const rc_job *jobs, size_t n, bool isolate, rc_exec_tick_fn t
         }
         return;
     }
+    rc_run_warm(jobs, n); /* the children inherit the loaded traces */
     size_t next = 0;
     reader r = {0};
     while (next < n) {

@@ -91,11 +91,48 @@ typedef struct rc_state {
     gsl_rng *sched_rng;
     uint32_t *scratch;
     rc_time tick;
+    /* nonce_perm: the receiver shuffle depends only on (nonce, size), so its
+     * plan (core/pyrandom.h) is kept per nonce, for the last size used. */
+    uint32_t **plan;
+    uint32_t *plan_n;
+    uint32_t n_plans;
+    /* Timeout estimates (rc_sched_estimate_ms) for groups of est_n members:
+     * each role's own term and its parent, so that arming a subtree of n
+     * roles adds up table entries instead of walking the tree per role. */
+    double *est_term;
+    uint32_t *est_parent;
+    uint32_t est_n;
+    /* Each role's descendants in preorder (rc_sched_descendants) for groups
+     * of desc_n members, filled in per role on first use: desc_off[r] and
+     * desc_cnt[r] locate them in desc_pool (desc_cnt[r] = UINT32_MAX: not yet). */
+    uint32_t *desc_off, *desc_cnt, *desc_pool;
+    size_t desc_used, desc_cap;
+    uint32_t desc_n;
 } rc_state;
 
 enum { TIMER_ENTRY = 0, TIMER_PENDING = 1 };
 
 /* ---------- helpers ---------- */
+
+/* The plan of random.Random(nonce).shuffle on m receivers, computed once per
+ * (nonce, m) (recomputed when another size comes with the same nonce). */
+static const uint32_t *shuffle_plan(rc_state *s, uint32_t nonce, uint32_t m)
+{
+    if (nonce >= s->n_plans) {
+        uint32_t nn = s->n_plans ? s->n_plans : 64;
+        while (nn <= nonce) nn *= 2;
+        s->plan = rc_xrealloc(s->plan, nn * sizeof *s->plan);
+        s->plan_n = rc_xrealloc(s->plan_n, nn * sizeof *s->plan_n);
+        for (uint32_t i = s->n_plans; i < nn; i++) s->plan[i] = NULL, s->plan_n[i] = 0;
+        s->n_plans = nn;
+    }
+    if (s->plan[nonce] == NULL || s->plan_n[nonce] != m) {
+        s->plan[nonce] = rc_xrealloc(s->plan[nonce], (m ? m : 1) * sizeof(uint32_t));
+        s->plan_n[nonce] = m;
+        rc_pyrandom_shuffle_plan(nonce, m, s->plan[nonce]);
+    }
+    return s->plan[nonce];
+}
 
 static bool is_leaf(const rc_state *s, const session *se, uint32_t role)
 {
@@ -269,22 +306,71 @@ static void arm(rc_state *s, uint32_t sid, uint32_t node, uint32_t role, double 
     rc_mc_timer(s->mc, fire, e, ((uint64_t)gen << 1) | TIMER_ENTRY);
 }
 
+/* rc_sched_estimate_ms(n, k, root, c, t_msg, t_queue), the same sum in the
+ * same order (so the same double), from per-role tables built once per size. */
+static double estimate_ms(rc_state *s, uint32_t n, uint32_t root, uint32_t c)
+{
+    uint32_t k = (uint32_t)s->spec.k;
+    if (s->est_n != n || s->est_term == NULL) {
+        s->est_term = rc_xrealloc(s->est_term, (n ? n : 1) * sizeof *s->est_term);
+        s->est_parent = rc_xrealloc(s->est_parent, (n ? n : 1) * sizeof *s->est_parent);
+        for (uint32_t v = 0; v < n; v++) {
+            s->est_term[v] =
+                s->t_msg_ms + s->t_queue_ms * (1.0 + (double)rc_sched_child_count(n, k, v));
+            s->est_parent[v] = v ? rc_sched_parent(k, v) : 0;
+        }
+        s->est_n = n;
+    }
+    double est = s->t_msg_ms;
+    for (uint32_t v = c;; v = s->est_parent[v]) {
+        est += s->est_term[v];
+        if (v == root || v == 0) break;
+    }
+    return est;
+}
+
+/* rc_sched_descendants(n, k, role) in the same (pre)order, from the table;
+ * sets *nd.  Valid until the next call for another group size. */
+static const uint32_t *descendants(rc_state *s, uint32_t n, uint32_t role, size_t *nd)
+{
+    uint32_t k = (uint32_t)s->spec.k;
+    if (s->desc_n != n || s->desc_off == NULL) {
+        s->desc_off = rc_xrealloc(s->desc_off, (n ? n : 1) * sizeof *s->desc_off);
+        s->desc_cnt = rc_xrealloc(s->desc_cnt, (n ? n : 1) * sizeof *s->desc_cnt);
+        for (uint32_t v = 0; v < n; v++) s->desc_cnt[v] = UINT32_MAX;
+        s->desc_used = 0;
+        s->desc_n = n;
+    }
+    if (s->desc_cnt[role] == UINT32_MAX) {
+        size_t m = rc_sched_descendants(n, k, role, NULL, 0);
+        if (s->desc_used + m > s->desc_cap) {
+            while (s->desc_used + m > s->desc_cap) s->desc_cap = s->desc_cap ? 2 * s->desc_cap : 1024;
+            s->desc_pool = rc_xrealloc(s->desc_pool, s->desc_cap * sizeof *s->desc_pool);
+        }
+        rc_sched_descendants(n, k, role, s->desc_pool + s->desc_used, m);
+        s->desc_off[role] = (uint32_t)s->desc_used;
+        s->desc_cnt[role] = (uint32_t)m;
+        s->desc_used += m;
+    }
+    *nd = s->desc_cnt[role];
+    return s->desc_pool + s->desc_off[role];
+}
+
 /* The first copy to a role (or, unless arm-once, a reassigned one) left the
  * source: watch the role and its whole subtree (docs/spec.md §2.4 "Arming"). */
 static void arm_subtree(rc_state *s, uint32_t sid, uint32_t node, uint32_t role, rc_time t)
 {
-    uint32_t k = (uint32_t)s->spec.k;
     session *se = &s->sessions[sid];
     uint32_t n = se->n;
-    arm(s, sid, node, role, rc_sched_estimate_ms(n, k, role, role, s->t_msg_ms, s->t_queue_ms), t);
-    size_t nd = rc_sched_descendants(n, k, role, s->scratch, s->users);
+    arm(s, sid, node, role, estimate_ms(s, n, role, role), t);
+    size_t nd;
+    const uint32_t *desc = descendants(s, n, role, &nd);
     se = &s->sessions[sid];
     for (size_t i = 0; i < nd; i++) {
-        uint32_t c = s->scratch[i];
+        uint32_t c = desc[i];
         /* Re-arming after a reassignment: members that already ACKed are done. */
         if ((se->acked[c / 8] >> (c % 8)) & 1) continue;
-        arm(s, sid, se->order[c], c,
-            rc_sched_estimate_ms(n, k, role, c, s->t_msg_ms, s->t_queue_ms), t);
+        arm(s, sid, se->order[c], c, estimate_ms(s, n, role, c), t);
     }
 }
 
@@ -309,13 +395,14 @@ static void expire(rc_state *s, uint32_t e)
     c->reassignments++;
     send_copy(s, se->source, en.session, fresh, en.role, !s->arm_once);
     /* Stop watching the subtree; entries expiring this very tick still run. */
-    size_t nd = rc_sched_descendants(se->n, (uint32_t)s->spec.k, en.role, s->scratch, s->users);
+    size_t nd;
+    const uint32_t *desc = descendants(s, se->n, en.role, &nd);
     rc_time now = rc_mc_now(s->mc);
     for (size_t i = 0; i < nd; i++) {
-        int32_t d = se->entry_of_role[s->scratch[i]];
+        int32_t d = se->entry_of_role[desc[i]];
         if (d >= 0 && s->entries[d].alive && s->entries[d].fire > now) {
             kill_entry(s, (uint32_t)d);
-            se->entry_of_role[s->scratch[i]] = -1;
+            se->entry_of_role[desc[i]] = -1;
         }
     }
 }
@@ -431,6 +518,14 @@ static void rcs_destroy(void *self)
     for (uint32_t i = 0; i < s->users; i++) free(s->pending[i].v);
     free(s->pending);
     gsl_rng_free(s->sched_rng);
+    for (uint32_t i = 0; i < s->n_plans; i++) free(s->plan[i]);
+    free(s->plan);
+    free(s->plan_n);
+    free(s->est_term);
+    free(s->est_parent);
+    free(s->desc_off);
+    free(s->desc_cnt);
+    free(s->desc_pool);
     free(s->scratch);
     free(s);
 }
@@ -469,7 +564,7 @@ static void rcs_multicast(void *self, uint32_t group, uint32_t source, uint32_t 
     if (s->nonce0_plain && se->nonce == 0) {
         /* group order as it is */
     } else if (s->nonce_perm) {
-        rc_pyrandom_shuffle(se->nonce, se->order + 1, n - 1);
+        rc_pyrandom_shuffle_apply(shuffle_plan(s, se->nonce, n - 1), se->order + 1, n - 1);
     } else if (n > 2) {
         uint64_t key = ((uint64_t)group << 40) ^ ((uint64_t)source << 20) ^ se->nonce;
         rc_rng_reseed(s->sched_rng, rc_mc_seed(s->mc), 0x5c4ed00000000000ULL ^ key);
@@ -525,13 +620,14 @@ static void receive_op(rc_state *s, uint32_t user, const rc_msg *m, bool online_
     rc_mc_app_deliver(s->mc, user, m->payload, online_label);
     size_t nc = rc_sched_children(se->n, (uint32_t)s->spec.k, m->role, s->scratch, s->users);
     uint32_t sid = m->aux;
-    uint32_t *kids = rc_xmalloc((nc ? nc : 1) * sizeof(uint32_t));
+    uint32_t kbuf[64]; /* a role has k per round: a malloc per receive was 3 % of a job */
+    uint32_t *kids = nc <= 64 ? kbuf : rc_xmalloc(nc * sizeof(uint32_t));
     memcpy(kids, s->scratch, nc * sizeof(uint32_t));
     for (size_t i = 0; i < nc; i++) {
         uint32_t r = s->sessions[sid].order[kids[i]];
         if (r != user) send_copy(s, user, sid, r, kids[i], false);
     }
-    free(kids);
+    if (kids != kbuf) free(kids);
     if (s->acks) send_ack(s, user, sid, m->role);
 }
 
