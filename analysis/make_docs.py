@@ -578,7 +578,8 @@ def misses_section(rows, lines):
             continue
         k = tuple(r[c] for c in compare.PAIR_KEYS)
         if k in seen:
-            seen[k]["figures"].append(r["figure"])
+            if r["figure"] not in seen[k]["figures"]:
+                seen[k]["figures"].append(r["figure"])
             continue
         e = dict(r, figures=[r["figure"]])
         seen[k] = e
