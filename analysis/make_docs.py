@@ -586,12 +586,13 @@ def misses_section(rows, lines):
         out.append(e)
     if not out:
         return
-    order = {"settled": 0, "confirmed": 1, "": 2}
+    order = {"settled": 0, "confirmed": 1, "undecided": 2, "": 3}
     out.sort(key=lambda e: (order.get(e.get("settled", ""), 2), int(e["figures"][0]),
                             e["schedule"], e["strategy"], int(e["burst"]),
                             int(e["lambda_div"]), e["stat"]))
     n_set = sum(e.get("settled") == "settled" for e in out)
     n_conf = sum(e.get("settled") == "confirmed" for e in out)
+    n_und = sum(e.get("settled") == "undecided" for e in out)
     lines.append("### Misses, one by one")
     lines.append("")
     lines.append("%d distinct (configuration, statistic) pairs are outside the tolerance. "
@@ -599,11 +600,13 @@ def misses_section(rows, lines):
                  "seed, so each published value is one draw; where we reran the reference "
                  "itself with other seeds (analysis/reference-runs.csv, summary numbers only), "
                  "an entry is **settled** when those runs give what our seeds give (the "
-                 "published value is the reference's own seed-0 draw) and **confirmed** when "
-                 "they stay with the published value (a model difference). %d are settled, "
-                 "%d confirmed, %d not yet run against the reference: for those the paper's "
+                 "published value is the reference's own seed-0 draw: each of them inside our "
+                 "seeds' range and nearer our value than the published one), **confirmed** "
+                 "when they stay beyond our seeds with the published value (a model "
+                 "difference) and **undecided** otherwise. %d are settled, %d confirmed, %d "
+                 "undecided, %d not yet run against the reference: for those the paper's "
                  "quantile among our seeds is the evidence (0 or 1 = beyond all of them)."
-                 % (len(out), n_set, n_conf, len(out) - n_set - n_conf))
+                 % (len(out), n_set, n_conf, n_und, len(out) - n_set - n_conf - n_und))
     lines.append("")
     refs = settle.load()
     if refs:
@@ -628,7 +631,9 @@ def misses_section(rows, lines):
     for e in out:
         figs = "/".join("Fig %s" % f for f in e["figures"])
         q = fnum(e.get("paper_quantile"))
-        verdict = {"settled": "**settled**", "confirmed": "**confirmed difference**"}.get(
+        verdict = {"settled": "**settled**", "confirmed": "**confirmed difference**",
+                   "undecided": "undecided (the reference's other seeds do not move toward "
+                                "ours)"}.get(
             e.get("settled", ""), "open (no reference rerun)")
         lines.append("- %s, %s — paper %s, ours %s (%s seeds: %s–%s; paper's quantile %s); "
                      "%s." % (figs, _where(e), _s(fnum(e["paper_s"])), _s(fnum(e["ours_s"])),

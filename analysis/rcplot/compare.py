@@ -18,7 +18,8 @@ Rows outside the tolerance are put against runs of the reference itself when
 analysis/reference-runs.csv has that configuration (settle.py): the columns
 `reference_runs` (the reference's values by seed; seed 0 is the published run) and
 `settled` ("settled" when the reference's other seeds land where ours do, "confirmed" when
-they stay with the published value: a model difference).
+they stay beyond our seeds with the published value: a model difference, "undecided"
+otherwise).
 """
 
 import csv

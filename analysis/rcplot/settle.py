@@ -9,11 +9,12 @@ the run (docs/figures.md, "Misses, one by one", gives the commands).  Only numbe
 never the reference's outputs.
 
 A row outside the tolerance is *settled* when the reference, rerun with other seeds, gives
-values that rcsim's seeds also give: every reseeded value lies inside our seeds' range or
-within the row's tolerance of our value.  The published value is then the reference's own
-seed-0 draw, and rcsim agrees with the reference's distribution.  When the reseeded values
-stay near the published one and away from ours, the difference is the model's, and the row
-is marked *confirmed* (a gap to explain), never settled.
+values that rcsim's seeds also give: every reseeded value lies inside our seeds' range (or
+within the row's tolerance of our value) and nearer our value than the published one is.
+The published value is then the reference's own seed-0 draw, and rcsim agrees with the
+reference's distribution.  When every reseeded value lies beyond our seeds on the published
+value's side, the difference is the model's: *confirmed* (a gap to explain).  Anything in
+between is *undecided* (more reference runs needed).
 """
 
 import csv
@@ -59,18 +60,25 @@ def reference_values(runs, row):
 
 
 def verdict(row, refs, rule):
-    """'' (no reseeded reference run), 'settled' or 'confirmed' for a row outside the
-    tolerance; see the module docstring.  rule: the row's tolerance rule (stats.tolerance_rule)."""
+    """'' (no reseeded reference run), 'settled', 'confirmed' or 'undecided' for a row
+    outside the tolerance; see the module docstring.  rule: the row's tolerance rule
+    (stats.tolerance_rule)."""
     if row["flag"] == "ok":
         return ""
     other = [v for s, v in refs if s != 0]
     if not other:
         return ""
-    lo, hi, ours = float(row["ours_min_s"]), float(row["ours_max_s"]), float(row["ours_s"])
-    if not all(math.isfinite(x) for x in (lo, hi, ours)):
+    lo, hi = float(row["ours_min_s"]), float(row["ours_max_s"])
+    ours, paper = float(row["ours_s"]), float(row["paper_s"])
+    if not all(math.isfinite(x) for x in (lo, hi, ours, paper)):
         return ""
-    agree = all(lo <= v <= hi or within(ours, v, rule) for v in other)
-    return "settled" if agree else "confirmed"
+    ours_like = [lo <= v <= hi or within(ours, v, rule) for v in other]
+    if all(ours_like) and all(abs(v - ours) < abs(paper - ours) for v in other):
+        return "settled"
+    side = 1 if paper > ours else -1
+    if not any(ours_like) and all((v - ours) * side > 0 for v in other):
+        return "confirmed"
+    return "undecided"
 
 
 def format_refs(refs):

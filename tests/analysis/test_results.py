@@ -142,6 +142,9 @@ class Results(unittest.TestCase):
                   "128,gen_os15,unicast,1,1,1,1,600,9,,,,39.5,,,\n", "settled"),
                  ("128,gen_os15,unicast,1,1,1,0,600,9,,,,36.6,,,\n"
                   "128,gen_os15,unicast,1,1,1,1,600,9,,,,36.0,,,\n", "confirmed"),
+                 ("128,gen_os15,unicast,1,1,1,1,600,9,,,,42.5,,,\n", "undecided"),
+                 ("128,gen_os15,unicast,1,1,1,1,600,9,,,,36.9,,,\n"              # one each
+                  "128,gen_os15,unicast,1,1,1,2,600,9,,,,39.8,,,\n", "undecided"),
                  ("128,gen_os15,unicast,1,1,1,1,3600,9,,,,40.0,,,\n", "")]   # other span
         for body, want in cases:
             path = os.path.join(self.tmp.name, "ref.csv")
