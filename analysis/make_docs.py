@@ -128,12 +128,7 @@ def _misses(frows):
 
 
 def _where(r):
-    w = "m = %s, %s, %s %s" % (r["m"], names.trace_label(names.trace(r["schedule"])),
-                                 _label(r["strategy"]), r["stat"])
-    for k, f in (("burst", "b = %s"), ("groups", "g = %s"), ("lambda_div", "λ/%s")):
-        if r[k] != "1":
-            w += ", " + f % r[k]
-    return w
+    return _config(r, r["stat"])
 
 
 def _trace_sentence(model, traces, which=("gen_os10", "gen_os15", "gen_os20")):
@@ -558,10 +553,13 @@ def _ref_cmd(r):
                r["schedule"] if r["schedule"] != "online" else "no"))
 
 
-def _config(r):
-    """_where() without the statistic."""
+def _config(r, stat=None):
+    """The configuration of a comparison row in words, with the statistic after the
+    strategy when given (_where)."""
     w = "m = %s, %s, %s" % (r["m"], names.trace_label(names.trace(r["schedule"])),
                             _label(r["strategy"]))
+    if stat:
+        w += " " + stat
     for k, f in (("burst", "b = %s"), ("groups", "g = %s"), ("lambda_div", "λ/%s")):
         if r[k] != "1":
             w += ", " + f % r[k]
