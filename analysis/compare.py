@@ -2,12 +2,15 @@
 """Compare rcsim results with the paper's numbers (docs/spec.md §6, §9.3 tolerances).
 
   analysis/compare.py [--paper CSV] [--model paper|exact] [--fig N ...]
-                      [--csv OUT.csv] [--md OUT.md] RESULTS.h5 ...
+                      [--spread SPREAD.h5 ...] [--csv OUT.csv] [--md OUT.md] RESULTS.h5 ...
 
 For every row of the paper-values table whose configuration is in the results, prints
 (and writes) our value as the median over seeds with the seed range, the paper's value
 (exact or read-off), the relative difference and an ok/OUT flag, then a summary line
-"N of M within tolerance".  Exit status 0 whatever the agreement (a comparison is a
+"N of M within tolerance".  Rows outside the tolerance get a verdict
+(analysis/rcplot/settle.py) from independent runs of the same configurations (--spread:
+experiments/misses-spread.yaml, 30 seeds no figure uses) and from runs of the reference
+itself (analysis/reference-runs.csv).  Exit status 0 whatever the agreement (a comparison is a
 report, not a test); 1 when no row could be compared; 2 on bad usage or input.
 """
 
@@ -35,6 +38,10 @@ def main(argv=None):
     ap.add_argument("--reference-runs", default=settle.DEFAULT_PATH, metavar="CSV",
                     help="summaries of runs of the reference itself, to settle rows outside "
                          "the tolerance (default: analysis/reference-runs.csv; '' for none)")
+    ap.add_argument("--spread", action="append", default=[], metavar="H5",
+                    help="results of independent runs of the configurations outside the "
+                         "tolerance (experiments/misses-spread.yaml; repeatable): the "
+                         "published value is put against their central 95 %%")
     ap.add_argument("--csv", help="write the table as CSV here")
     ap.add_argument("--md", help="write the table as Markdown here")
     ap.add_argument("-q", "--quiet", action="store_true", help="print only the summary")
@@ -44,6 +51,7 @@ def main(argv=None):
         paper = compare.read_paper(args.paper)
         refs = settle.load(args.reference_runs)
         res = results.load(args.results)
+        spread = results.load(args.spread) if args.spread else None
     except (OSError, ValueError, KeyError) as e:
         print("compare: %s" % e, file=sys.stderr)
         return 2
@@ -57,7 +65,9 @@ def main(argv=None):
                 return 2
             model = models[0] if models else "paper"
         rows, missing = compare.compare(res, model, paper, set(args.fig or []),
-                                        refs)
+                                        refs, spread)
+    if spread is not None:
+        spread.close()
     md = compare.markdown(rows, missing, model)
     if args.csv:
         compare.write_csv(rows, args.csv)

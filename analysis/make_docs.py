@@ -566,6 +566,13 @@ def _config(r, stat=None):
     return w
 
 
+def _spread_text(r):
+    """'12.3–45.6 s' for a row's central 95 % of independent runs, or '–'."""
+    if not int(r.get("spread_runs") or 0):
+        return "–"
+    return "%s–%s" % (_s(fnum(r["spread_lo_s"])), _s(fnum(r["spread_hi_s"])))
+
+
 def misses_section(rows, lines):
     """One entry per distinct (configuration, statistic) pair outside the tolerance: our
     seeds, the paper's quantile among them, the reference's own runs when we made them
@@ -584,44 +591,50 @@ def misses_section(rows, lines):
         out.append(e)
     if not out:
         return
-    order = {"settled": 0, "confirmed": 1, "undecided": 2, "": 3}
-    out.sort(key=lambda e: (order.get(e.get("settled", ""), 2), int(e["figures"][0]),
+    order = {"settled": 0, "in spread": 1, "confirmed": 2, "undecided": 3,
+             "beyond spread": 4, "": 5}
+    out.sort(key=lambda e: (order.get(e.get("settled", ""), 5), int(e["figures"][0]),
                             e["schedule"], e["strategy"], int(e["burst"]),
                             int(e["lambda_div"]), e["stat"]))
-    n_set = sum(e.get("settled") == "settled" for e in out)
-    n_conf = sum(e.get("settled") == "confirmed" for e in out)
-    n_und = sum(e.get("settled") == "undecided" for e in out)
+    n = {v: sum(e.get("settled") == v for e in out) for v in order}
     lines.append("### Misses, one by one")
     lines.append("")
     lines.append("%d distinct (configuration, statistic) pairs are outside the tolerance. "
                  "The paper ran each configuration once, with the reference's single fixed "
-                 "seed, so each published value is one draw; where we reran the reference "
-                 "itself with other seeds (analysis/reference-runs.csv, summary numbers only), "
-                 "an entry is **settled** when those runs give what our seeds give (the "
-                 "published value is the reference's own seed-0 draw: each of them inside our "
-                 "seeds' range and nearer our value than the published one), **confirmed** "
-                 "when they stay beyond our seeds with the published value (a model "
-                 "difference) and **undecided** otherwise. %d are settled, %d confirmed, %d "
-                 "undecided, %d not yet run against the reference: for those the paper's "
-                 "quantile among our seeds is the evidence (0 or 1 = beyond all of them)."
-                 % (len(out), n_set, n_conf, n_und, len(out) - n_set - n_conf - n_und))
+                 "seed, so each published value is one draw of the reference. Two kinds of "
+                 "evidence put it against rcsim (analysis/rcplot/settle.py):" % len(out))
+    lines.append("")
+    lines.append("- **rcsim's spread**: `experiments/misses-spread.yaml` runs every "
+                 "configuration outside the tolerance with 30 seeds no figure uses "
+                 "(`scripts/reproduce.sh misses`); the central 95 % of those runs' values "
+                 "(2.5 % to 97.5 %) is where a single run of the same model lands 19 times "
+                 "out of 20.")
+    lines.append("- **The reference's own runs**: the reference rerun with its generator "
+                 "seeded otherwise (analysis/reference-runs.csv, summary numbers only; seed 0 "
+                 "is the published run).")
+    lines.append("")
+    lines.append("Verdicts: **settled** (the reference's reruns all land inside rcsim's "
+                 "central 95 %%: the published value is one draw of a distribution rcsim "
+                 "shares) %d; **in spread** (not rerun, but the published run itself lies "
+                 "inside rcsim's central 95 %%: a single reference run that rcsim's "
+                 "distribution produces) %d; **confirmed** (the reruns all lie beyond that "
+                 "range on one side: a model difference to explain) %d; **undecided** %d; "
+                 "**beyond spread** (not rerun, and the published run lies outside rcsim's "
+                 "central 95 %%: where a reference rerun is worth its cost) %d; without "
+                 "either kind of evidence %d. Where the reference was rerun at seed 0 it "
+                 "reproduced the published value, which is what lets a published value "
+                 "stand for the reference's run."
+                 % (n["settled"], n["in spread"], n["confirmed"], n["undecided"],
+                    n["beyond spread"], n[""]))
     lines.append("")
     refs = settle.load()
-    rerun = [e for e in out if e.get("settled")]
-    if rerun:
-        lines.append("Of the %d configurations outside the tolerance that we reran in the "
-                     "reference, %d are settled (there the published value is the reference's "
-                     "own seed-0 draw, not a mechanism rcsim lacks), %d confirmed (the "
-                     "reference keeps its published value at other seeds: a difference to "
-                     "explain) and %d undecided." % (len(rerun), n_set, n_conf, n_und))
-        lines.append("")
     if refs:
         lines.append("The reference's own runs (analysis/reference-runs.csv) against our seeds, "
                      "for every statistic the paper publishes for that configuration:")
         lines.append("")
         lines.append("| configuration | reference seed | statistic | reference | paper | ours: "
-                     "median (range, seeds) |")
-        lines.append("|---|---|---|---|---|---|")
+                     "median (range, seeds) | rcsim central 95 % (runs) |")
+        lines.append("|---|---|---|---|---|---|---|")
         done = set()
         for r in rows:
             k = tuple(r[c] for c in compare.PAIR_KEYS)
@@ -629,22 +642,31 @@ def misses_section(rows, lines):
                 continue
             done.add(k)
             for seed, v in settle.reference_values(refs, r):
-                lines.append("| %s | %d | %s | %s | %s | %s (%s–%s, %s) |" % (
+                lines.append("| %s | %d | %s | %s | %s | %s (%s–%s, %s) | %s |" % (
                     _config(r), seed, r["stat"],
                     _s(v), _s(fnum(r["paper_s"])), _s(fnum(r["ours_s"])),
-                    _s(fnum(r["ours_min_s"])), _s(fnum(r["ours_max_s"])), r["seeds"]))
+                    _s(fnum(r["ours_min_s"])), _s(fnum(r["ours_max_s"])), r["seeds"],
+                    _spread_text(r)))
         lines.append("")
     for e in out:
         figs = "/".join("Fig %s" % f for f in e["figures"])
         q = fnum(e.get("paper_quantile"))
         verdict = {"settled": "**settled**", "confirmed": "**confirmed difference**",
-                   "undecided": "undecided (the reference's other seeds do not move toward "
-                                "ours)"}.get(
-            e.get("settled", ""), "open (no reference rerun)")
-        lines.append("- %s, %s — paper %s, ours %s (%s seeds: %s–%s; paper's quantile %s); "
+                   "undecided": "undecided (the reference's reruns do not all land on one "
+                                "side of rcsim's range)",
+                   "in spread": "**in spread**",
+                   "beyond spread": "**beyond spread** (a reference rerun would tell)"}.get(
+            e.get("settled", ""), "open (no independent runs, no reference rerun)")
+        sp = ""
+        if int(e.get("spread_runs") or 0):
+            sq = fnum(e.get("spread_quantile"))
+            sp = ("; rcsim's central 95 %% of %s independent runs %s, the paper's quantile "
+                  "among them %s" % (e["spread_runs"], _spread_text(e),
+                                     "%.2f" % sq if math.isfinite(sq) else "–"))
+        lines.append("- %s, %s — paper %s, ours %s (%s seeds: %s–%s; paper's quantile %s%s); "
                      "%s." % (figs, _where(e), _s(fnum(e["paper_s"])), _s(fnum(e["ours_s"])),
                               e["seeds"], _s(fnum(e["ours_min_s"])), _s(fnum(e["ours_max_s"])),
-                              "%.2f" % q if math.isfinite(q) else "–", verdict))
+                              "%.2f" % q if math.isfinite(q) else "–", sp, verdict))
         if e.get("reference_runs"):
             lines.append("  Reference runs (seed: value): %s." % e["reference_runs"])
         lines.append("  Reproduce: `%s`; %s." % (_rcsim_cmd(e), _ref_cmd(e)))

@@ -191,7 +191,7 @@ static const struct {
     {"fig15.yaml", 4 * 3 * 3},      {"fig16.yaml", 3 * 4 * 10},     {"quick.yaml", 3 * 2 * 2},
     {"ci-small.yaml", 2 * 2 * 2},   {"reconcile.yaml", 2 * 2 * 4 * 3}, {"membership.yaml", 4 * 3 * 2 * 3},
     {"means-spread.yaml", 3 * 2 * 3 * 20}, {"readme-example.yaml", 5 * 3 * 3},
-    {"adversary.yaml", 2 * 2 * 3 * 6 * 4 * 2},
+    {"adversary.yaml", 2 * 2 * 3 * 6 * 4 * 2}, {"misses-spread.yaml", 49 * 30},
 };
 
 Test(sweep, every_experiment_file_loads_with_expected_jobs)

@@ -14,12 +14,13 @@ panels; the m = 128 unicast run is scored in four figures), so the rows are also
 counted as distinct (configuration, statistic) pairs.  Rows whose configuration is not
 in the results are counted, not listed.
 
-Rows outside the tolerance are put against runs of the reference itself when
-analysis/reference-runs.csv has that configuration (settle.py): the columns
-`reference_runs` (the reference's values by seed; seed 0 is the published run) and
-`settled` ("settled" when the reference's other seeds land where ours do, "confirmed" when
-they stay beyond our seeds with the published value: a model difference, "undecided"
-otherwise).
+Rows outside the tolerance are put against independent runs of rcsim (spread results:
+experiments/misses-spread.yaml; the columns `spread_runs`, `spread_lo_s` and `spread_hi_s`
+give the central 95 % of their per-run values, `spread_quantile` the paper's quantile
+among them) and against runs of the reference itself when analysis/reference-runs.csv has
+that configuration (`reference_runs`: the reference's values by seed; seed 0 is the
+published run).  The column `settled` holds settle.py's verdict: settled, confirmed,
+undecided (with reference reruns), in spread or beyond spread (without them).
 """
 
 import csv
@@ -31,7 +32,8 @@ from .stats import tolerance_rule, within
 COLUMNS = ["figure", "m", "schedule", "strategy", "burst", "groups", "lambda_div", "stat",
            "paper_s", "paper_kind", "ours_s", "ours_min_s", "ours_max_s", "seeds",
            "duration_s", "rel_diff", "rule", "flag", "paper_quantile",
-           "ours_mean_s", "ci95_lo_s", "ci95_hi_s", "reference_runs", "settled"]
+           "ours_mean_s", "ci95_lo_s", "ci95_hi_s", "reference_runs", "settled",
+           "spread_runs", "spread_lo_s", "spread_hi_s", "spread_quantile"]
 
 
 def read_paper(path):
@@ -46,9 +48,10 @@ def find_config(res, model, row):
                     groups=int(row["groups"]), lambda_div=float(row["lambda_div"]))
 
 
-def compare(res, model, paper_rows, figures=None, ref_runs=None):
+def compare(res, model, paper_rows, figures=None, ref_runs=None, spread_res=None):
     """Returns (rows, n_missing): rows are dicts with COLUMNS.  ref_runs: settle.load()
-    (runs of the reference itself), or None for none."""
+    (runs of the reference itself), or None for none; spread_res: results.load() of
+    independent runs (their configurations' per-run values give the spread), or None."""
     out, missing = [], 0
     ref_runs = ref_runs or {}
     for r in paper_rows:
@@ -76,9 +79,19 @@ def compare(res, model, paper_rows, figures=None, ref_runs=None):
                    flag="ok" if ok else "OUT",
                    paper_quantile=q,
                    ours_mean_s=mean, ci95_lo_s=ci_lo, ci95_hi_s=ci_hi)
+        spread = None
+        row.update(spread_runs=0, spread_lo_s=math.nan, spread_hi_s=math.nan,
+                   spread_quantile=math.nan)
+        scfg = find_config(spread_res, model, r) if spread_res is not None else None
+        if scfg is not None and not ok:
+            vals = [j.stat(r["stat"]) for j in scfg.jobs]
+            spread = settle.central_range(vals)
+            if spread is not None:
+                row.update(spread_lo_s=spread[0], spread_hi_s=spread[1],
+                           spread_runs=spread[2], spread_quantile=seed_quantile(vals, paper))
         refs = settle.reference_values(ref_runs, row)
         row["reference_runs"] = settle.format_refs(refs)
-        row["settled"] = settle.verdict(row, refs, rule)
+        row["settled"] = settle.verdict(row, refs, rule, spread)
         out.append(row)
     return out, missing
 
@@ -136,15 +149,43 @@ def headline(rows):
     text = ("**%d of %d** values within the docs/spec.md §9.3 tolerance (rows of the paper's "
             "figures); they are %d distinct (configuration, statistic) pairs, %d of them "
             "within tolerance in every row" % (ok, len(rows), pn, pok))
-    settled = sum(r.get("settled") == "settled" for r in rows)
-    confirmed = sum(r.get("settled") == "confirmed" for r in rows)
-    if settled or confirmed:
-        text += ("; of the %d rows outside, %d are settled by reruns of the reference itself "
-                 "(its other seeds give what ours give: the published value is one run's draw)"
-                 % (len(rows) - ok, settled))
-        if confirmed:
-            text += " and %d are confirmed as differences by them" % confirmed
+    counts = verdict_counts(rows)
+    if any(counts.values()):
+        out = len(rows) - ok
+        parts = []
+        if counts["settled"]:
+            parts.append("%d settled by reruns of the reference itself (its other seeds give "
+                         "what ours give: the published value is one run's draw)"
+                         % counts["settled"])
+        if counts["in spread"]:
+            parts.append("%d with the published run inside the central 95 %% of %s "
+                         "independent rcsim runs" % (counts["in spread"], spread_runs(rows)))
+        if counts["confirmed"]:
+            parts.append("%d confirmed as differences by reruns of the reference"
+                         % counts["confirmed"])
+        if counts["undecided"]:
+            parts.append("%d undecided" % counts["undecided"])
+        if counts["beyond spread"]:
+            parts.append("%d with the published run beyond that range (not yet rerun in "
+                         "the reference)" % counts["beyond spread"])
+        rest = out - sum(counts.values())
+        if rest:
+            parts.append("%d without independent runs or reference reruns" % rest)
+        text += "; of the %d rows outside: %s" % (out, "; ".join(parts))
     return text
+
+
+def verdict_counts(rows):
+    """{verdict: number of rows} over settle.VERDICTS."""
+    return {v: sum(r.get("settled") == v for r in rows) for v in settle.VERDICTS}
+
+
+def spread_runs(rows):
+    """'30' (or '20–30') runs behind the rows' spread verdicts."""
+    n = sorted({int(r["spread_runs"]) for r in rows if int(r.get("spread_runs") or 0) > 0})
+    if not n:
+        return "0"
+    return str(n[0]) if n[0] == n[-1] else "%d–%d" % (n[0], n[-1])
 
 
 def summary(rows):
@@ -173,6 +214,13 @@ def write_csv(rows, path):
             w.writerow({k: ("%.6g" % v if isinstance(v, float) else v) for k, v in r.items()})
 
 
+def _spread(r):
+    n = int(r.get("spread_runs") or 0)
+    if not n:
+        return "–"
+    return "%s–%s (%d)" % (_fmt(float(r["spread_lo_s"])), _fmt(float(r["spread_hi_s"])), n)
+
+
 def _flag(r):
     if r["flag"] == "ok":
         return "ok"
@@ -198,8 +246,9 @@ def markdown(rows, n_missing, model):
     lines.append("")
     lines.append("| fig | m | schedule | strategy | b | g | λ/ | stat | paper [s] | kind | "
                  "ours [s] (seed range) | 95 % CI of the seed mean | rel. diff | rule | flag | "
-                 "paper's quantile among our seeds | reference's own runs (seed: value) |")
-    lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+                 "paper's quantile among our seeds | reference's own runs (seed: value) | "
+                 "rcsim central 95 % (independent runs) |")
+    lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         spread = ("%s (%s–%s, %d seeds)" % (_fmt(r["ours_s"]), _fmt(r["ours_min_s"]),
                                             _fmt(r["ours_max_s"]), r["seeds"])
@@ -210,8 +259,8 @@ def markdown(rows, n_missing, model):
         q = r["paper_quantile"]
         qs = "%.2f (%d)" % (q, r["seeds"]) if math.isfinite(q) else "–"
         lines.append("| %d | %d | %s | %s | %d | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s "
-                     "| %s | %s |" % (
+                     "| %s | %s | %s |" % (
             r["figure"], r["m"], r["schedule"], r["strategy"], r["burst"], r["groups"],
             r["lambda_div"], r["stat"], _fmt(r["paper_s"]), r["paper_kind"], spread, ci, rel,
-            r["rule"], _flag(r), qs, r.get("reference_runs") or "–"))
+            r["rule"], _flag(r), qs, r.get("reference_runs") or "–", _spread(r)))
     return "\n".join(lines) + "\n"

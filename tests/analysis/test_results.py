@@ -159,6 +159,65 @@ class Results(unittest.TestCase):
                 self.assertIn("(%s)" % want, compare.markdown(rows, 0, "paper"))
         self.assertEqual(settle.load(os.path.join(self.tmp.name, "none.csv")), {})
 
+    def test_spread_verdicts(self):
+        """With >= 20 independent runs, a row outside the tolerance is judged against their
+        central 95 %: the published run alone (in/beyond spread), or the reference's reruns
+        (settled/confirmed/undecided); too few runs leave the old verdicts."""
+        paper = [dict(figure="6", m="128", schedule="gen_os15", strategy="unicast", burst="1",
+                      groups="1", lambda_div="1", stat="median", value_s=v, exact="yes",
+                      note="") for v in ("36.6", "45.0", "20.0")]
+        spread_path = os.path.join(self.tmp.name, "spread.h5")
+
+        def write_spread(n):
+            # n runs with medians 30, 31, ..., 30 + n - 1 (central 95 % of 30..59: 30.7..58.3)
+            with h5py.File(spread_path, "w") as f:
+                f.attrs["layout"] = "rcsim-results/1"
+                f["hist_edges_s"] = np.array([0.0, 1.0, 2.0, 3.0, np.inf])
+                jobs = f.create_group("jobs")
+                for i in range(n):
+                    write_job(jobs, "s%d" % i, 11 + i, "unicast", 128, 30.0 + i)
+
+        head = ("m,schedule,strategy,burst,groups,lambda_div,ref_seed,duration_s,n_online,"
+                "mean_s,p1_s,q1_s,median_s,q3_s,p90_s,p99_s\n")
+        cases = [(30, "", ["in spread", "in spread", "beyond spread"]),
+                 (30, "128,gen_os15,unicast,1,1,1,1,600,9,,,,45.0,,,\n",
+                  ["settled"] * 3),
+                 (30, "128,gen_os15,unicast,1,1,1,1,600,9,,,,25.0,,,\n"
+                      "128,gen_os15,unicast,1,1,1,2,600,9,,,,29.0,,,\n",
+                  ["confirmed"] * 3),
+                 (30, "128,gen_os15,unicast,1,1,1,1,600,9,,,,25.0,,,\n"
+                      "128,gen_os15,unicast,1,1,1,2,600,9,,,,50.0,,,\n",
+                  ["undecided"] * 3),
+                 (19, "", ["", "", ""])]                 # fewer than 20 runs: no spread
+        ref_path = os.path.join(self.tmp.name, "ref2.csv")
+        for n, body, want in cases:
+            write_spread(n)
+            with open(ref_path, "w") as f:
+                f.write(head + body)
+            with results.load([self.path]) as res, results.load([spread_path]) as sp:
+                rows, _ = compare.compare(res, "paper", paper, ref_runs=settle.load(ref_path),
+                                          spread_res=sp)
+            self.assertEqual([r["flag"] for r in rows], ["OUT"] * 3)   # ours: 40.0
+            self.assertEqual([r["settled"] for r in rows], want, (n, body))
+            if n >= 20:
+                self.assertEqual(rows[0]["spread_runs"], n)
+                self.assertAlmostEqual(rows[0]["spread_lo_s"], 30.725)
+                self.assertAlmostEqual(rows[0]["spread_hi_s"], 58.275)
+                self.assertAlmostEqual(rows[2]["spread_quantile"], 0.0)
+                md = compare.markdown(rows, 0, "paper")
+                self.assertIn("30.7–58.3 (30)", md)
+            else:
+                self.assertEqual(rows[0]["spread_runs"], 0)
+        # the headline counts each verdict
+        write_spread(30)
+        with open(ref_path, "w") as f:
+            f.write(head)
+        with results.load([self.path]) as res, results.load([spread_path]) as sp:
+            rows, _ = compare.compare(res, "paper", paper, spread_res=sp)
+        text = compare.headline(rows)
+        self.assertIn("2 with the published run inside the central 95 % of 30", text)
+        self.assertIn("1 with the published run beyond that range", text)
+
     def test_seed_quantile(self):
         self.assertEqual(compare.seed_quantile([1.0, 2.0, 3.0, 4.0], 2.5), 0.5)
         self.assertEqual(compare.seed_quantile([1.0, 2.0, 3.0, 4.0], 0.5), 0.0)
