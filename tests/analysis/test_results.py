@@ -215,6 +215,11 @@ class Results(unittest.TestCase):
         with results.load([self.path]) as res, results.load([spread_path]) as sp:
             rows, _ = compare.compare(res, "paper", paper, spread_res=sp)
         text = compare.headline(rows)
+        # a heatmap cell is an integer print: within ±0.5 s of the range counts as inside
+        cell = [dict(paper[0], figure=f, value_s="58.7") for f in ("9", "6")]
+        with results.load([self.path]) as res, results.load([spread_path]) as sp:
+            cell_rows, _ = compare.compare(res, "paper", cell, spread_res=sp)
+        self.assertEqual([r["settled"] for r in cell_rows], ["in spread", "beyond spread"])
         self.assertIn("2 with the published run inside the central 95 % of 30", text)
         self.assertIn("1 with the published run beyond that range", text)
 
