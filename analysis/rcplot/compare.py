@@ -80,8 +80,8 @@ def compare(res, model, paper_rows, figures=None, ref_runs=None, spread_res=None
                    paper_quantile=q,
                    ours_mean_s=mean, ci95_lo_s=ci_lo, ci95_hi_s=ci_hi)
         spread = None
-        row.update(spread_runs=0, spread_lo_s=math.nan, spread_hi_s=math.nan,
-                   spread_quantile=math.nan)
+        # empty in the CSV when there is no spread (a row's NaN means a missing value)
+        row.update(spread_runs=0, spread_lo_s=None, spread_hi_s=None, spread_quantile=None)
         scfg = find_config(spread_res, model, r) if spread_res is not None else None
         if scfg is not None and not ok:
             vals = [j.stat(r["stat"]) for j in scfg.jobs]
