@@ -161,27 +161,18 @@ for n in "${FIGS[@]}"; do
         status=1
         continue
     fi
-    if [ "$n" = spread ]; then
-        h5=$RES/means-spread.h5
-        echo "== spread: ${LAUNCH[*]:-} $RCSIM sweep experiments/means-spread.yaml --out $h5 ${SETS[*]}"
+    # The two studies beside the figures: a sweep into results/<tag>/<sweep name>.h5;
+    # "spread" also writes its table (the comparison reads misses-spread.h5 at the end).
+    if [ "$n" = spread ] || [ "$n" = misses ]; then
+        h5=$RES/$(basename "$sweep" .yaml).h5
+        echo "== $n: ${LAUNCH[*]:-} $RCSIM sweep $sweep --out $h5 ${SETS[*]}"
         t0=$(now)
-        if "${LAUNCH[@]}" "$RCSIM" sweep experiments/means-spread.yaml --out "$h5" "${SETS[@]}" &&
-            "$PY" analysis/means_spread.py --model "$MODEL" --md "$OUT/means-spread.md" "$h5" >/dev/null; then
-            echo "== spread: $(elapsed "$t0" "$(now)")s, figures/$TAG/means-spread.md"
+        if "${LAUNCH[@]}" "$RCSIM" sweep "$sweep" --out "$h5" "${SETS[@]}" &&
+            { [ "$n" != spread ] ||
+              "$PY" analysis/means_spread.py --model "$MODEL" --md "$OUT/means-spread.md" "$h5" >/dev/null; }; then
+            echo "== $n: $(elapsed "$t0" "$(now)")s, $h5"
         else
-            echo "reproduce.sh: the means-spread study failed" >&2
-            status=1
-        fi
-        continue
-    fi
-    if [ "$n" = misses ]; then
-        h5=$RES/misses-spread.h5
-        echo "== misses: ${LAUNCH[*]:-} $RCSIM sweep $sweep --out $h5 ${SETS[*]}"
-        t0=$(now)
-        if "${LAUNCH[@]}" "$RCSIM" sweep "$sweep" --out "$h5" "${SETS[@]}"; then
-            echo "== misses: $(elapsed "$t0" "$(now)")s, $h5"
-        else
-            echo "reproduce.sh: the misses-spread sweep failed" >&2
+            echo "reproduce.sh: the $(basename "$sweep" .yaml) study failed" >&2
             status=1
         fi
         continue
