@@ -62,6 +62,51 @@ static void count_handler(void *ctx, const rc_event *ev)
     if (ev->arg < 5) rc_sim_at(s, ev->t + 100, 0, 0, 0, ev->arg + 1);
 }
 
+/* Events pushed late with a reserved sequence number pop exactly where they
+ * would have had they been pushed at reservation (what RC-FT's runs of
+ * timeouts rely on for identical results). */
+Test(evq, reserved_pushes_pop_as_if_pushed_at_reservation)
+{
+    enum { N = 5000 };
+    rc_evq now, late;
+    rc_evq_init(&now, 4);
+    rc_evq_init(&late, 4);
+    gsl_rng *r = rc_rng_new(11, 1);
+    struct { rc_time t; unsigned cls; uint64_t seq; } held[N];
+    size_t n_held = 0;
+    for (uint32_t i = 0; i < N; i++) {
+        rc_time t = (rc_time)rc_rng_below(r, 50); /* many ties */
+        unsigned cls = (unsigned)rc_rng_below(r, 3);
+        rc_evq_push(&now, t, cls, 0, i, 0);
+        if (rc_rng_below(r, 2)) {
+            held[n_held].t = t;
+            held[n_held].cls = cls;
+            held[n_held].seq = rc_evq_reserve(&late);
+            held[n_held++].seq |= (uint64_t)i << 32; /* remember i */
+        } else {
+            rc_evq_push(&late, t, cls, 0, i, 0);
+        }
+    }
+    /* push the held ones in reverse, long after their reservation */
+    for (size_t j = n_held; j-- > 0;)
+        rc_evq_push_seq(&late, held[j].t, held[j].cls, held[j].seq & 0xffffffffu, 0,
+                        (uint32_t)(held[j].seq >> 32), 0);
+    cr_assert(n_held > N / 3);
+    rc_event a, b;
+    size_t n = 0;
+    while (rc_evq_pop(&now, &a)) {
+        cr_assert(rc_evq_pop(&late, &b));
+        cr_assert_eq(a.obj, b.obj, "pop %zu: event %u, expected %u", n, b.obj, a.obj);
+        cr_assert_eq(a.t, b.t);
+        n++;
+    }
+    cr_assert_not(rc_evq_pop(&late, &b));
+    cr_assert_eq(n, N);
+    rc_rng_free(r);
+    rc_evq_free(&now);
+    rc_evq_free(&late);
+}
+
 Test(sim, runs_until_stop_and_drops_later_events)
 {
     rc_sim s;

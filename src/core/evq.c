@@ -39,14 +39,17 @@ void rc_evq_free(rc_evq *q)
     q->n = q->cap = 0;
 }
 
-void rc_evq_push(rc_evq *q, rc_time t, unsigned cls, uint32_t kind, uint32_t obj, uint64_t arg)
+uint64_t rc_evq_reserve(rc_evq *q) { return q->seq++ & ((1ULL << 56) - 1); }
+
+void rc_evq_push_seq(rc_evq *q, rc_time t, unsigned cls, uint64_t seq, uint32_t kind,
+                     uint32_t obj, uint64_t arg)
 {
-    RC_ASSERT(cls < 256);
+    RC_ASSERT(cls < 256 && seq < (1ULL << 56));
     if (q->n + 1 >= q->cap) { /* room for the sentinel at heap[n] */
         q->cap *= 2;
         q->heap = rc_xrealloc(q->heap, q->cap * sizeof *q->heap);
     }
-    rc_event ev = {t, ((uint64_t)cls << 56) | (q->seq++ & ((1ULL << 56) - 1)), kind, obj, arg};
+    rc_event ev = {t, ((uint64_t)cls << 56) | seq, kind, obj, arg};
     key128 k = key(&ev);
     size_t i = q->n++;
     q->heap[q->n] = sentinel;
@@ -59,6 +62,27 @@ void rc_evq_push(rc_evq *q, rc_time t, unsigned cls, uint32_t kind, uint32_t obj
     q->heap[i] = ev;
 }
 
+void rc_evq_push(rc_evq *q, rc_time t, unsigned cls, uint32_t kind, uint32_t obj, uint64_t arg)
+{
+    rc_evq_push_seq(q, t, cls, rc_evq_reserve(q), kind, obj, arg);
+}
+
+/* Moves `rec` down from position i of the n-event heap h (h[n] is the
+ * sentinel) to where it belongs, and stores it there. */
+static inline void sift_down(rc_event *h, size_t n, size_t i, rc_event rec)
+{
+    key128 k = key(&rec);
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n) break;
+        c += key(&h[c + 1]) < key(&h[c]);
+        if (key(&h[c]) >= k) break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = rec;
+}
+
 bool rc_evq_pop(rc_evq *q, rc_event *out)
 {
     if (q->n == 0) return false;
@@ -67,16 +91,6 @@ bool rc_evq_pop(rc_evq *q, rc_event *out)
     size_t n = --q->n;
     rc_event last = h[n];
     h[n] = sentinel; /* also covers the right child of the last parent */
-    key128 klast = key(&last);
-    size_t i = 0;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= n) break;
-        c += key(&h[c + 1]) < key(&h[c]);
-        if (key(&h[c]) >= klast) break;
-        h[i] = h[c];
-        i = c;
-    }
-    if (n > 0) h[i] = last;
+    if (n > 0) sift_down(h, n, 0, last);
     return true;
 }

@@ -34,6 +34,15 @@ typedef struct rc_evq {
 void rc_evq_init(rc_evq *q, size_t initial_capacity);
 void rc_evq_free(rc_evq *q);
 void rc_evq_push(rc_evq *q, rc_time t, unsigned cls, uint32_t kind, uint32_t obj, uint64_t arg);
+/* Deferred pushes.  rc_evq_reserve takes the insertion sequence number a
+ * push made now would get; rc_evq_push_seq pushes later with it.  The event
+ * then pops exactly where it would have had it been pushed at reservation, so
+ * a model can keep events that are certain to come later (a sorted run of
+ * timeouts, say) out of the queue until they are next, without changing the
+ * order of anything. */
+uint64_t rc_evq_reserve(rc_evq *q);
+void rc_evq_push_seq(rc_evq *q, rc_time t, unsigned cls, uint64_t seq, uint32_t kind,
+                     uint32_t obj, uint64_t arg);
 /* Removes the earliest event into *out; false when empty. */
 bool rc_evq_pop(rc_evq *q, rc_event *out);
 static inline size_t rc_evq_size(const rc_evq *q) { return q->n; }

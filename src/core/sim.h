@@ -9,6 +9,7 @@
 #ifndef RCSIM_CORE_SIM_H
 #define RCSIM_CORE_SIM_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "core/evq.h"
@@ -29,7 +30,15 @@ typedef struct rc_sim {
 void rc_sim_init(rc_sim *s, rc_time stop);
 void rc_sim_free(rc_sim *s);
 void rc_sim_on(rc_sim *s, uint32_t kind, rc_handler_fn fn, void *ctx);
-void rc_sim_at(rc_sim *s, rc_time t, unsigned cls, uint32_t kind, uint32_t obj, uint64_t arg);
+/* Schedules an event; false (and nothing queued) when t is at or after the
+ * stop time, where it could never run. */
+bool rc_sim_at(rc_sim *s, rc_time t, unsigned cls, uint32_t kind, uint32_t obj, uint64_t arg);
+/* Deferred scheduling (core/evq.h rc_evq_reserve): reserve the order
+ * position now, schedule later (at the latest when the event is due); false
+ * when t is at or after the stop time. */
+static inline uint64_t rc_sim_reserve(rc_sim *s) { return rc_evq_reserve(&s->q); }
+bool rc_sim_at_seq(rc_sim *s, rc_time t, unsigned cls, uint64_t seq, uint32_t kind, uint32_t obj,
+                   uint64_t arg);
 /* Runs until the queue is empty or the next event is at >= stop.  The optional
  * hook is called every `every` of simulated time with the fraction done. */
 void rc_sim_run(rc_sim *s, void (*hook)(void *, double), void *hook_ctx, rc_time every);

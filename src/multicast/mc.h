@@ -146,6 +146,12 @@ uint32_t rc_mc_hops(const rc_mc *mc); /* mix layers + 1 (docs/spec.md §2.4) */
 bool rc_mc_send(rc_mc *mc, uint32_t from, const rc_msg *m);
 /* Timer for the strategy at time t (class: strategy timers). */
 void rc_mc_timer(rc_mc *mc, rc_time t, uint32_t obj, uint64_t arg);
+/* A timer set in two steps (core/sim.h rc_sim_reserve): reserve its place in
+ * the order when it is armed, schedule it any time before it is due.  It
+ * fires exactly where rc_mc_timer at reservation would have fired it.  False
+ * when t is at or after the end of the run. */
+uint64_t rc_mc_timer_reserve(rc_mc *mc);
+bool rc_mc_timer_at(rc_mc *mc, rc_time t, uint64_t seq, uint32_t obj, uint64_t arg);
 
 /* Payloads: creation by the app, and delivery to a recipient's app. */
 uint32_t rc_mc_payload_new(rc_mc *mc, uint32_t group, uint32_t source);

@@ -67,6 +67,25 @@ static void idpush(idvec *d, uint32_t x)
     d->v[d->n++] = x;
 }
 
+/* The timeouts armed together (one copy leaving the source watches a whole
+ * subtree: up to n - 1 entries), in firing order.  Only the next one is in
+ * the event queue, scheduled with the order position reserved when it was
+ * armed (rc_mc_timer_reserve), so the run is the same as with every entry
+ * queued.  Why: a saturated run holds 10^5 armed timeouts; as events they made
+ * the queue that large, and the ones cancelled by their ACK were 40 % of all
+ * events popped.  Here the queue holds one event per run and a cancelled
+ * entry is skipped when its run reaches it. */
+typedef struct tslot {
+    rc_time due;    /* when its check fires (never before it was armed) */
+    uint64_t seq;   /* reserved order position */
+    uint32_t e, gen;
+} tslot;
+
+typedef struct tbatch {
+    tslot *v;
+    uint32_t n, pos, cap; /* v[pos - 1] is the entry whose event is queued */
+} tbatch;
+
 typedef struct rc_state {
     rc_mc *mc;
     rc_strategy_spec spec;
@@ -78,6 +97,9 @@ typedef struct rc_state {
     entry *entries;
     uint32_t n_entries, cap_entries;
     idvec free_entries;     /* dead entry slots for reuse (saturated runs arm millions) */
+    tbatch *batches;        /* runs of timeouts (tslot above) */
+    uint32_t n_batches, cap_batches;
+    idvec free_batches;
     uint64_t arm_seq;
     uint32_t *nonce_next;   /* per slot (rc_mc_slot): the source's next nonce */
     uint32_t **last_seen;   /* per slot -> stamps over users, lazily (population mode:
@@ -277,8 +299,61 @@ static void kill_entry(rc_state *s, uint32_t e)
     settle_later(s, s->entries[e].session);
 }
 
-static void arm(rc_state *s, uint32_t sid, uint32_t node, uint32_t role, double est_ms,
-                rc_time sent_at)
+static uint32_t batch_open(rc_state *s)
+{
+    uint32_t b;
+    if (s->free_batches.n > 0) {
+        b = s->free_batches.v[--s->free_batches.n];
+    } else {
+        if (s->n_batches == s->cap_batches) {
+            s->cap_batches = s->cap_batches ? s->cap_batches * 2 : 256;
+            s->batches = rc_xrealloc(s->batches, s->cap_batches * sizeof *s->batches);
+        }
+        b = s->n_batches++;
+        s->batches[b] = (tbatch){NULL, 0, 0, 0};
+    }
+    s->batches[b].n = s->batches[b].pos = 0;
+    return b;
+}
+
+static bool tslot_before(const tslot *a, const tslot *b)
+{
+    return a->due < b->due || (a->due == b->due && a->seq < b->seq);
+}
+
+/* Sorts a run by (due, seq): insertion sort, as entries come nearly in order
+ * of depth and runs are short (at most a group). */
+static void batch_sort(tbatch *tb)
+{
+    for (uint32_t i = 1; i < tb->n; i++) {
+        tslot x = tb->v[i];
+        uint32_t j = i;
+        while (j > 0 && tslot_before(&x, &tb->v[j - 1])) {
+            tb->v[j] = tb->v[j - 1];
+            j--;
+        }
+        tb->v[j] = x;
+    }
+}
+
+/* Queues the run's next entry that is still alive; frees the run when none is
+ * left (or the rest fall after the end of the run). */
+static void batch_next(rc_state *s, uint32_t b)
+{
+    tbatch *tb = &s->batches[b];
+    while (tb->pos < tb->n) {
+        const tslot *x = &tb->v[tb->pos++];
+        const entry *en = &s->entries[x->e];
+        if (!en->alive || en->gen != x->gen) continue;
+        if (rc_mc_timer_at(s->mc, x->due, x->seq, b, TIMER_ENTRY)) return;
+        break;
+    }
+    tb->n = tb->pos = 0;
+    idpush(&s->free_batches, b);
+}
+
+static void arm(rc_state *s, uint32_t b, uint32_t sid, uint32_t node, uint32_t role,
+                double est_ms, rc_time sent_at)
 {
     session *se = &s->sessions[sid];
     uint32_t e;
@@ -303,7 +378,13 @@ static void arm(rc_state *s, uint32_t sid, uint32_t node, uint32_t role, double 
     int32_t prev = se->entry_of_role[role];
     if (prev >= 0) kill_entry(s, (uint32_t)prev);
     se->entry_of_role[role] = (int32_t)e;
-    rc_mc_timer(s->mc, fire, e, ((uint64_t)gen << 1) | TIMER_ENTRY);
+    tbatch *tb = &s->batches[b];
+    if (tb->n == tb->cap) {
+        tb->cap = tb->cap ? tb->cap * 2 : 16;
+        tb->v = rc_xrealloc(tb->v, tb->cap * sizeof *tb->v);
+    }
+    rc_time now = rc_mc_now(s->mc);
+    tb->v[tb->n++] = (tslot){fire < now ? now : fire, rc_mc_timer_reserve(s->mc), e, gen};
 }
 
 /* rc_sched_estimate_ms(n, k, root, c, t_msg, t_queue), the same sum in the
@@ -362,7 +443,8 @@ static void arm_subtree(rc_state *s, uint32_t sid, uint32_t node, uint32_t role,
 {
     session *se = &s->sessions[sid];
     uint32_t n = se->n;
-    arm(s, sid, node, role, estimate_ms(s, n, role, role), t);
+    uint32_t b = batch_open(s);
+    arm(s, b, sid, node, role, estimate_ms(s, n, role, role), t);
     size_t nd;
     const uint32_t *desc = descendants(s, n, role, &nd);
     se = &s->sessions[sid];
@@ -370,8 +452,10 @@ static void arm_subtree(rc_state *s, uint32_t sid, uint32_t node, uint32_t role,
         uint32_t c = desc[i];
         /* Re-arming after a reassignment: members that already ACKed are done. */
         if ((se->acked[c / 8] >> (c % 8)) & 1) continue;
-        arm(s, sid, se->order[c], c, estimate_ms(s, n, role, c), t);
+        arm(s, b, sid, se->order[c], c, estimate_ms(s, n, role, c), t);
     }
+    batch_sort(&s->batches[b]);
+    batch_next(s, b);
 }
 
 static void expire(rc_state *s, uint32_t e)
@@ -441,16 +525,20 @@ static void timer_op(rc_state *s, uint32_t obj, uint64_t arg)
         free(ids);
         return;
     }
-    entry *en = &s->entries[obj];
-    if (!en->alive || en->gen != (uint32_t)(arg >> 1)) return;
-    uint32_t source = s->sessions[en->session].source;
-    /* Timeouts are checked only while the source is online (docs/spec.md §1.8). */
-    if (!rc_mc_online(s->mc, source)) {
-        idpush(&s->pending[source], obj);
-        idpush(&s->pending[source], en->gen);
-        return;
+    /* The entry's run (obj) is left with its next entry queued. */
+    const tslot x = s->batches[obj].v[s->batches[obj].pos - 1];
+    entry *en = &s->entries[x.e];
+    if (en->alive && en->gen == x.gen) {
+        uint32_t source = s->sessions[en->session].source;
+        /* Timeouts are checked only while the source is online (docs/spec.md §1.8). */
+        if (!rc_mc_online(s->mc, source)) {
+            idpush(&s->pending[source], x.e);
+            idpush(&s->pending[source], en->gen);
+        } else {
+            expire(s, x.e);
+        }
     }
-    expire(s, obj);
+    batch_next(s, obj);
 }
 
 static void rcs_timer(void *self, uint32_t obj, uint64_t arg)
@@ -510,6 +598,9 @@ static void rcs_destroy(void *self)
     free(s->sessions);
     free(s->entries);
     free(s->free_entries.v);
+    for (uint32_t i = 0; i < s->n_batches; i++) free(s->batches[i].v);
+    free(s->batches);
+    free(s->free_batches.v);
     free(s->nonce_next);
     for (size_t i = 0; i < s->n_slots; i++) free(s->last_seen[i]);
     free(s->free_sessions.v);
