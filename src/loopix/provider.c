@@ -72,11 +72,11 @@ void rc_net__ensure_pull(rc_net *n, uint32_t ui, rc_time now)
 
 void rc_net__deliver_to_postbox(rc_net *n, uint32_t si, rc_time arrive)
 {
-    sub *s = &n->subs[si];
-    s->arrived = arrive;
-    if (n->hooks.arrived) n->hooks.arrived(n->hooks.ctx, s->recipient, s->body, s->emitted, arrive);
-    pbox_push(&n->users[s->recipient].postbox, (pentry){arrive, n->postbox_seq++, si});
-    rc_net__ensure_pull(n, s->recipient, n->sim->now);
+    sub s = n->subs[si];
+    sub_free(n, si);
+    if (n->hooks.arrived) n->hooks.arrived(n->hooks.ctx, s.recipient, s.body, s.emitted, arrive);
+    pbox_push(&n->users[s.recipient].postbox, (pentry){arrive, n->postbox_seq++, s.body});
+    rc_net__ensure_pull(n, s.recipient, n->sim->now);
 }
 
 void rc_net__on_pull(void *ctx, const rc_event *ev)
@@ -91,13 +91,11 @@ void rc_net__on_pull(void *ctx, const rc_event *ev)
     /* Take everything that has arrived by now, in arrival order; what the
      * hooks send now arrives later. */
     while (u->postbox.n > 0 && u->postbox.a[0].t <= ev->t) {
-        uint32_t si = pbox_pop(&u->postbox).sub;
+        pentry e = pbox_pop(&u->postbox);
         n->subs_pulled++;
-        sub s = n->subs[si];
-        sub_free(n, si);
-        bool online_label = n->frozen_pull ? (s.arrived > ev->t - n->pull_period)
-                                           : (s.arrived >= u->last_online_at);
-        n->hooks.deliver(n->hooks.ctx, ev->obj, s.body, online_label, ev->t);
+        bool online_label = n->frozen_pull ? (e.t > ev->t - n->pull_period)
+                                           : (e.t >= u->last_online_at);
+        n->hooks.deliver(n->hooks.ctx, ev->obj, e.body, online_label, ev->t);
     }
     n->in_pull = false;
     rc_net__ensure_pull(n, ev->obj, ev->t);
