@@ -104,6 +104,8 @@ static void emit_bundle(rc_net *n, uint32_t ui, rc_time t)
     }
 }
 
+enum { PREFETCH_AHEAD = 8 };
+
 /* Processes the stream firings of user ui at time t (payload, drop, loop in
  * that order, docs/spec.md §1.4), then emits: at most one bundle per tick on the
  * lattice, every full bundle otherwise. */
@@ -114,6 +116,13 @@ static void stream_step(rc_net *n, uint32_t ui, rc_time t)
         if (u->out.n > 0) {
             ring_push(&u->wait, ring_pop(&u->out));
             u->wait_real++;
+            /* A long send queue is drained firing by firing (the look-ahead in
+             * rc_net__on_stream): fetch the records of the messages a few
+             * payload firings ahead, then their bodies, before they are needed. */
+            if (u->out.n > PREFETCH_AHEAD)
+                __builtin_prefetch(&n->subs[ring_at(&u->out, PREFETCH_AHEAD)]);
+            if (u->out.n > PREFETCH_AHEAD / 2 && n->hooks.prefetch)
+                n->hooks.prefetch(n->hooks.ctx, n->subs[ring_at(&u->out, PREFETCH_AHEAD / 2)].body);
         } else {
             ring_push(&u->wait, COVER);
         }

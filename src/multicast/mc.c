@@ -164,6 +164,12 @@ static void hook_deliver(void *ctx, uint32_t user, uint32_t body, bool online_la
     if (mc->pt && m.type != RC_MSG_DIGEST) rc_poptab_unref(mc->pt, m.payload);
 }
 
+static void hook_prefetch(void *ctx, uint32_t body)
+{
+    const rc_mc *mc = ctx;
+    __builtin_prefetch(&mc->bodies[body]);
+}
+
 static void hook_online(void *ctx, uint32_t user, bool online, rc_time now)
 {
     (void)now;
@@ -350,7 +356,7 @@ static void finish_new(rc_mc *mc, rc_sim *sim, const rc_net_cfg *net_cfg,
                        const rc_trace *trace, const bool *forced)
 {
     uint32_t m = mc->n_users;
-    rc_net_hooks hooks = {mc, hook_sent, hook_deliver, hook_online, NULL};
+    rc_net_hooks hooks = {mc, hook_sent, hook_deliver, hook_online, NULL, hook_prefetch};
     mc->net = rc_net_new(sim, net_cfg, trace, mc->spec.p, forced, hooks);
     rc_sim_on(sim, EV_MC_TIMER, on_timer, mc);
     rc_sim_on(sim, EV_MC_MEMBERSHIP, on_membership, mc);
