@@ -72,8 +72,8 @@ static void idpush(idvec *d, uint32_t x)
  * the event queue, scheduled with the order position reserved when it was
  * armed (rc_mc_timer_reserve), so the run is the same as with every entry
  * queued.  Why: a saturated run holds 10^5 armed timeouts; as events they made
- * the queue that large, and the ones cancelled by their ACK were 40 % of all
- * events popped.  Here the queue holds one event per run and a cancelled
+ * the queue that large, and the ones cancelled by their ACK were almost half
+ * of all events popped (docs/performance.md, "Session 4").  Here the queue holds one event per run and a cancelled
  * entry is skipped when its run reaches it. */
 typedef struct tslot {
     rc_time due;    /* when its check fires (never before it was armed) */
@@ -525,7 +525,8 @@ static void timer_op(rc_state *s, uint32_t obj, uint64_t arg)
         free(ids);
         return;
     }
-    /* The entry's run (obj) is left with its next entry queued. */
+    /* obj is a run of timeouts; this event is for its entry v[pos - 1].  The
+     * run's next live entry is queued after it is handled. */
     const tslot x = s->batches[obj].v[s->batches[obj].pos - 1];
     entry *en = &s->entries[x.e];
     if (en->alive && en->gen == x.gen) {
