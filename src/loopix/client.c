@@ -72,9 +72,7 @@ static void emit_bundle(rc_net *n, uint32_t ui, rc_time t)
     RC_DCHECK(u->online, "client %u sent a packet while offline at t=%lld", ui, (long long)t);
     rc_time hand = n->lattice ? n->tick : 0; /* one tick of hand-off per hop (docs/spec.md §1.2) */
     unsigned shared_hops = (n->ingress_delay ? 1u : 0u) + (n->layers > 0 ? n->layers - 1 : 0);
-    bool any_real = false;
-    for (uint32_t i = 0; i < (uint32_t)n->p && u->wait_real > 0 && !any_real; i++)
-        any_real = ring_at(&u->wait, i) != COVER;
+    bool any_real = u->wait_sub.n > 0 && ring_at(&u->wait_at, 0) - u->wait_head < (uint32_t)n->p;
     rc_time shared = t;
     if (any_real) {
         shared += hand + (n->ingress_delay ? rc_net__hop_delay(n) : 0);
@@ -86,14 +84,16 @@ static void emit_bundle(rc_net *n, uint32_t ui, rc_time t)
     }
     n->ctr.bundles++;
     for (int i = 0; i < n->p; i++) {
-        uint32_t s = ring_pop(&u->wait);
-        if (s == COVER) {
+        uint32_t pos = u->wait_head++;
+        u->wait_n--;
+        if (u->wait_sub.n == 0 || ring_at(&u->wait_at, 0) != pos) { /* a cover */
             n->ctr.cover_packets++;
             if (n->cover_full)
                 rc_net__cover_send(n, (uint8_t)(n->layers + (n->ingress_delay ? 1 : 0)), t + hand);
             continue;
         }
-        u->wait_real--;
+        ring_pop(&u->wait_at);
+        uint32_t s = ring_pop(&u->wait_sub);
         n->subs[s].emitted = t;
         n->hooks.sent(n->hooks.ctx, ui, n->subs[s].body, t);
         /* The last layer delays each sub-message separately, then the egress
@@ -114,8 +114,9 @@ static void stream_step(rc_net *n, uint32_t ui, rc_time t)
     user *u = &n->users[ui];
     if (u->next_pay == t) {
         if (u->out.n > 0) {
-            ring_push(&u->wait, ring_pop(&u->out));
-            u->wait_real++;
+            ring_push(&u->wait_sub, ring_pop(&u->out));
+            ring_push(&u->wait_at, u->wait_head + u->wait_n);
+            u->wait_n++;
             /* A long send queue is drained firing by firing (the look-ahead in
              * rc_net__on_stream): fetch the records of the messages a few
              * payload firings ahead, then their bodies, before they are needed. */
@@ -124,24 +125,24 @@ static void stream_step(rc_net *n, uint32_t ui, rc_time t)
             if (u->out.n > PREFETCH_AHEAD / 2 && n->hooks.prefetch)
                 n->hooks.prefetch(n->hooks.ctx, n->subs[ring_at(&u->out, PREFETCH_AHEAD / 2)].body);
         } else {
-            ring_push(&u->wait, COVER);
+            u->wait_n++; /* a cover */
         }
         u->next_pay = t + stream_gap(n, n->rate_pay, n->f_pay, n->steps_pay);
     }
     if (u->next_drop == t) {
-        ring_push(&u->wait, COVER);
+        u->wait_n++;
         u->next_drop = t + stream_gap(n, n->rate_drop, n->f_drop, n->steps_drop);
     }
     if (u->next_loop == t) {
-        ring_push(&u->wait, COVER);
+        u->wait_n++;
         u->next_loop = t + stream_gap(n, n->rate_loop, n->f_loop, n->steps_loop);
     }
     u->backlog_at = NEVER;
     if (n->lattice) {
-        if (u->wait.n >= (uint32_t)n->p) emit_bundle(n, ui, t);
-        if (u->wait.n >= (uint32_t)n->p) u->backlog_at = t + n->tick;
+        if (u->wait_n >= (uint32_t)n->p) emit_bundle(n, ui, t);
+        if (u->wait_n >= (uint32_t)n->p) u->backlog_at = t + n->tick;
     } else {
-        while (u->wait.n >= (uint32_t)n->p) emit_bundle(n, ui, t);
+        while (u->wait_n >= (uint32_t)n->p) emit_bundle(n, ui, t);
     }
 }
 
@@ -150,13 +151,13 @@ static void stream_step(rc_net *n, uint32_t ui, rc_time t)
 /* Samples the idle bundling queue (covers only) from its stationary law. */
 static void idle_reset(rc_net *n, user *u, rc_time limit)
 {
-    while (u->wait.n > 0) ring_pop(&u->wait);
+    RC_DCHECK(u->wait_sub.n == 0, "idle user holds real messages");
     double x = rc_rng_uniform(n->rng_cover);
     uint32_t w = 0;
     while (w + 1 < n->stat_n && x >= n->stat_cdf[w]) w++;
-    for (uint32_t i = 0; i < w; i++) ring_push(&u->wait, COVER);
+    u->wait_n = w;
     rc_net__streams_redraw(n, u, limit - step(n));
-    if (n->lattice && u->wait.n >= (uint32_t)n->p) u->backlog_at = limit;
+    if (n->lattice && u->wait_n >= (uint32_t)n->p) u->backlog_at = limit;
 }
 
 /* Brings an idle, online user's cover streams up to `limit` (exclusive). */
@@ -164,7 +165,7 @@ void rc_net__idle_catch_up(rc_net *n, uint32_t ui, rc_time limit)
 {
     user *u = &n->users[ui];
     if (u->busy || !u->online || limit <= u->idle_since) return;
-    RC_DCHECK(u->wait_real == 0 && u->out.n == 0, "idle user %u holds real messages", ui);
+    RC_DCHECK(u->wait_sub.n == 0 && u->out.n == 0, "idle user %u holds real messages", ui);
     if (limit - u->idle_since >= n->mix_time) {
         idle_reset(n, u, limit);
     } else {

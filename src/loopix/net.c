@@ -67,7 +67,7 @@ static void go_online(rc_net *n, uint32_t ui, rc_time t)
     /* Memoryless streams: re-drawing on wake-up is equivalent to suspending
      * them (docs/spec.md §1.11); the bundling queue kept its contents. */
     rc_net__streams_redraw(n, u, t - step(n));
-    if (n->lattice && u->wait.n >= (uint32_t)n->p) u->backlog_at = t;
+    if (n->lattice && u->wait_n >= (uint32_t)n->p) u->backlog_at = t;
     u->stream_ver++;
     if (has_real(u) || n->cover_full) {
         u->busy = true;
@@ -232,7 +232,8 @@ void rc_net_free(rc_net *n)
     if (n == NULL) return;
     for (uint32_t i = 0; i < n->n_users; i++) {
         free(n->users[i].out.a);
-        free(n->users[i].wait.a);
+        free(n->users[i].wait_sub.a);
+        free(n->users[i].wait_at.a);
         free(n->users[i].postbox.a);
     }
     free(n->users);
@@ -266,7 +267,7 @@ uint64_t rc_net_backlog(const rc_net *n)
 {
     uint64_t b = 0;
     for (uint32_t i = 0; i < n->n_users; i++)
-        b += n->users[i].out.n + n->users[i].wait_real + n->users[i].postbox.n;
+        b += n->users[i].out.n + n->users[i].wait_sub.n + n->users[i].postbox.n;
     return b;
 }
 

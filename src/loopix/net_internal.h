@@ -32,7 +32,6 @@ enum { EV_PULL = 1, EV_STREAM = 2, EV_AVAIL = 3, EV_COVER_HOP = 4, EV_MIX_LOOP =
 /* Random streams of the net (core/rng.h stream ids). */
 enum { STREAM_COVER = 1, STREAM_DELAY = 2, STREAM_PHASE = 3, STREAM_MIXLOOP = 4 };
 
-#define COVER UINT32_MAX
 #define NEVER INT64_MAX
 
 /* A ring buffer of u32 (send queue, bundling queue); cap is 0 or a power of
@@ -102,8 +101,13 @@ typedef struct user {
     bool online, forced_offline, busy, in_stationary_reset;
     uint32_t provider, line;
     ring out;       /* real messages not yet in a bundle slot (sub indices) */
-    ring wait;      /* bundling queue: sub indices or COVER */
-    uint32_t wait_real;
+    /* Bundling queue: wait_n entries, covers and real messages in firing
+     * order.  Covers are only counted; a real message is kept with its
+     * position in the queue (positions count from wait_head, mod 2^32), so a
+     * bundle of p entries costs O(its real messages), not O(p) queue
+     * operations (at p = 16 most entries are covers). */
+    uint32_t wait_n, wait_head;
+    ring wait_sub, wait_at; /* the real entries: sub index, position */
     rc_time next_pay, next_drop, next_loop, backlog_at;
     rc_time idle_since;
     uint64_t stream_ver;
@@ -185,7 +189,7 @@ static inline void sub_free(rc_net *n, uint32_t i)
 
 static inline rc_time step(const rc_net *n) { return n->lattice ? n->tick : 1; }
 
-static inline bool has_real(const user *u) { return u->out.n > 0 || u->wait_real > 0; }
+static inline bool has_real(const user *u) { return u->out.n > 0 || u->wait_sub.n > 0; }
 
 /* ---------- across the parts ---------- */
 
