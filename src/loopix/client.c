@@ -83,15 +83,23 @@ static void emit_bundle(rc_net *n, uint32_t ui, rc_time t)
         rc_rng_skip_pos(n->rng_delay, shared_hops);
     }
     n->ctr.bundles++;
-    for (int i = 0; i < n->p; i++) {
-        uint32_t pos = u->wait_head++;
-        u->wait_n--;
-        if (u->wait_sub.n == 0 || ring_at(&u->wait_at, 0) != pos) { /* a cover */
-            n->ctr.cover_packets++;
-            if (n->cover_full)
+    for (uint32_t left = (uint32_t)n->p; left > 0;) {
+        /* the covers before the next real entry, in one step */
+        uint32_t covers = left;
+        if (u->wait_sub.n > 0 && ring_at(&u->wait_at, 0) - u->wait_head < covers)
+            covers = ring_at(&u->wait_at, 0) - u->wait_head;
+        if (covers > 0) {
+            u->wait_head += covers;
+            u->wait_n -= covers;
+            left -= covers;
+            n->ctr.cover_packets += covers;
+            for (uint32_t c = 0; c < covers && n->cover_full; c++)
                 rc_net__cover_send(n, (uint8_t)(n->layers + (n->ingress_delay ? 1 : 0)), t + hand);
             continue;
         }
+        u->wait_head++;
+        u->wait_n--;
+        left--;
         ring_pop(&u->wait_at);
         uint32_t s = ring_pop(&u->wait_sub);
         n->subs[s].emitted = t;
