@@ -20,23 +20,21 @@ void rc_sim_on(rc_sim *s, uint32_t kind, rc_handler_fn fn, void *ctx)
     s->ctx[kind] = ctx;
 }
 
-bool rc_sim_at(rc_sim *s, rc_time t, unsigned cls, uint32_t kind, uint32_t obj, uint64_t arg)
-{
-    RC_DCHECK(t >= s->now, "event of kind %u scheduled in the past: t=%lld now=%lld", kind,
-              (long long)t, (long long)s->now);
-    if (t >= s->stop) return false; /* would never run: keep the queue small */
-    rc_evq_push(&s->q, t, cls, kind, obj, arg);
-    return true;
-}
-
 bool rc_sim_at_seq(rc_sim *s, rc_time t, unsigned cls, uint64_t seq, uint32_t kind, uint32_t obj,
                    uint64_t arg)
 {
     RC_DCHECK(t >= s->now, "event of kind %u scheduled in the past: t=%lld now=%lld", kind,
               (long long)t, (long long)s->now);
-    if (t >= s->stop) return false;
+    if (t >= s->stop) return false; /* would never run: keep the queue small */
     rc_evq_push_seq(&s->q, t, cls, seq, kind, obj, arg);
     return true;
+}
+
+/* (A dropped event still takes a sequence number: only the order of the
+ * numbers matters, not their gaps.) */
+bool rc_sim_at(rc_sim *s, rc_time t, unsigned cls, uint32_t kind, uint32_t obj, uint64_t arg)
+{
+    return rc_sim_at_seq(s, t, cls, rc_sim_reserve(s), kind, obj, arg);
 }
 
 void rc_sim_run(rc_sim *s, void (*hook)(void *, double), void *hook_ctx, rc_time every)

@@ -467,16 +467,16 @@ bool rc_mc_send(rc_mc *mc, uint32_t from, const rc_msg *m)
     return false;
 }
 
-void rc_mc_timer(rc_mc *mc, rc_time t, uint32_t obj, uint64_t arg)
-{
-    rc_sim_at(mc->sim, t < mc->sim->now ? mc->sim->now : t, RC_CLS_TIMER, EV_MC_TIMER, obj, arg);
-}
-
 uint64_t rc_mc_timer_reserve(rc_mc *mc) { return rc_sim_reserve(mc->sim); }
 
 bool rc_mc_timer_at(rc_mc *mc, rc_time t, uint64_t seq, uint32_t obj, uint64_t arg)
 {
     return rc_sim_at_seq(mc->sim, t, RC_CLS_TIMER, seq, EV_MC_TIMER, obj, arg);
+}
+
+void rc_mc_timer(rc_mc *mc, rc_time t, uint32_t obj, uint64_t arg)
+{
+    rc_mc_timer_at(mc, t < mc->sim->now ? mc->sim->now : t, rc_mc_timer_reserve(mc), obj, arg);
 }
 
 uint32_t rc_mc_payload_new(rc_mc *mc, uint32_t group, uint32_t source)
