@@ -32,7 +32,11 @@
 #include "core/err.h"
 #include "exp/sweep.h"
 
-#define RC_FARM_CHUNK_S 2.0 /* most estimated seconds of work in one chunk */
+/* Most estimated seconds of work in one chunk.  A chunk is one forked child,
+ * whose first job maps its memory afresh; 8 s (rather than 2 s) saved 3-4 %
+ * of the CPU of a Fig. 14 sweep (docs/performance.md, "Session 5").  A kill -9
+ * of the whole sweep redoes at most one chunk per worker. */
+#define RC_FARM_CHUNK_S 8.0
 
 typedef struct rc_farm_opts {
     const char *out;      /* results file; the journal is <out>.journal */
