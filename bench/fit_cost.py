@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from rcplot import results  # noqa: E402
 
 # The current constants of rc_job_cost_estimate, in the order of model()'s x.
-CURRENT = [0.355e-6, 0.132e-6, 1.2, 2.0, 3.4, 1.0, 0.005]
+CURRENT = [0.273e-6, 0.1015e-6, 1.2, 2.0, 3.4, 1.0, 0.005]
 SEC_PER_TRACE = 0.02  # fixed, not fitted: a trace job's share of the process's trace load
 NAMES = ["SEC_PER_COPY", "SEC_PER_TIMEOUT", "load weight", "load exponent",
          "wide exponent", "trace factor", "SEC_PER_JOB"]
