@@ -45,7 +45,7 @@ EOF
 }
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-PY=${PYTHON:-/usr/bin/python3}   # python3 on PATH may be pyenv without h5py (deps.md gotcha 1)
+PY=${PYTHON:-/usr/bin/python3}   # python3 on PATH may be a pyenv one without h5py
 MPIEXEC=${MPIEXEC:-mpirun}
 MODEL=paper
 QUICK=0
@@ -118,7 +118,7 @@ export GLIBC_TUNABLES=${GLIBC_TUNABLES:+$GLIBC_TUNABLES:}glibc.malloc.hugetlb=1
 LAUNCH=()
 RANKS=1
 if [ "$NP" -gt 1 ] && command -v "$MPIEXEC" >/dev/null 2>&1; then
-    # deps.md gotchas 2 and 3: root needs the allow flags, more ranks than cores need
+    # Open MPI refuses to run as root without the allow flags, and more ranks than cores need
     # oversubscription; the environment forms are ignored by MPIs that do not know them.
     if [ "$(id -u)" = 0 ]; then
         export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

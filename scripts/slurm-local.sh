@@ -34,11 +34,11 @@ installed() {
 
 # The config.  Why each non-obvious line is there:
 #   ProctrackType=linuxproc, TaskPlugin=task/none: no cgroups needed (containers, CI VMs).
-#   MpiDefault=pmix: Debian's OpenMPI only starts under srun with pmix (deps.md gotcha 5).
-#   MinJobAge=4: `sbatch --wait` keeps polling every 2 s instead of backing off to 32 s (gotcha 6).
+#   MpiDefault=pmix: Debian's OpenMPI only starts under srun with pmix.
+#   MinJobAge=4: `sbatch --wait` keeps polling every 2 s instead of backing off to 32 s.
 #   KillWait=5: a cancelled job's processes get 5 s between SIGTERM and SIGKILL.
 #   ReturnToService=2: the node comes back by itself after a restart instead of staying DOWN.
-#   SlurmdParameters=config_overrides: a CPUs= larger than the hardware does not drain the node (gotcha 7).
+#   SlurmdParameters=config_overrides: a CPUs= larger than the hardware does not drain the node.
 #   AuthInfo=cred_expire=10: a requeued job may start again after 10 s instead of 120 s (SLURM holds it
 #     with Reason=BeginTime until its old credential has expired; starting it earlier by hand fails
 #     with "Job credential revoked"), which keeps the requeue test short.
@@ -119,7 +119,7 @@ stop() {
         return 0
     fi
     # scontrol shutdown asks slurmctld and slurmd to exit cleanly; it needs munge and the config,
-    # which is why munged goes last (deps.md gotcha 8).
+    # which is why munged goes last.
     if pid_alive /run/slurmctld.pid; then scontrol shutdown >/dev/null 2>&1 || true; fi
     for f in "${PIDS[@]}"; do
         pid_alive "$f" || continue

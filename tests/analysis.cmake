@@ -3,7 +3,7 @@
 # sweep through figures.py, compare.py and make_docs.py, and one of a new sweep through
 # `rcsim plot`, `rcsim report` and summarize.py (headless Chromium checks the report when
 # installed: scripts/deps.sh --browser).  They need Debian's python3 with h5py, numpy and matplotlib; `python3` on
-# PATH may be pyenv without them (deps.md gotcha 1), hence the explicit default.
+# PATH may be a pyenv one without them, hence the explicit default.
 set(RCSIM_PYTHON "/usr/bin/python3" CACHE FILEPATH "Python with h5py, numpy, matplotlib")
 execute_process(COMMAND ${RCSIM_PYTHON} -c "import h5py, numpy, matplotlib"
                 RESULT_VARIABLE _rcsim_py_rc OUTPUT_QUIET ERROR_QUIET)
