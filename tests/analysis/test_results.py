@@ -159,6 +159,39 @@ class Results(unittest.TestCase):
                 self.assertIn("(%s)" % want, compare.markdown(rows, 0, "paper"))
         self.assertEqual(settle.load(os.path.join(self.tmp.name, "none.csv")), {})
 
+    def test_tolerance_applied_to_the_reference_itself(self):
+        """make_docs counts the reference's reruns (seed != 0) of pairs outside the
+        tolerance that are themselves outside the tolerance of the published value, and
+        counts the heatmap means apart; seed-0 runs and pairs within tolerance do not count."""
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                        "..", "analysis"))
+        import make_docs  # noqa: E402
+        path = os.path.join(self.tmp.name, "ref.csv")
+        with open(path, "w") as f:
+            f.write("m,schedule,strategy,burst,groups,lambda_div,ref_seed,duration_s,n_online,"
+                    "mean_s,p1_s,q1_s,median_s,q3_s,p90_s,p99_s\n"
+                    "128,gen_os15,unicast,1,1,1,0,600,9,,,,36.6,,,\n"   # the published run
+                    "128,gen_os15,unicast,1,1,1,1,600,9,,,,39.5,,,\n"   # +8 %: outside ±5 %
+                    "128,gen_os15,unicast,1,1,1,2,600,9,,,,37.0,,,\n"   # +1 %: inside
+                    "128,gen_os10,rc-k1-p1,1,1,1,1,600,9,20.0,,,,,,\n"  # heatmap: -20 %
+                    "128,online,unicast,1,1,1,1,600,9,,,,30.0,,,\n")     # pair within tol
+        refs = settle.load(path)
+        base = dict(m="128", burst="1", groups="1", lambda_div="1", duration_s="600")
+        rows = [dict(base, figure="6", schedule="gen_os15", strategy="unicast", stat="median",
+                     paper_s="36.6", flag="OUT"),
+                dict(base, figure="14", schedule="gen_os10", strategy="rc-k1-p1", stat="mean",
+                     paper_s="25", flag="OUT"),
+                dict(base, figure="6", schedule="online", strategy="unicast", stat="median",
+                     paper_s="30.0", flag="ok")]
+        lines = []
+        make_docs.self_check(rows, refs, lines)
+        self.assertIn("Of the 3 reruns", lines[0])
+        self.assertIn("2 are themselves outside", lines[0])
+        self.assertIn("±10 %) 1 of 1", lines[0])
+        lines = []
+        make_docs.self_check(rows[2:], refs, lines)
+        self.assertEqual(lines, [])
+
     def test_spread_verdicts(self):
         """With >= 20 independent runs, a row outside the tolerance is judged against their
         central 95 %: the published run alone (in/beyond spread), or the reference's reruns
