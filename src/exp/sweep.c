@@ -1182,10 +1182,10 @@ double rc_job_cost_estimate(const rc_job *in)
      *    used); loading it is done once per process (trace cache), SEC_PER_TRACE;
      *  - --cover full routes every cover packet: SEC_PER_COVER_HOP per packet
      *    hop (not refitted: no figure uses it; about 100 M hops per 6 h at m = 128).
-     * Checked on the exact model (Figs 5, 8, 9, 16 with --model exact, 6 h,
-     * seed 1; 114 jobs, one core shared; before the rescale): median ratio 1.35, 10-90 % 0.73-1.75,
-     * but saturated exact-model jobs (Fig 8, b >= 16) run up to 5x longer than
-     * estimated.  The estimate only ranks jobs and sizes runs. */
+     * Checked on the exact model before the rescale (Figs 5, 8, 9, 16 with
+     * --model exact, 6 h, seed 1; 114 jobs, one core shared): median ratio
+     * 1.35, 10-90 % 0.73-1.75, but saturated exact-model jobs (Fig 8,
+     * b >= 16) run up to 5x longer than estimated.  The estimate only ranks jobs and sizes runs. */
     static const double SEC_PER_COPY = 0.273e-6;
     static const double SEC_PER_TIMEOUT = 0.1015e-6;
     static const double SEC_PER_JOB = 0.005;
