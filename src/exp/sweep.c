@@ -1185,7 +1185,8 @@ double rc_job_cost_estimate(const rc_job *in)
      * Checked on the exact model before the rescale (Figs 5, 8, 9, 16 with
      * --model exact, 6 h, seed 1; 114 jobs, one core shared): median ratio
      * 1.35, 10-90 % 0.73-1.75, but saturated exact-model jobs (Fig 8,
-     * b >= 16) run up to 5x longer than estimated.  The estimate only ranks jobs and sizes runs. */
+     * b >= 16) run up to 5x longer than estimated.  The estimate only ranks
+     * jobs and sizes runs. */
     static const double SEC_PER_COPY = 0.273e-6;
     static const double SEC_PER_TIMEOUT = 0.1015e-6;
     static const double SEC_PER_JOB = 0.005;

@@ -51,9 +51,9 @@ static void run_here(const rc_job *job, rc_exec_out *out)
  * to several MB and are freed at its end.  glibc maps such blocks with mmap
  * and returns them on free, and trims the heap top, so every job of a chunk
  * faulted its memory in afresh (about 3,500 page faults per 24 h job, close
- * to a tenth of its CPU on these machines).  Keeping freed memory in the heap lets the
- * next job reuse pages already mapped (docs/performance.md, "Session 5").
- * Allocation addresses change; results do not. */
+ * to a tenth of its CPU on these machines).  Keeping freed memory in the
+ * heap lets the next job reuse pages already mapped (docs/performance.md,
+ * "Session 5").  Allocation addresses change; results do not. */
 static void keep_freed_memory(void)
 {
 #ifdef __GLIBC__
