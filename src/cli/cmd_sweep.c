@@ -214,12 +214,22 @@ int rc_cmd_sweep(int argc, char **argv)
     rc_err err = {0};
     rc_sweep *sw = NULL;
     rc_preflight *pf = NULL;
-    int status = 0;
-    if (rank == 0) {
+    /* Every rank's build, before anything is read or written. */
+    rc_farm_build *others = NULL;
+    size_t n_others = 0;
+    int status = rc_farm_check_builds(MPI_COMM_WORLD, allow_other_build, &others, &n_others, &err);
+    rc_build_info *worker_builds = rc_xcalloc(n_others + 1, sizeof *worker_builds);
+    for (size_t i = 0; i < n_others; i++)
+        worker_builds[i] = (rc_build_info){others[i].id, others[i].revision, others[i].dirty,
+                                           others[i].sources_sha256, 0, others[i].config};
+    if (status != 0) {
+        if (rank == 0) fprintf(stderr, "rcsim sweep: %s\n", err.msg);
+    } else if (rank == 0) {
         sw = rc_sweep_load(file, sets, n_sets, &err);
         if (sw != NULL) {
             /* Inputs, --out, lock, manifest: all before the first job (farm/preflight.h). */
-            rc_preflight_opts po = {o.out, o.data_dir, allow_other_build, o.dry_run};
+            rc_preflight_opts po = {o.out, o.data_dir, allow_other_build, o.dry_run,
+                                    worker_builds, n_others};
             status = rc_preflight_run(sw, &po, &pf, &err);
         } else {
             status = err.code ? err.code : RC_EXIT_USAGE;
@@ -237,6 +247,8 @@ int rc_cmd_sweep(int argc, char **argv)
     /* After the results are closed; a refusal removes what the preflight wrote. */
     rc_preflight_release(pf, rc == RC_EXIT_USAGE);
     rc_sweep_free(sw);
+    free(worker_builds);
+    free(others);
     free(sets);
     MPI_Finalize();
     return rc;

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/build.h"
 #include "core/log.h"
 #include "farm/exec.h"
 #include "farm/progress.h"
@@ -40,6 +41,78 @@ _Noreturn void rc_farm_mpi_fail(const char *file, int line, const char *call, in
     int len = 0;
     MPI_Error_string(code, msg, &len);
     rc_die(file, line, "MPI call failed: %s: %s", call, msg);
+}
+
+/* ---- builds of the ranks ---- */
+
+static void describe_rank_build(const rc_farm_build *b, char *buf, size_t n)
+{
+    snprintf(buf, n, "build %s (git %s%s, sources sha256 %.12s..., %s)", b->id, b->revision,
+             b->dirty == 1 && !strstr(b->revision, "dirty") ? ", dirty" : "", b->sources_sha256,
+             b->config);
+}
+
+int rc_farm_check_builds(MPI_Comm comm, bool allow, rc_farm_build **others, size_t *n_others,
+                         rc_err *err)
+{
+    *others = NULL;
+    *n_others = 0;
+    int rank, size;
+    RC_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+    RC_MPI_CHECK(MPI_Comm_size(comm, &size));
+    rc_farm_build mine;
+    memset(&mine, 0, sizeof mine);
+    const rc_build_info *bi = rc_build();
+    snprintf(mine.id, sizeof mine.id, "%s", bi->id);
+    snprintf(mine.revision, sizeof mine.revision, "%s", bi->revision);
+    mine.dirty = bi->dirty;
+    snprintf(mine.sources_sha256, sizeof mine.sources_sha256, "%s", bi->sources_sha256);
+    snprintf(mine.config, sizeof mine.config, "%s", bi->config);
+    gethostname(mine.host, sizeof mine.host - 1);
+    mine.rank = rank;
+    rc_farm_build *all = rank == 0 ? rc_xcalloc((size_t)size, sizeof *all) : NULL;
+    RC_MPI_CHECK(MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, 0,
+                            comm));
+    int status = 0;
+    if (rank == 0) {
+        for (int r = 1; r < size && status == 0; r++) {
+            rc_farm_build *b = &all[r];
+            b->id[sizeof b->id - 1] = b->revision[sizeof b->revision - 1] = '\0';
+            b->sources_sha256[sizeof b->sources_sha256 - 1] = b->config[sizeof b->config - 1] = '\0';
+            b->host[sizeof b->host - 1] = '\0';
+            if (!strcmp(b->id, mine.id)) continue;
+            char was[800], is[800];
+            describe_rank_build(&mine, was, sizeof was);
+            describe_rank_build(b, is, sizeof is);
+            if (!allow) {
+                status = rc_err_set(err, RC_EXIT_USAGE,
+                                    "rank %d (host %s) runs %s, but rank 0 (host %s) runs %s: "
+                                    "its rows would be stored under the master's build.  Launch "
+                                    "the same rcsim on every rank (check PATH and modules on "
+                                    "the nodes), or pass --allow-other-build (each job records "
+                                    "the build that ran it)",
+                                    r, b->host, is, mine.host, was);
+                break;
+            }
+            bool seen = false;
+            for (size_t k = 0; k < *n_others && !seen; k++) seen = !strcmp((*others)[k].id, b->id);
+            if (seen) continue;
+            fprintf(stderr,
+                    "rcsim sweep: warning: rank %d (host %s) runs %s, rank 0 runs build %s; "
+                    "allowed by --allow-other-build (each job records the build that ran it)\n",
+                    r, b->host, is, mine.id);
+            *others = rc_xrealloc(*others, (*n_others + 1) * sizeof **others);
+            (*others)[(*n_others)++] = *b;
+        }
+        free(all);
+        if (status != 0) {
+            free(*others);
+            *others = NULL;
+            *n_others = 0;
+        }
+    }
+    RC_MPI_CHECK(MPI_Bcast(&status, 1, MPI_INT, 0, comm));
+    return status;
 }
 
 /* ---- rank 0 state shared by the serial and the master loop ---- */

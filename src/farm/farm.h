@@ -62,6 +62,28 @@ typedef struct rc_farm_stats {
     bool terminated;
 } rc_farm_stats;
 
+/* What a rank says about the binary it runs (core/build.h), with where it runs. */
+typedef struct rc_farm_build {
+    char id[17];
+    char revision[64];
+    int dirty;
+    char sources_sha256[65];
+    char config[512];
+    char host[64];
+    int rank;
+} rc_farm_build;
+
+/* Collective over `comm`, before anything is written: every rank reports its
+ * build to rank 0, which compares each with its own.  A worker running another
+ * build (an MPMD launch, another module on a node's PATH) would store rows of
+ * its build under a manifest naming the master's, so it is refused
+ * (RC_EXIT_USAGE, naming rank, host and both builds) unless `allow`.  On rank 0
+ * *others (malloc'ed, *n_others entries, one per distinct foreign build) lists
+ * the builds to record beside the master's; other ranks get NULL, 0.  Returns
+ * the same status on every rank. */
+int rc_farm_check_builds(MPI_Comm comm, bool allow, rc_farm_build **others, size_t *n_others,
+                         rc_err *err);
+
 /* Installs the rank's signal handling (master: flag; workers: ignore).
  * Called by rc_farm_run; exposed so callers can install it early. */
 void rc_farm_signals(int rank);
