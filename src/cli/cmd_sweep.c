@@ -19,6 +19,7 @@
 #include "exp/sweep.h"
 #include "farm/farm.h"
 #include "farm/preflight.h"
+#include "io/lock.h"
 
 static void print_usage(FILE *out)
 {
@@ -198,12 +199,21 @@ int rc_cmd_sweep(int argc, char **argv)
         return rc;
     }
 
+    /* A symbolic link is followed: the lock, the journal and the manifest
+     * belong to the file, whatever name it is reached by (io/lock.h). */
+    char *out_file = rc_lock_canonical(o.out);
+    if (strcmp(out_file, o.out) != 0 && !quiet)
+        fprintf(stderr, "rcsim sweep: --out %s is a symbolic link to %s: writing that file\n",
+                o.out, out_file);
+    o.out = out_file;
+
     /* Jobs run in forked children; Open MPI's fork warning is about
      * children that use MPI, which ours never do (farm/exec.h). */
     setenv("OMPI_MCA_mpi_warn_on_fork", "0", 0);
     if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
         fprintf(stderr, "rcsim sweep: MPI_Init failed\n");
         free(sets);
+        free(out_file);
         return RC_EXIT_RUNTIME;
     }
     rc_log_set_abort_hook(abort_hook);
@@ -249,6 +259,7 @@ int rc_cmd_sweep(int argc, char **argv)
     rc_sweep_free(sw);
     free(worker_builds);
     free(others);
+    free(out_file);
     free(sets);
     MPI_Finalize();
     return rc;
