@@ -1,7 +1,7 @@
 #!/bin/bash
 # Issue 27, item 3: every rank's build is checked, not only the master's.  A second binary is
-# made by copying rcsim and patching its build id (the 16 hex digits stamped into the binary by
-# cmake/build_info.cmake), so it reports another build exactly as a rebuild would.  Then an MPMD
+# made by copying rcsim and patching its build id (rel_lib.sh other_build: it plans the same
+# jobs), so it reports another build exactly as a rebuild would.  Then an MPMD
 # launch (`mpirun -np 1 A ... : -np 2 B ...`):
 #  - without --allow-other-build exits 2 before anything is written, naming the rank, its host
 #    and both builds;
@@ -12,23 +12,9 @@
 source "$(dirname "$0")/rel_lib.sh"
 A="$RCSIM"
 id_a=$("$A" --version | sed -n 's/^build id: *\([0-9a-f]\{16\}\).*/\1/p')
-[ -n "$id_a" ] || fail "no build id in rcsim --version"
-# A copy of the binary with another build id ($2 -> the binary, $3 -> the id).
-patch_id() {
-    $PY - "$A" "$1" "$id_a" "$2" <<'PY'
-import sys
-src, dst, old, new = sys.argv[1:]
-b = open(src, "rb").read()
-assert b.count(old.encode()) >= 1, "build id not found in the binary"
-open(dst, "wb").write(b.replace(old.encode(), new.encode()))
-PY
-    chmod +x "$1"
-}
-id_b=0123456789abcdef
-id_c=fedcba9876543210
 B="$WORK/rcsim-b"; C="$WORK/rcsim-c"
-patch_id "$B" "$id_b"; patch_id "$C" "$id_c"
-"$B" --version | grep -q "build id:  $id_b" || fail "the patched binary does not report $id_b: $("$B" --version)"
+id_b=$(other_build "$B" feedface)
+id_c=$(other_build "$C" 0ddba11a)
 
 out="$WORK/r.h5"
 n=$(sweep_jobs)
