@@ -10,6 +10,7 @@
 
 #include "core/build.h"
 #include "core/log.h"
+#include "exp/cost.h"
 #include "farm/exec.h"
 #include "farm/progress.h"
 #include "farm/proto.h"
