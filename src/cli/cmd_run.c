@@ -10,13 +10,14 @@
 #include "exp/param.h"
 #include "exp/run.h"
 #include "io/h5out.h"
+#include "io/run_out.h"
 #include "io/json.h"
 #include "multicast/adversary.h"
 
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: rcsim run [--PARAM VALUE ...] [--json] [--out FILE.h5] [--quiet]\n\n"
+            "usage: rcsim run [--PARAM VALUE ...] [--json] [--out FILE.h5 [--force]] [--quiet]\n\n"
             "Runs one simulation job and prints its latency summary (online-only\n"
             "deliveries, docs/spec.md §5).  Options (defaults are the paper's values):\n\n");
     size_t n;
@@ -32,7 +33,10 @@ static void usage(FILE *out)
     }
     fprintf(out,
             "  %-24s print one JSON line with the results\n"
-            "  %-24s also write the job's results to an HDF5 file (docs/results-layout.md)\n"
+            "  %-24s also write the job's results to an HDF5 file (docs/results-layout.md); an\n"
+            "  %-24s existing FILE is replaced only if it is an earlier `rcsim run` file of the\n"
+            "  %-24s same job; never a sweep's file, a locked or a non-HDF5 file (exit 2)\n"
+            "  %-24s replace an earlier `rcsim run` file of another job\n"
             "  %-24s no human summary\n"
             "  %-24s this help; --help strategies: strategy names in full\n\n"
             "Strategies:\n"
@@ -46,7 +50,7 @@ static void usage(FILE *out)
             "Models: --model exact (continuous-time Loopix, default) or --model paper (the\n"
             "reference simulator's 10 ms lattice and quirks; every quirk also has its own\n"
             "--q-* switch: auto follows the model).\n",
-            "--json", "--out FILE", "--quiet", "--help");
+            "--json", "--out FILE", "", "", "--force", "--quiet", "--help");
 }
 
 /* `--help strategies`: the grammar of strategy names, which the parameter's
@@ -245,7 +249,7 @@ int rc_cmd_run(int argc, char **argv)
     rc_job_defaults(&job);
     const char *env_dir = getenv("RCSIM_DATA_DIR");
     if (env_dir && strlen(env_dir) < sizeof job.data_dir) strcpy(job.data_dir, env_dir);
-    bool json = false, quiet = false;
+    bool json = false, quiet = false, force = false;
     const char *out_path = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -258,6 +262,7 @@ int rc_cmd_run(int argc, char **argv)
         }
         if (!strcmp(a, "--json")) { json = true; continue; }
         if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) { quiet = true; continue; }
+        if (!strcmp(a, "--force")) { force = true; continue; }
         if (strncmp(a, "--", 2) != 0) {
             fprintf(stderr, "rcsim run: unexpected argument '%s' (try --help)\n", a);
             return RC_EXIT_USAGE;
@@ -325,18 +330,27 @@ int rc_cmd_run(int argc, char **argv)
         fprintf(stderr, "rcsim run: %s\n", err.msg);
         return rc;
     }
+    /* What is at --out may be replaced, checked (and locked) before simulating
+     * (io/run_out.h). */
+    rc_run_out ro = {0};
+    if (out_path != NULL && (rc = rc_run_out_claim(out_path, rc_job_id(&job), force, &ro, &err)) != 0) {
+        fprintf(stderr, "rcsim run: %s\n", err.msg);
+        return rc;
+    }
     rc_result res;
     rc = rc_run_job(&job, &res, NULL, NULL, &err);
     if (rc != 0) {
         fprintf(stderr, "rcsim run: %s\n", err.msg);
+        rc_run_out_release(&ro);
         return rc;
     }
     if (!quiet && !json) print_human(&job, &res);
     if (json) print_json(&job, &res);
     if (out_path) {
-        rc = rc_h5out_write_job(out_path, &job, &res, &err);
+        rc = rc_h5out_write_job(ro.path, &job, &res, &err);
         if (rc != 0) fprintf(stderr, "rcsim run: %s\n", err.msg);
     }
+    rc_run_out_release(&ro);
     rc_result_free(&res);
     return rc;
 }
