@@ -339,6 +339,7 @@ int rc_cmd_run(int argc, char **argv)
     }
     rc_result res;
     rc = rc_run_job(&job, &res, NULL, NULL, &err);
+    if (rc == RC_JOB_TRACE_CHANGED) rc = RC_EXIT_USAGE;
     if (rc != 0) {
         fprintf(stderr, "rcsim run: %s\n", err.msg);
         rc_run_out_release(&ro);

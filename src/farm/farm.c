@@ -132,6 +132,11 @@ typedef struct master {
     int workers;
     bool stopping;
     double deadline;
+    /* A job found its trace changed since the sweep started (RC_JOB_TRACE_CHANGED):
+     * no more jobs are handed out, later jobs failing the same way are counted,
+     * not reported one by one. */
+    bool trace_changed;
+    size_t trace_changed_more;
     int inflight;
     size_t received; /* results received in this run (journalled or about to be) */
     size_t chunks;   /* chunks handed out */
@@ -244,6 +249,21 @@ static void job_failed(master *m, size_t index, int rank, const char *host, int 
         fprintf(stderr, "rcsim sweep: job %s abandoned (grace period over)\n", hex);
         return;
     }
+    if (status == RC_JOB_TRACE_CHANGED) {
+        /* Every remaining job of this trace would fail the same way: one
+         * message, no new jobs, and the jobs stay not done (not /failed). */
+        if (!m->trace_changed)
+            fprintf(stderr,
+                    "rcsim sweep: job %s on rank %d (%s): %s\nrcsim sweep: stopping: no further "
+                    "job is started (the others would fail the same way); the finished jobs are "
+                    "saved. Put the original trace back and run the same command to resume, or "
+                    "start again with another --out\n",
+                    hex, rank, host, msg);
+        else
+            m->trace_changed_more++;
+        m->trace_changed = true;
+        return;
+    }
     fprintf(stderr, "rcsim sweep: job %s FAILED on rank %d (%s): %s\n  parameters: %s\n", hex,
             rank, host, msg, canon);
     m->attempts[index]++;
@@ -305,7 +325,7 @@ static void serial_loop(master *m)
 {
     size_t *idx = rc_xmalloc(RC_FARM_CHUNK_MAX * sizeof *idx);
     rc_job *jobs = rc_xmalloc(RC_FARM_CHUNK_MAX * sizeof *jobs);
-    while (!m->stopping && m->rc == 0) {
+    while (!m->stopping && !m->trace_changed && m->rc == 0) {
         size_t k = next_chunk(m, idx, RC_FARM_CHUNK_MAX);
         if (k == 0) break;
         for (size_t i = 0; i < k; i++) job_for(m, idx[i], &jobs[i]);
@@ -387,7 +407,8 @@ static bool master_loop(master *m, MPI_Comm comm, int size)
                                   MPI_STATUS_IGNORE));
             take_results(m, src, rep.host, buf, rep.len, rep.n_jobs);
         }
-        size_t k = !m->stopping && m->rc == 0 ? next_chunk(m, idx, RC_FARM_CHUNK_MAX) : 0;
+        size_t k = !m->stopping && !m->trace_changed && m->rc == 0
+                       ? next_chunk(m, idx, RC_FARM_CHUNK_MAX) : 0;
         if (k > 0) {
             rc_farm_chunk ch = {.n = (uint32_t)k};
             memcpy(out, &ch, sizeof ch);
@@ -565,6 +586,9 @@ int rc_farm_run(MPI_Comm world, const rc_sweep *sw, const rc_farm_opts *o, rc_fa
     st->left = unique_left;
     st->wall_s = rc_progress_now() - t0;
     rc_progress_tick(&m.prog, m.inflight, 1);
+    if (m.trace_changed_more > 0)
+        fprintf(stderr, "rcsim sweep: %zu more job(s) already running found the same changed "
+                "trace\n", m.trace_changed_more);
     if (m.chunks > 0)
         fprintf(stderr, "rcsim sweep: %zu job(s) handed out in %zu chunk(s) (%.1f a chunk); "
                 "%zu journal commit(s)\n", m.received, m.chunks,
@@ -572,7 +596,10 @@ int rc_farm_run(MPI_Comm world, const rc_sweep *sw, const rc_farm_opts *o, rc_fa
     print_summary(&m, st);
     free(m.todo);
     free(m.attempts);
-    int rc = m.rc != 0 ? m.rc : st->terminated ? RC_EXIT_TERMINATED : st->failed ? RC_EXIT_RUNTIME : 0;
+    int rc = m.rc != 0            ? m.rc
+             : st->terminated     ? RC_EXIT_TERMINATED
+             : st->failed || m.trace_changed ? RC_EXIT_RUNTIME
+                                  : 0;
     if (!clean) {
         /* Grace period over, or a runtime error (full disk), with workers
          * still busy: everything received is saved and the file is closed;
