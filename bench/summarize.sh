@@ -37,7 +37,8 @@ printf 'name: summarize-bench\ndefaults:\n  users: 2\n  duration: 1\n  trace: on
 "${MPIEXEC:-mpirun}" -np 3 "$RCSIM" sweep "$W/n.yaml" --out "$W/n.h5" --progress 1000 > /dev/null 2>&1 \
     || { echo "summarize.sh: the sweep failed" >&2; exit 1; }
 one() { # $1 label, $2 analysis dir: appends "wall cpu rss_kB" to $W/$1.tsv
-    /usr/bin/time -f "%e %U %S %M" -o "$W/t" "$PY" "$2/summarize.py" "$W/n.h5" > "$W/$1.out"
+    /usr/bin/time -f "%e %U %S %M" -o "$W/t" "$PY" "$2/summarize.py" "$W/n.h5" |
+        grep -v '^\(ran\|overrides\): ' > "$W/$1.out"
     awk '{ printf "%s %.2f %s\n", $1, $2 + $3, $4 }' "$W/t" >> "$W/$1.tsv"
 }
 for ((i = 0; i < REPEAT; i++)); do

@@ -635,7 +635,10 @@ def load(paths):
 
 # Keys of the sweep description, as load() found them on the file's root.
 SWEEP_KEYS = ("sweep_name", "sweep_file", "sweep_text", "sweep_hash", "created_utc",
-              "rcsim_version", "git_revision", "layout")
+              "rcsim_version", "git_revision", "layout",
+              # What the run that last wrote the file ran (issue 27): the parameters after
+              # --set, the --set options, the command line, the ranks and hosts.
+              "run_effective", "run_overrides", "run_command", "run_layout")
 
 # Fields of one per-delivery record (store_raw; docs/results-layout.md), in this order.
 DELIVERY_FIELDS = ("msg", "group", "sender", "recipient", "send_s", "deliver_s", "online")

@@ -146,6 +146,16 @@ int rc_cmd_sweep(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     rc_farm_opts o = {.progress_s = 10, .grace_s = 60, .isolate = true, .lock_wait_s = 60};
+    /* Provenance: the command line as typed (before getopt permutes argv). */
+    size_t clen = 8;
+    for (int i = 0; i < argc; i++) clen += strlen(argv[i]) + 1;
+    char *command = rc_xcalloc(clen, 1);
+    strcat(command, "rcsim");
+    for (int i = 0; i < argc; i++) {
+        strcat(command, " ");
+        strcat(command, argv[i]);
+    }
+
     bool allow_other_build = false;
     const char **sets = calloc((size_t)argc + 1, sizeof *sets);
     size_t n_sets = 0;
@@ -176,6 +186,7 @@ int rc_cmd_sweep(int argc, char **argv)
         case 'h':
             if (!quiet) print_usage(stdout);
             free(sets);
+            free(command);
             return 0;
         default:
             if (!quiet)
@@ -196,6 +207,7 @@ int rc_cmd_sweep(int argc, char **argv)
     }
     if (rc != 0) {
         free(sets);
+        free(command);
         return rc;
     }
 
@@ -213,6 +225,7 @@ int rc_cmd_sweep(int argc, char **argv)
     if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
         fprintf(stderr, "rcsim sweep: MPI_Init failed\n");
         free(sets);
+        free(command);
         free(out_file);
         return RC_EXIT_RUNTIME;
     }
@@ -227,7 +240,21 @@ int rc_cmd_sweep(int argc, char **argv)
     /* Every rank's build, before anything is read or written. */
     rc_farm_build *others = NULL;
     size_t n_others = 0;
-    int status = rc_farm_check_builds(MPI_COMM_WORLD, allow_other_build, &others, &n_others, &err);
+    char *layout = NULL;
+    int status = rc_farm_check_builds(MPI_COMM_WORLD, allow_other_build, &others, &n_others,
+                                      &layout, &err);
+    o.layout = layout;
+    /* ... and the overrides, one a line. */
+    size_t olen = 1;
+    for (size_t i = 0; i < n_sets; i++) olen += strlen(sets[i]) + 8;
+    char *overrides = rc_xcalloc(olen, 1);
+    for (size_t i = 0; i < n_sets; i++) {
+        strcat(overrides, "--set ");
+        strcat(overrides, sets[i]);
+        strcat(overrides, "\n");
+    }
+    o.command = command;
+    o.overrides = overrides;
     rc_build_info *worker_builds = rc_xcalloc(n_others + 1, sizeof *worker_builds);
     for (size_t i = 0; i < n_others; i++)
         worker_builds[i] = (rc_build_info){others[i].id, others[i].revision, others[i].dirty,
@@ -259,6 +286,9 @@ int rc_cmd_sweep(int argc, char **argv)
     rc_sweep_free(sw);
     free(worker_builds);
     free(others);
+    free(layout);
+    free(command);
+    free(overrides);
     free(out_file);
     free(sets);
     MPI_Finalize();

@@ -53,11 +53,29 @@ static void describe_rank_build(const rc_farm_build *b, char *buf, size_t n)
              b->config);
 }
 
+/* "3 ranks: 0 (master) on a, 1-2 on b": consecutive ranks on one host merged. */
+static char *rank_layout(const rc_farm_build *all, int size)
+{
+    size_t cap = 64 + (size_t)size * 80, used = 0;
+    char *s = rc_xmalloc(cap);
+    used += (size_t)snprintf(s, cap, "%d rank%s: 0 (master) on %s", size, size > 1 ? "s" : "",
+                             all[0].host);
+    for (int r = 1; r < size;) {
+        int e = r;
+        while (e + 1 < size && !strcmp(all[e + 1].host, all[r].host)) e++;
+        if (e > r) used += (size_t)snprintf(s + used, cap - used, ", %d-%d on %s", r, e, all[r].host);
+        else used += (size_t)snprintf(s + used, cap - used, ", %d on %s", r, all[r].host);
+        r = e + 1;
+    }
+    return s;
+}
+
 int rc_farm_check_builds(MPI_Comm comm, bool allow, rc_farm_build **others, size_t *n_others,
-                         rc_err *err)
+                         char **layout, rc_err *err)
 {
     *others = NULL;
     *n_others = 0;
+    *layout = NULL;
     int rank, size;
     RC_MPI_CHECK(MPI_Comm_rank(comm, &rank));
     RC_MPI_CHECK(MPI_Comm_size(comm, &size));
@@ -105,6 +123,8 @@ int rc_farm_check_builds(MPI_Comm comm, bool allow, rc_farm_build **others, size
             *others = rc_xrealloc(*others, (*n_others + 1) * sizeof **others);
             (*others)[(*n_others)++] = *b;
         }
+        all[0] = mine;
+        *layout = rank_layout(all, size);
         free(all);
         if (status != 0) {
             free(*others);
@@ -522,7 +542,8 @@ int rc_farm_run(MPI_Comm world, const rc_sweep *sw, const rc_farm_opts *o, rc_fa
     for (size_t i = 0; i < n; i++) total += in_run == NULL || in_run[i];
     st->total = total;
     rc_store_opts so = {.out = o->out, .in_run = in_run, .shard = shard,
-                        .lock_wait_s = o->lock_wait_s};
+                        .lock_wait_s = o->lock_wait_s, .overrides = o->overrides,
+                        .command = o->command, .layout = o->layout};
     int go = 0;
     if (o->dry_run) {
         int rc = dry_run(sw, o, &so, st, err);
