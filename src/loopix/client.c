@@ -193,7 +193,7 @@ void rc_net__idle_catch_up(rc_net *n, uint32_t ui, rc_time limit)
 void rc_net__schedule_stream(rc_net *n, uint32_t ui)
 {
     user *u = &n->users[ui];
-    rc_sim_at(n->sim, next_stream_time(u), RC_CLS_STREAM, EV_STREAM, ui, u->stream_ver);
+    rc_sim_at(n->sim, next_stream_time(u), RC_CLS_STREAM, RC_EV_STREAM, ui, u->stream_ver);
 }
 
 void rc_net__on_stream(void *ctx, const rc_event *ev)

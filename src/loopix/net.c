@@ -42,7 +42,7 @@ static void schedule_toggle(rc_net *n, uint32_t ui)
     const uint32_t *tg = rc_trace_toggles(n->trace, u->line, &at0, &cnt);
     if (cnt == 0) return;
     rc_time t = ((rc_time)u->toggle_period_k * n->trace_period_s + tg[u->toggle_idx]) * 1000000;
-    rc_sim_at(n->sim, t, RC_CLS_AVAIL, EV_AVAIL, ui, 0);
+    rc_sim_at(n->sim, t, RC_CLS_AVAIL, RC_EV_AVAIL, ui, 0);
 }
 
 static void go_offline(rc_net *n, uint32_t ui, rc_time t)
@@ -112,7 +112,7 @@ static void on_avail(void *ctx, const rc_event *ev)
          * second 0 flips again at the wrap (docs/spec.md §4: line[(now div 1000) mod 86400]). */
         if (u->trace_on != at0) {
             rc_sim_at(n->sim, (rc_time)u->toggle_period_k * n->trace_period_s * 1000000,
-                      RC_CLS_AVAIL, EV_AVAIL, ev->obj, 1);
+                      RC_CLS_AVAIL, RC_EV_AVAIL, ev->obj, 1);
             u->toggle_idx = 0;
         }
     }
@@ -130,8 +130,8 @@ void rc_net_force_offline(rc_net *n, uint32_t ui, rc_time from, rc_time until)
     user *u = &n->users[ui];
     u->force_from = from;
     u->force_until = until;
-    rc_sim_at(n->sim, from, RC_CLS_AVAIL, EV_FORCE, ui, 0);
-    rc_sim_at(n->sim, until, RC_CLS_AVAIL, EV_FORCE, ui, 0);
+    rc_sim_at(n->sim, from, RC_CLS_AVAIL, RC_EV_FORCE, ui, 0);
+    rc_sim_at(n->sim, until, RC_CLS_AVAIL, RC_EV_FORCE, ui, 0);
 }
 
 /* ---------- construction ---------- */
@@ -198,12 +198,12 @@ rc_net *rc_net_new(rc_sim *sim, const rc_net_cfg *cfg, const rc_trace *trace, in
         u->force_from = u->force_until = NEVER;
     }
     rc_rng_free(phase);
-    rc_sim_on(sim, EV_PULL, rc_net__on_pull, n);
-    rc_sim_on(sim, EV_STREAM, rc_net__on_stream, n);
-    rc_sim_on(sim, EV_AVAIL, on_avail, n);
-    rc_sim_on(sim, EV_COVER_HOP, rc_net__on_cover_hop, n);
-    rc_sim_on(sim, EV_MIX_LOOP, rc_net__on_mix_loop, n);
-    rc_sim_on(sim, EV_FORCE, on_force, n);
+    rc_sim_on(sim, RC_EV_PULL, rc_net__on_pull, n);
+    rc_sim_on(sim, RC_EV_STREAM, rc_net__on_stream, n);
+    rc_sim_on(sim, RC_EV_AVAIL, on_avail, n);
+    rc_sim_on(sim, RC_EV_COVER_HOP, rc_net__on_cover_hop, n);
+    rc_sim_on(sim, RC_EV_MIX_LOOP, rc_net__on_mix_loop, n);
+    rc_sim_on(sim, RC_EV_FORCE, on_force, n);
     return n;
 }
 
@@ -224,7 +224,7 @@ void rc_net_start(rc_net *n)
     }
     if (n->cover_full && n->mix_rate_loop > 0)
         for (uint32_t m = 0; m < n->layers * n->width; m++)
-            rc_sim_at(n->sim, 0, RC_CLS_MIX, EV_MIX_LOOP, m, 0);
+            rc_sim_at(n->sim, 0, RC_CLS_MIX, RC_EV_MIX_LOOP, m, 0);
 }
 
 void rc_net_free(rc_net *n)

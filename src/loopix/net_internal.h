@@ -26,9 +26,6 @@
 #include "core/rng.h"
 #include "loopix/net.h"
 
-/* Net event kinds. */
-enum { EV_PULL = 1, EV_STREAM = 2, EV_AVAIL = 3, EV_COVER_HOP = 4, EV_MIX_LOOP = 5,
-       EV_FORCE = 6 };
 /* Random streams of the net (core/rng.h stream ids). */
 enum { STREAM_COVER = 1, STREAM_DELAY = 2, STREAM_PHASE = 3, STREAM_MIXLOOP = 4 };
 
@@ -203,7 +200,7 @@ void rc_net__idle_catch_up(rc_net *n, uint32_t ui, rc_time limit);
 void rc_net__idle_law(rc_net *n);
 /* Builds the stream-gap step tables (lattice). */
 void rc_net__gap_steps(rc_net *n);
-void rc_net__on_stream(void *ctx, const rc_event *ev); /* EV_STREAM */
+void rc_net__on_stream(void *ctx, const rc_event *ev); /* RC_EV_STREAM */
 
 /* provider.c */
 rc_time rc_net__next_pull_at_or_after(const rc_net *n, const user *u, rc_time a);
@@ -211,7 +208,7 @@ rc_time rc_net__next_pull_at_or_after(const rc_net *n, const user *u, rc_time a)
 void rc_net__ensure_pull(rc_net *n, uint32_t ui, rc_time now);
 /* Files sub-message si in its recipient's postbox, arriving at `arrive`. */
 void rc_net__deliver_to_postbox(rc_net *n, uint32_t si, rc_time arrive);
-void rc_net__on_pull(void *ctx, const rc_event *ev); /* EV_PULL */
+void rc_net__on_pull(void *ctx, const rc_event *ev); /* RC_EV_PULL */
 
 /* mix.c */
 /* One per-hop delay of a message (rng_delay, rate mu). */
@@ -220,8 +217,8 @@ rc_time rc_net__hop_delay(rc_net *n);
 void rc_net__hop_steps(rc_net *n);
 /* A cover packet enters the mixes at time t and makes `hops` hops. */
 void rc_net__cover_send(rc_net *n, uint8_t hops, rc_time t);
-void rc_net__on_cover_hop(void *ctx, const rc_event *ev); /* EV_COVER_HOP */
-void rc_net__on_mix_loop(void *ctx, const rc_event *ev);  /* EV_MIX_LOOP */
+void rc_net__on_cover_hop(void *ctx, const rc_event *ev); /* RC_EV_COVER_HOP */
+void rc_net__on_mix_loop(void *ctx, const rc_event *ev);  /* RC_EV_MIX_LOOP */
 
 /* net.c (availability) */
 /* The time of the client's next availability change (NEVER without one);

@@ -8,7 +8,6 @@
 #include "loopix/net.h"
 #include "multicast/mc.h"
 
-enum { EV_AE_GOSSIP = 12 };
 enum { STREAM_GOSSIP = 30 };
 enum { DIGEST_FIRST = 0, DIGEST_REPLY = 1 };
 
@@ -55,7 +54,7 @@ static void on_gossip(void *ctx, const rc_event *ev)
 {
     rc_ae *ae = ctx;
     uint32_t g = ev->obj / ae->users, u = ev->obj % ae->users;
-    rc_sim_at(ae->sim, ev->t + gap(ae), RC_CLS_TIMER, EV_AE_GOSSIP, ev->obj, 0);
+    rc_sim_at(ae->sim, ev->t + gap(ae), RC_CLS_TIMER, RC_EV_AE_GOSSIP, ev->obj, 0);
     if (!rc_mc_online(ae->mc, u)) return;
     uint32_t n = rc_mc_group_size(ae->mc, g);
     if (rc_mc_group_pos(ae->mc, g, u) < 0 || n < 2) return;
@@ -71,11 +70,11 @@ static void on_gossip(void *ctx, const rc_event *ev)
 void rc_ae_start(rc_ae *ae)
 {
     if (ae == NULL) return;
-    rc_sim_on(ae->sim, EV_AE_GOSSIP, on_gossip, ae);
+    rc_sim_on(ae->sim, RC_EV_AE_GOSSIP, on_gossip, ae);
     for (uint32_t g = 0; g < ae->groups; g++)
         for (uint32_t u = 0; u < ae->users; u++)
             if (rc_mc_group_pos(ae->mc, g, u) >= 0 || ae->cfg->membership_rate > 0)
-                rc_sim_at(ae->sim, gap(ae), RC_CLS_TIMER, EV_AE_GOSSIP, g * ae->users + u, 0);
+                rc_sim_at(ae->sim, gap(ae), RC_CLS_TIMER, RC_EV_AE_GOSSIP, g * ae->users + u, 0);
 }
 
 static bool had(const rc_ae *ae, uint32_t user, uint32_t p, double at_s)

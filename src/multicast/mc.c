@@ -13,7 +13,6 @@
 #include "multicast/antientropy.h"
 #include "multicast/poptab.h"
 
-enum { EV_MC_TIMER = 8, EV_MC_MEMBERSHIP = 11, EV_MC_ADV_RELEASE = 13 };
 enum { STREAM_GROUPS = 10, STREAM_STRATEGY = 11, STREAM_MEMBERS = 12 };
 
 typedef struct payload {
@@ -212,7 +211,7 @@ static void on_membership(void *ctx, const rc_event *ev)
 {
     rc_mc *mc = ctx;
     uint32_t g = ev->obj;
-    rc_sim_at(mc->sim, ev->t + member_gap(mc), RC_CLS_APP, EV_MC_MEMBERSHIP, g, 0);
+    rc_sim_at(mc->sim, ev->t + member_gap(mc), RC_CLS_APP, RC_EV_MC_MEMBERSHIP, g, 0);
     uint32_t *mem = &mc->members[(size_t)g * mc->n_users];
     int32_t *pos = &mc->pos[(size_t)g * mc->n_users];
     uint32_t n = mc->size[g];
@@ -358,8 +357,8 @@ static void finish_new(rc_mc *mc, rc_sim *sim, const rc_net_cfg *net_cfg,
     uint32_t m = mc->n_users;
     rc_net_hooks hooks = {mc, hook_sent, hook_deliver, hook_online, NULL, hook_prefetch};
     mc->net = rc_net_new(sim, net_cfg, trace, mc->spec.p, forced, hooks);
-    rc_sim_on(sim, EV_MC_TIMER, on_timer, mc);
-    rc_sim_on(sim, EV_MC_MEMBERSHIP, on_membership, mc);
+    rc_sim_on(sim, RC_EV_MC_TIMER, on_timer, mc);
+    rc_sim_on(sim, RC_EV_MC_MEMBERSHIP, on_membership, mc);
     if (mc->cfg.adversary != RC_ADV_NONE) {
         /* The extra delay is lifted to the lattice, like every time in the paper model. */
         rc_time tick = rc_net_tick(mc->net);
@@ -367,7 +366,7 @@ static void finish_new(rc_mc *mc, rc_sim *sim, const rc_net_cfg *net_cfg,
         if (tick > 1) d = ((d + tick - 1) / tick) * tick;
         rc_adv_cfg ac = {mc->cfg.adversary, mc->cfg.adversary_fraction, d, mc->cfg.seed, m};
         mc->adv = rc_adv_new(&ac);
-        rc_sim_on(sim, EV_MC_ADV_RELEASE, on_adv_release, mc);
+        rc_sim_on(sim, RC_EV_MC_ADV_RELEASE, on_adv_release, mc);
     }
     mc->strategy = mc->ops->create(mc, &mc->spec, &mc->cfg);
     mc->ae = rc_ae_new(mc, sim, &mc->cfg);
@@ -379,7 +378,7 @@ void rc_mc_start(rc_mc *mc)
     rc_ae_start(mc->ae);
     if (mc->cfg.membership_rate > 0)
         for (uint32_t g = 0; g < mc->n_groups; g++)
-            rc_sim_at(mc->sim, member_gap(mc), RC_CLS_APP, EV_MC_MEMBERSHIP, g, 0);
+            rc_sim_at(mc->sim, member_gap(mc), RC_CLS_APP, RC_EV_MC_MEMBERSHIP, g, 0);
 }
 
 void rc_mc_free(rc_mc *mc)
@@ -460,7 +459,7 @@ bool rc_mc_send(rc_mc *mc, uint32_t from, const rc_msg *m)
     case RC_ADV_PASS: rc_net_send(mc->net, from, m->recipient, body_new(mc, m)); return true;
     case RC_ADV_WITHHOLD: return false;
     case RC_ADV_HOLD:
-        rc_sim_at(mc->sim, mc->sim->now + rc_adv_delay(mc->adv), RC_CLS_TIMER, EV_MC_ADV_RELEASE,
+        rc_sim_at(mc->sim, mc->sim->now + rc_adv_delay(mc->adv), RC_CLS_TIMER, RC_EV_MC_ADV_RELEASE,
                   from, body_new(mc, m));
         return true;
     }
@@ -471,7 +470,7 @@ uint64_t rc_mc_timer_reserve(rc_mc *mc) { return rc_sim_reserve(mc->sim); }
 
 bool rc_mc_timer_at(rc_mc *mc, rc_time t, uint64_t seq, uint32_t obj, uint64_t arg)
 {
-    return rc_sim_at_seq(mc->sim, t, RC_CLS_TIMER, seq, EV_MC_TIMER, obj, arg);
+    return rc_sim_at_seq(mc->sim, t, RC_CLS_TIMER, seq, RC_EV_MC_TIMER, obj, arg);
 }
 
 void rc_mc_timer(rc_mc *mc, rc_time t, uint32_t obj, uint64_t arg)
