@@ -211,9 +211,9 @@ void rc_net__on_stream(void *ctx, const rc_event *ev)
     /* (The bound is re-read each step: a hook may force the client offline.) */
     if (!n->cover_full) {
         for (rc_time t = next_stream_time(u);
-             u->out.n > 0 && t < n->sim->stop && t < rc_net__next_toggle(n, u);
+             u->out.n > 0 && t < n->sim->stop && t < next_toggle(n, u);
              t = next_stream_time(u)) {
-            RC_DCHECK(rc_net__wanted_online(n, u, t), "client %u would send at %lld while offline",
+            RC_DCHECK(wanted_online(u, t), "client %u would send at %lld while offline",
                       ev->obj, (long long)t);
             stream_step(n, ev->obj, t);
             last = t;

@@ -14,26 +14,6 @@
 
 /* ---------- availability ---------- */
 
-/* The time of user ui's next availability change (NEVER without a trace). */
-rc_time rc_net__next_toggle(const rc_net *n, const user *u)
-{
-    rc_time t = NEVER;
-    if (n->trace != NULL && !u->forced_offline) {
-        bool at0;
-        size_t cnt;
-        const uint32_t *tg = rc_trace_toggles(n->trace, u->line, &at0, &cnt);
-        if (cnt > 0)
-            t = ((rc_time)u->toggle_period_k * n->trace_period_s + tg[u->toggle_idx]) * 1000000;
-        /* the day's wrap can flip the state too (on_avail) */
-        rc_time wrap = ((rc_time)u->toggle_period_k + 1) * n->trace_period_s * 1000000;
-        if (wrap < t) t = wrap;
-    }
-    /* a forced-offline window that has not started yet */
-    if (u->force_from != NEVER && u->force_from > n->sim->now && u->force_from < t)
-        t = u->force_from;
-    return t;
-}
-
 static void schedule_toggle(rc_net *n, uint32_t ui)
 {
     user *u = &n->users[ui];
@@ -80,18 +60,10 @@ static void go_online(rc_net *n, uint32_t ui, rc_time t)
     n->hooks.online(n->hooks.ctx, ui, true, t);
 }
 
-/* The online state the client should have now: its trace says online and it
- * is not inside a forced-offline window. */
-bool rc_net__wanted_online(const rc_net *n, const user *u, rc_time t)
-{
-    (void)n;
-    return !u->forced_offline && u->trace_on && !(t >= u->force_from && t < u->force_until);
-}
-
 static void apply_state(rc_net *n, uint32_t ui, rc_time t)
 {
     user *u = &n->users[ui];
-    bool want = rc_net__wanted_online(n, u, t);
+    bool want = wanted_online(u, t);
     if (want && !u->online) go_online(n, ui, t);
     else if (!want && u->online) go_offline(n, ui, t);
 }
@@ -212,7 +184,7 @@ void rc_net_start(rc_net *n)
     for (uint32_t i = 0; i < n->n_users; i++) {
         user *u = &n->users[i];
         u->trace_on = n->trace == NULL || rc_trace_online_at(n->trace, u->line, 0);
-        bool on = rc_net__wanted_online(n, u, 0);
+        bool on = wanted_online(u, 0);
         u->online = on;
         u->idle_since = 0;
         rc_net__streams_redraw(n, u, -step(n));

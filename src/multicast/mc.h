@@ -71,6 +71,7 @@ typedef struct rc_mc_counters {
 } rc_mc_counters;
 
 typedef enum { RC_MSG_PAYLOAD = 0, RC_MSG_ACK = 1, RC_MSG_DIGEST = 2, RC_MSG_REPAIR = 3 } rc_msg_type;
+#define RC_MSG_TYPES 4
 
 typedef struct rc_msg {
     uint8_t type;      /* rc_msg_type */
@@ -103,6 +104,26 @@ typedef struct rc_strategy_ops {
 
 extern const rc_strategy_ops rc_unicast_ops;
 extern const rc_strategy_ops rc_rollercoaster_ops;
+
+/* A service that runs beside the strategy, whatever the strategy (anti-entropy,
+ * multicast/antientropy.h): it owns some message types, schedules its own
+ * events and reaches the groups through the API below, like a strategy.  mc
+ * creates, starts, feeds and frees every service of rc_mc_services through
+ * these ops and never calls one by name. */
+typedef struct rc_mc_service_ops {
+    const char *name;
+    /* NULL when `cfg` does not enable the service; `cfg` outlives it. */
+    void *(*create)(rc_mc *mc, rc_sim *sim, const rc_mc_cfg *cfg);
+    void (*start)(void *self); /* after the network has started */
+    void (*destroy)(void *self);
+    /* `user` pulled `m`, a message of one of the service's types. */
+    void (*receive)(void *self, uint32_t user, const rc_msg *m, bool online_label);
+    uint32_t msg_types;  /* the rc_msg_types it owns, as bits 1u << type */
+    bool delivery_times; /* it reads rc_mc_delivered_at, so mc keeps the times */
+} rc_mc_service_ops;
+
+/* The services, NULL-terminated, in the order they are created (services.c). */
+extern const rc_mc_service_ops *const rc_mc_services[];
 
 /* Group membership. */
 uint32_t rc_mc_groups(const rc_mc *mc);
