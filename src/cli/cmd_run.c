@@ -15,7 +15,7 @@
 #include "exp/param.h"
 #include "exp/run.h"
 #include "multicast/adversary.h"
-#include "multicast/strategy_name.h"
+#include "multicast/strategy_table.h"
 #include "trace/trace_id.h"
 
 #include "io/h5out.h"

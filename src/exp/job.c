@@ -10,7 +10,7 @@
 #include "multicast/adversary.h"
 #include "multicast/mc.h"
 #include "multicast/population.h"
-#include "multicast/strategy_name.h"
+#include "multicast/strategy_table.h"
 #include "trace/trace_id.h"
 #include "workload/app.h"
 

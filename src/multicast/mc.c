@@ -287,7 +287,9 @@ rc_mc *rc_mc_new(rc_sim *sim, const rc_mc_cfg *cfg, const rc_net_cfg *net_cfg,
         free(mc);
         return NULL;
     }
-    mc->ops = mc->spec.kind == RC_STRAT_UNICAST ? &rc_unicast_ops : &rc_rollercoaster_ops;
+    mc->ops = mc->spec.family->ops;
+    RC_DCHECK(strcmp(mc->ops->name, mc->spec.family->family) == 0,
+              "strategy family %s runs the ops of %s", mc->spec.family->family, mc->ops->name);
 
     /* Groups: each a random sample of the users in sampled order, drawn in
      * turn from one stream (docs/spec.md §3); the seed-0 quirk fixes that stream. */
@@ -357,7 +359,7 @@ static void finish_new(rc_mc *mc, rc_sim *sim, const rc_net_cfg *net_cfg,
 {
     uint32_t m = mc->n_users;
     rc_net_hooks hooks = {mc, hook_sent, hook_deliver, hook_online, NULL, hook_prefetch};
-    mc->net = rc_net_new(sim, net_cfg, trace, mc->spec.p, forced, hooks);
+    mc->net = rc_net_new(sim, net_cfg, trace, rc_strategy_split(&mc->spec), forced, hooks);
     rc_sim_on(sim, EV_MC_TIMER, on_timer, mc);
     rc_sim_on(sim, EV_MC_MEMBERSHIP, on_membership, mc);
     if (mc->cfg.adversary != RC_ADV_NONE) {

@@ -18,7 +18,7 @@
 #include "core/err.h"
 #include "core/sim.h"
 #include "multicast/adversary.h"
-#include "multicast/strategy_name.h"
+#include "multicast/strategy_table.h"
 #include "trace/avail.h"
 
 typedef struct rc_mc rc_mc;
@@ -30,7 +30,7 @@ typedef struct rc_net_cfg rc_net_cfg;
 typedef struct rc_mc_cfg {
     uint64_t seed;
     int users, groups, group_size; /* group_size resolved (never 0) */
-    char strategy[64];             /* e.g. "unicast", "rc-k2-p2-ft" (multicast/strategy_name.h) */
+    char strategy[64];             /* e.g. "unicast", "rc-k2-p2-ft" (multicast/strategy_table.h) */
     double rc_base_delay_factor;   /* docs/spec.md §2.4: factor 2 in t_msg */
     bool seed0_groups;  /* §9.1.7: the reference's groups (Python Random(0).sample) */
     bool arm_once;      /* §9.1.5: RC-FT arms timeouts only for the source's first sends */
@@ -90,8 +90,10 @@ typedef struct rc_msg {
     rc_time t;         /* when the message was made (anti-entropy digests) */
 } rc_msg;
 
-typedef struct rc_strategy_ops {
-    const char *name;
+/* A strategy's behaviour; its family's row in the strategy table
+ * (multicast/strategy_table.h) points to it. */
+struct rc_strategy_ops {
+    const char *name; /* the family's key (rc_strategy_family.family) */
     void *(*create)(rc_mc *mc, const rc_strategy_spec *spec, const rc_mc_cfg *cfg);
     void (*destroy)(void *self);
     /* The app asks `source` to multicast `payload` in `group`. */
@@ -107,7 +109,7 @@ typedef struct rc_strategy_ops {
     void (*online)(void *self, uint32_t user, bool online);
     /* End of run: add strategy counters (optional). */
     void (*finish)(void *self, rc_mc_counters *c);
-} rc_strategy_ops;
+};
 
 extern const rc_strategy_ops rc_unicast_ops;
 extern const rc_strategy_ops rc_rollercoaster_ops;
