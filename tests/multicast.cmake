@@ -7,3 +7,4 @@ rcsim_add_script(adversary_study e2e/adversary_study.sh TIMEOUT 300 LABELS analy
 rcsim_add_unit(population)
 rcsim_add_script(population_cli e2e/population_cli.sh TIMEOUT 300 LABELS analysis)
 rcsim_add_unit(strategy_table)
+rcsim_add_script(provider_fanout e2e/provider_fanout.sh TIMEOUT 300 LABELS analysis)

@@ -164,6 +164,18 @@ static void hook_deliver(void *ctx, uint32_t user, uint32_t body, bool online_la
     if (mc->pt && m.type != RC_MSG_DIGEST) rc_poptab_unref(mc->pt, m.payload);
 }
 
+/* A message a user sent to its own provider (rc_mc_send_provider) is there. */
+static void hook_relay(void *ctx, uint32_t user, uint32_t body)
+{
+    rc_mc *mc = ctx;
+    rc_msg m = mc->bodies[body];
+    body_free(mc, body);
+    RC_DCHECK(mc->ops->relay != NULL, "strategy %s sent to a provider without a relay op",
+              mc->ops->name);
+    mc->ops->relay(mc->strategy, user, &m);
+    if (mc->pt && m.type != RC_MSG_DIGEST) rc_poptab_unref(mc->pt, m.payload);
+}
+
 static void hook_prefetch(void *ctx, uint32_t body)
 {
     const rc_mc *mc = ctx;
@@ -358,7 +370,8 @@ static void finish_new(rc_mc *mc, rc_sim *sim, const rc_net_cfg *net_cfg,
                        const rc_trace *trace, const bool *forced)
 {
     uint32_t m = mc->n_users;
-    rc_net_hooks hooks = {mc, hook_sent, hook_deliver, hook_online, NULL, hook_prefetch};
+    rc_net_hooks hooks = {mc, hook_sent, hook_deliver, hook_online, NULL, hook_prefetch,
+                          hook_relay};
     mc->net = rc_net_new(sim, net_cfg, trace, rc_strategy_split(&mc->spec), forced, hooks);
     rc_sim_on(sim, EV_MC_TIMER, on_timer, mc);
     rc_sim_on(sim, EV_MC_MEMBERSHIP, on_membership, mc);
@@ -467,6 +480,23 @@ bool rc_mc_send(rc_mc *mc, uint32_t from, const rc_msg *m)
         return true;
     }
     return false;
+}
+
+bool rc_mc_send_provider(rc_mc *mc, uint32_t from, const rc_msg *m)
+{
+    switch (rc_adv_verdict_for(mc->adv, from, m)) {
+    case RC_ADV_PASS: rc_net_send_provider(mc->net, from, body_new(mc, m)); return true;
+    case RC_ADV_WITHHOLD: return false;
+    case RC_ADV_HOLD: break; /* a source is never delayed (multicast/adversary.h) */
+    }
+    RC_DCHECK(false, "a delaying member held a message to its provider");
+    return false;
+}
+
+void rc_mc_provider_send(rc_mc *mc, uint32_t user, const rc_msg *m)
+{
+    RC_DCHECK(m->recipient < mc->n_users, "recipient %u out of range", m->recipient);
+    rc_net_provider_send(mc->net, user, m->recipient, body_new(mc, m));
 }
 
 uint64_t rc_mc_timer_reserve(rc_mc *mc) { return rc_sim_reserve(mc->sim); }

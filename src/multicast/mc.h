@@ -109,10 +109,15 @@ struct rc_strategy_ops {
     void (*online)(void *self, uint32_t user, bool online);
     /* End of run: add strategy counters (optional). */
     void (*finish)(void *self, rc_mc_counters *c);
+    /* `m`, which `user` sent to its own provider (rc_mc_send_provider),
+     * reached the provider at rc_mc_now (optional; the provider acts for the
+     * strategy, e.g. with rc_mc_provider_send). */
+    void (*relay)(void *self, uint32_t user, const rc_msg *m);
 };
 
 extern const rc_strategy_ops rc_unicast_ops;
 extern const rc_strategy_ops rc_rollercoaster_ops;
+extern const rc_strategy_ops rc_provider_fanout_ops;
 
 /* Group membership. */
 uint32_t rc_mc_groups(const rc_mc *mc);
@@ -146,6 +151,13 @@ uint32_t rc_mc_hops(const rc_mc *mc); /* mix layers + 1 (docs/spec.md §2.4) */
 /* Sends m from user `from` (m->recipient must be set).  False when it will
  * never leave (a misbehaving member withholds it, multicast/adversary.h). */
 bool rc_mc_send(rc_mc *mc, uint32_t from, const rc_msg *m);
+/* Sends m from user `from` to its own provider, through its send queue and
+ * payload stream like any message; the strategy's relay op gets it there.
+ * False as for rc_mc_send. */
+bool rc_mc_send_provider(rc_mc *mc, uint32_t from, const rc_msg *m);
+/* The provider of `user` sends m (to m->recipient) into the mixes now, as a
+ * normal Loopix packet (at most provider_rate a second, loopix/net.h). */
+void rc_mc_provider_send(rc_mc *mc, uint32_t user, const rc_msg *m);
 /* Timer for the strategy at time t (class: strategy timers). */
 void rc_mc_timer(rc_mc *mc, rc_time t, uint32_t obj, uint64_t arg);
 /* A timer set in two steps (core/sim.h rc_sim_reserve): reserve its place in

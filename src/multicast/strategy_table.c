@@ -9,7 +9,8 @@
 
 #define FAMILIES(X) \
     X(unicast)      \
-    X(rollercoaster)
+    X(rollercoaster) \
+    X(provider_fanout)
 
 #define DECLARE(name) extern const rc_strategy_family rc_##name##_family;
 FAMILIES(DECLARE)
