@@ -1,52 +1,18 @@
 /* rcsim run: one job from command-line options.  Every registry parameter is
  * an option (--users 128, --strategy rc-k2-p2, --duration 24h, ...). */
-#include <errno.h>
 #include <math.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "cli/commands.h"
-#include "io/json.h"
 #include "core/version.h"
 #include "exp/param.h"
 #include "exp/run.h"
+#include "io/h5out.h"
+#include "io/json.h"
 #include "multicast/adversary.h"
 #include "multicast/strategy_table.h"
-#include "trace/trace_id.h"
-
-#include "io/h5out.h"
-
-/* Writes the job as a one-job results file: to PATH.tmp first, renamed into
- * place only when complete, so a failure leaves no partial file. */
-static int write_out(const char *path, const rc_job *job, const rc_result *r, rc_err *err)
-{
-    char tmp[4096], canon[8192];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    rc_job_canonical(job, canon, sizeof canon);
-    unlink(tmp);
-    rc_h5out_sweep sw = {"run", "", canon, r->job_id, 1, ""};
-    rc_h5out *h = rc_h5out_open(tmp, &sw, strlen(canon) + 1, err);
-    if (h == NULL) return err->code ? err->code : RC_EXIT_RUNTIME;
-    char host[256] = "unknown";
-    gethostname(host, sizeof host);
-    rc_h5out_prov prov = {host, 0, (double)time(NULL)};
-    void *image;
-    size_t len;
-    rc_result_pack(r, &image, &len);
-    int rc = rc_h5out_add(h, job, image, len, canon, &prov, err);
-    free(image);
-    bool locked;
-    if (rc == 0) rc = rc_h5out_flush(h, &locked, err);
-    rc_h5out_close(h);
-    if (rc == 0 && rename(tmp, path) != 0)
-        rc = rc_err_set(err, RC_EXIT_RUNTIME, "cannot rename %s to %s", tmp, path);
-    if (rc != 0) unlink(tmp);
-    return rc;
-}
 
 static void usage(FILE *out)
 {
@@ -70,60 +36,15 @@ static void usage(FILE *out)
             "  %-24s also write the job's results to an HDF5 file (docs/results-layout.md)\n"
             "  %-24s no human summary\n"
             "  %-24s this help; --help strategies: strategy names in full\n\n"
-            "Strategies:\n"
-            "  unicast                 sequential unicast: the sender queues one copy per member\n"
-            "  rc-kK-pP                Rollercoaster, branching factor K, parallelism P, no timeouts\n"
-            "  rc-kK-pP-ft             ... fault tolerant (ACK timeouts, reassignment), multiplier 1.0\n"
-            "  rc-kK-pP-ftM            ... timeout multiplier M (e.g. rc-k2-p2-ft1.5)\n"
-            "  ...-dropoffline         members that got a copy after being offline neither forward\n"
-            "                          nor ACK it (the source reassigns their role)\n"
-            "  The reference's names (rollercoaster-k2-p2-timeout10x-dropoffline) work too.\n\n"
-            "Models: --model exact (continuous-time Loopix, default) or --model paper (the\n"
-            "reference simulator's 10 ms lattice and quirks; every quirk also has its own\n"
-            "--q-* switch: auto follows the model).\n",
+            "Strategies (families of the strategy table; rcsim strategies --json):\n",
             "--json", "--out FILE", "--quiet", "--help");
-}
-
-/* `--help strategies`: the grammar of strategy names, which the parameter's
- * one-line help points to (multicast/strategy_name.h parses them). */
-static void help_strategies(FILE *out)
-{
-    fprintf(out,
-            "Strategies: the `strategy` parameter (--strategy NAME on `rcsim run`, strategy:\n"
-            "in a sweep file's defaults or axes).\n\n"
-            "  unicast              sequential unicast: the sender queues one copy per member\n"
-            "                       on its own send queue, in group order (docs/spec.md §2.2)\n"
-            "  rc-kK-pP             Rollercoaster (docs/spec.md §2.3): the members form a\n"
-            "                       schedule tree of branching factor K, and each recipient\n"
-            "                       forwards to its children; P is the parallelism, the number\n"
-            "                       of sub-messages one packet carries (-pP may be left out:\n"
-            "                       P = 1).  No ACKs and no timeouts.  K, P: integers 1..4096\n"
-            "  rc-kK-pP-ft          fault tolerant (RC-FT, docs/spec.md §2.4): recipients ACK,\n"
-            "                       and a role whose ACK is late is reassigned; the timeout is\n"
-            "                       the estimate times the multiplier 1.0\n"
-            "  rc-kK-pP-ftM         RC-FT with timeout multiplier M, a number in (0, 1000]\n"
-            "                       (rc-k2-p2-ft1.5)\n"
-            "  ...-dropoffline      a member that received its copy while offline neither\n"
-            "                       forwards nor ACKs it (under RC-FT the source reassigns\n"
-            "                       its role); goes last: rc-k2-p2-ft-dropoffline\n\n"
-            "The reference simulator's names work too:\n"
-            "  rollercoaster-kK-pP[-notimeout|-timeoutNNx][-dropoffline]\n"
-            "with timeoutNNx = RC-FT with multiplier NN/10, e.g.\n"
-            "  rollercoaster-k2-p2-timeout10x-dropoffline = rc-k2-p2-ft-dropoffline.\n"
-            "Results files and tables use the short form (rc-k2-p2-ft1.5-dropoffline).\n\n"
-            "Related parameters: --rc-base-delay-factor (the RC-FT timeout estimate) and the\n"
-            "quirks --q-arm-once, --q-acks-always, --q-nonce0-plain, --q-nonce-perm\n"
-            "(rcsim run --help lists them).\n");
-}
-
-int rc_help_topic(const char *topic, FILE *out)
-{
-    if (!strcmp(topic, "strategies") || !strcmp(topic, "strategy")) {
-        help_strategies(out);
-        return RC_EXIT_OK;
-    }
-    fprintf(stderr, "rcsim: no help topic '%s' (topics: strategies)\n", topic);
-    return RC_EXIT_USAGE;
+    size_t nf;
+    const rc_strategy_family *const *fam = rc_strategy_families(&nf);
+    for (size_t i = 0; i < nf; i++) fprintf(out, "  %-31s %s\n", fam[i]->pattern, fam[i]->summary);
+    fprintf(out, "  The reference's names (rollercoaster-k2-p2-timeout10x-dropoffline) work too.\n\n"
+                 "Models: --model exact (continuous-time Loopix, default) or --model paper (the\n"
+                 "reference simulator's 10 ms lattice and quirks; every quirk also has its own\n"
+                 "--q-* switch: auto follows the model).\n");
 }
 
 static void print_human(const rc_job *job, const rc_result *r)
@@ -343,41 +264,25 @@ int rc_cmd_run(int argc, char **argv)
     }
     rc_job_resolve(&job);
     rc_err err = {0};
+    int rc;
     if (rc_job_validate(&job, &err) != 0) {
         fprintf(stderr, "rcsim run: %s\n", err.msg);
         return RC_EXIT_USAGE;
     }
-    if (out_path) {
-        /* Fail before simulating if the file cannot be written there. */
-        char dir[4096];
-        snprintf(dir, sizeof dir, "%s", out_path);
-        char *slash = strrchr(dir, '/');
-        if (slash == NULL) strcpy(dir, ".");
-        else if (slash == dir) dir[1] = '\0';
-        else *slash = '\0';
-        if (access(dir, W_OK) != 0) {
-            fprintf(stderr, "rcsim run: --out %s: directory %s is not writable (%s)\n", out_path,
-                    dir, strerror(errno));
-            return RC_EXIT_USAGE;
-        }
+    /* Fail before simulating if the file cannot be written there. */
+    if (out_path && rc_h5out_check_dir(out_path, &err) != 0) {
+        fprintf(stderr, "rcsim run: --out %s: %s\n", out_path, err.msg);
+        return RC_EXIT_USAGE;
     }
-    if (out_path != NULL && strcmp(job.trace, "online") != 0) {
-        /* Bound before the run so that --out's canonical text and trace_*
-         * attributes name the trace's content, not its spelling (rc_run_job
-         * binds its own copy, so the printed job id names it either way; the
-         * second read costs one trace load, only with --out). */
-        rc_trace_id id;
-        rc_trace *t = rc_trace_id_load(job.trace, job.data_dir, rc_job_trace_lines_needed(&job),
-                                       &id, &err);
-        if (t == NULL) {
-            fprintf(stderr, "rcsim run: %s\n", err.msg);
-            return err.code ? err.code : RC_EXIT_USAGE;
-        }
-        rc_trace_free(t);
-        rc_job_bind_trace(&job, &id);
+    /* Bound before the run so that --out's canonical text and trace_* attributes
+     * name the trace's content, not its spelling (rc_run_job binds its own copy,
+     * so the printed job id names it either way; only --out pays the second read). */
+    if (out_path != NULL && (rc = rc_job_bind_trace_file(&job, &err)) != 0) {
+        fprintf(stderr, "rcsim run: %s\n", err.msg);
+        return rc;
     }
     rc_result res;
-    int rc = rc_run_job(&job, &res, NULL, NULL, &err);
+    rc = rc_run_job(&job, &res, NULL, NULL, &err);
     if (rc != 0) {
         fprintf(stderr, "rcsim run: %s\n", err.msg);
         return rc;
@@ -385,7 +290,7 @@ int rc_cmd_run(int argc, char **argv)
     if (!quiet && !json) print_human(&job, &res);
     if (json) print_json(&job, &res);
     if (out_path) {
-        rc = write_out(out_path, &job, &res, &err);
+        rc = rc_h5out_write_job(out_path, &job, &res, &err);
         if (rc != 0) fprintf(stderr, "rcsim run: %s\n", err.msg);
     }
     rc_result_free(&res);

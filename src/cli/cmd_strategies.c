@@ -1,5 +1,5 @@
 /* cmd_strategies: `rcsim strategies [--json] [NAME ...]` and the text of
- * `--help strategies`, both read from the strategy table
+ * `--help strategies` (rc_help_topic), both read from the strategy table
  * (multicast/strategy_table.h): a family added there is listed here.
  *
  * The JSON is what analysis/ reads instead of parsing names itself (shape in
@@ -47,6 +47,16 @@ void rc_strategies_help(FILE *out)
     }
     fprintf(out, "\nResults files and tables use the canonical form (rc-k2-p2-ft1.5-dropoffline);\n"
                  "`rcsim strategies --json NAME ...` prints it with the family and parameters.\n");
+}
+
+int rc_help_topic(const char *topic, FILE *out)
+{
+    if (!strcmp(topic, "strategies") || !strcmp(topic, "strategy")) {
+        rc_strategies_help(out);
+        return RC_EXIT_OK;
+    }
+    fprintf(stderr, "rcsim: no help topic '%s' (topics: strategies)\n", topic);
+    return RC_EXIT_USAGE;
 }
 
 static json_t *family_json(const rc_strategy_family *f)

@@ -94,7 +94,7 @@ static void pf_cost(const rc_strategy_spec *s, rc_strategy_cost *c)
 const rc_strategy_family rc_provider_fanout_family = {
     .family = "provider-fanout",
     .pattern = "provider-fanout",
-    .summary = "trusted-provider baseline: the source's provider sends one copy per member",
+    .summary = "the sender's provider sends the copies (§2.6)",
     .help =
         "  provider-fanout      the sender sends one packet, through its payload stream, to\n"
         "                       its own provider; the provider, which knows the group,\n"

@@ -127,7 +127,7 @@ static void rc_cost(const rc_strategy_spec *spec, rc_strategy_cost *c)
 const rc_strategy_family rc_rollercoaster_family = {
     .family = "rc",
     .pattern = "rc-kK-pP[-ft[M]][-dropoffline]",
-    .summary = "Rollercoaster: members forward along a schedule tree (docs/spec.md §2.3-2.4)",
+    .summary = "Rollercoaster, forwarding along a tree (§2.3)",
     .help =
         "  rc-kK-pP             Rollercoaster (docs/spec.md §2.3): the members form a\n"
         "                       schedule tree of branching factor K, and each recipient\n"

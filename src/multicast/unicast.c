@@ -74,7 +74,7 @@ static void uc_cost(const rc_strategy_spec *s, rc_strategy_cost *c)
 const rc_strategy_family rc_unicast_family = {
     .family = "unicast",
     .pattern = "unicast",
-    .summary = "sequential unicast: the sender queues one copy per member (docs/spec.md §2.2)",
+    .summary = "one copy per member from the sender (§2.2)",
     .help = "  unicast              sequential unicast: the sender queues one copy per member\n"
             "                       on its own send queue, in group order (docs/spec.md §2.2)\n",
     .params = NULL,

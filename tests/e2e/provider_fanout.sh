@@ -96,7 +96,7 @@ PY
 [ -s "$T/plot.png" ] || { echo "FAIL: rcsim plot wrote nothing"; fail=1; }
 
 # 5. the family is listed, with its help, as text and as data
-for how in "strategies"; do
+for how in "--help strategies" "run --help strategies" "strategies"; do
   # shellcheck disable=SC2086
   "$RCSIM" $how >"$T/help" 2>&1 || { echo "FAIL: rcsim $how"; fail=1; }
   grep -q "provider-fanout" "$T/help" || { echo "FAIL: rcsim $how lacks provider-fanout"; fail=1; }
