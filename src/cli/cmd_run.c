@@ -12,6 +12,7 @@
 #include "io/h5out.h"
 #include "io/json.h"
 #include "multicast/adversary.h"
+#include "multicast/strategy_table.h"
 
 static void usage(FILE *out)
 {
@@ -35,60 +36,15 @@ static void usage(FILE *out)
             "  %-24s also write the job's results to an HDF5 file (docs/results-layout.md)\n"
             "  %-24s no human summary\n"
             "  %-24s this help; --help strategies: strategy names in full\n\n"
-            "Strategies:\n"
-            "  unicast                 sequential unicast: the sender queues one copy per member\n"
-            "  rc-kK-pP                Rollercoaster, branching factor K, parallelism P, no timeouts\n"
-            "  rc-kK-pP-ft             ... fault tolerant (ACK timeouts, reassignment), multiplier 1.0\n"
-            "  rc-kK-pP-ftM            ... timeout multiplier M (e.g. rc-k2-p2-ft1.5)\n"
-            "  ...-dropoffline         members that got a copy after being offline neither forward\n"
-            "                          nor ACK it (the source reassigns their role)\n"
-            "  The reference's names (rollercoaster-k2-p2-timeout10x-dropoffline) work too.\n\n"
-            "Models: --model exact (continuous-time Loopix, default) or --model paper (the\n"
-            "reference simulator's 10 ms lattice and quirks; every quirk also has its own\n"
-            "--q-* switch: auto follows the model).\n",
+            "Strategies (families of the strategy table; rcsim strategies --json):\n",
             "--json", "--out FILE", "--quiet", "--help");
-}
-
-/* `--help strategies`: the grammar of strategy names, which the parameter's
- * one-line help points to (multicast/strategy_name.h parses them). */
-static void help_strategies(FILE *out)
-{
-    fprintf(out,
-            "Strategies: the `strategy` parameter (--strategy NAME on `rcsim run`, strategy:\n"
-            "in a sweep file's defaults or axes).\n\n"
-            "  unicast              sequential unicast: the sender queues one copy per member\n"
-            "                       on its own send queue, in group order (docs/spec.md §2.2)\n"
-            "  rc-kK-pP             Rollercoaster (docs/spec.md §2.3): the members form a\n"
-            "                       schedule tree of branching factor K, and each recipient\n"
-            "                       forwards to its children; P is the parallelism, the number\n"
-            "                       of sub-messages one packet carries (-pP may be left out:\n"
-            "                       P = 1).  No ACKs and no timeouts.  K, P: integers 1..4096\n"
-            "  rc-kK-pP-ft          fault tolerant (RC-FT, docs/spec.md §2.4): recipients ACK,\n"
-            "                       and a role whose ACK is late is reassigned; the timeout is\n"
-            "                       the estimate times the multiplier 1.0\n"
-            "  rc-kK-pP-ftM         RC-FT with timeout multiplier M, a number in (0, 1000]\n"
-            "                       (rc-k2-p2-ft1.5)\n"
-            "  ...-dropoffline      a member that received its copy while offline neither\n"
-            "                       forwards nor ACKs it (under RC-FT the source reassigns\n"
-            "                       its role); goes last: rc-k2-p2-ft-dropoffline\n\n"
-            "The reference simulator's names work too:\n"
-            "  rollercoaster-kK-pP[-notimeout|-timeoutNNx][-dropoffline]\n"
-            "with timeoutNNx = RC-FT with multiplier NN/10, e.g.\n"
-            "  rollercoaster-k2-p2-timeout10x-dropoffline = rc-k2-p2-ft-dropoffline.\n"
-            "Results files and tables use the short form (rc-k2-p2-ft1.5-dropoffline).\n\n"
-            "Related parameters: --rc-base-delay-factor (the RC-FT timeout estimate) and the\n"
-            "quirks --q-arm-once, --q-acks-always, --q-nonce0-plain, --q-nonce-perm\n"
-            "(rcsim run --help lists them).\n");
-}
-
-int rc_help_topic(const char *topic, FILE *out)
-{
-    if (!strcmp(topic, "strategies") || !strcmp(topic, "strategy")) {
-        help_strategies(out);
-        return RC_EXIT_OK;
-    }
-    fprintf(stderr, "rcsim: no help topic '%s' (topics: strategies)\n", topic);
-    return RC_EXIT_USAGE;
+    size_t nf;
+    const rc_strategy_family *const *fam = rc_strategy_families(&nf);
+    for (size_t i = 0; i < nf; i++) fprintf(out, "  %-31s %s\n", fam[i]->pattern, fam[i]->summary);
+    fprintf(out, "  The reference's names (rollercoaster-k2-p2-timeout10x-dropoffline) work too.\n\n"
+                 "Models: --model exact (continuous-time Loopix, default) or --model paper (the\n"
+                 "reference simulator's 10 ms lattice and quirks; every quirk also has its own\n"
+                 "--q-* switch: auto follows the model).\n");
 }
 
 static void print_human(const rc_job *job, const rc_result *r)

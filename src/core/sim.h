@@ -25,7 +25,7 @@ enum { RC_CLS_MIX = 0, RC_CLS_PROVIDER = 1, RC_CLS_AVAIL = 2, RC_CLS_PULL = 3, R
 enum {
     /* loopix/net */
     RC_EV_PULL = 1, RC_EV_STREAM = 2, RC_EV_AVAIL = 3, RC_EV_COVER_HOP = 4, RC_EV_MIX_LOOP = 5,
-    RC_EV_FORCE = 6,
+    RC_EV_FORCE = 6, RC_EV_RELAY = 7,
     /* multicast/mc */
     RC_EV_MC_TIMER = 8, RC_EV_MC_MEMBERSHIP = 11, RC_EV_MC_ADV_RELEASE = 13,
     /* multicast/antientropy */

@@ -170,12 +170,16 @@ rc_net *rc_net_new(rc_sim *sim, const rc_net_cfg *cfg, const rc_trace *trace, in
         u->force_from = u->force_until = NEVER;
     }
     rc_rng_free(phase);
+    n->n_providers = (n->n_users + upp - 1) / upp;
+    n->provider_free = rc_xcalloc(n->n_providers, sizeof *n->provider_free);
+    n->provider_gap = cfg->provider_rate > 0 ? 1e6 / cfg->provider_rate : 0;
     rc_sim_on(sim, RC_EV_PULL, rc_net__on_pull, n);
     rc_sim_on(sim, RC_EV_STREAM, rc_net__on_stream, n);
     rc_sim_on(sim, RC_EV_AVAIL, on_avail, n);
     rc_sim_on(sim, RC_EV_COVER_HOP, rc_net__on_cover_hop, n);
     rc_sim_on(sim, RC_EV_MIX_LOOP, rc_net__on_mix_loop, n);
     rc_sim_on(sim, RC_EV_FORCE, on_force, n);
+    if (hooks.relay != NULL) rc_sim_on(sim, RC_EV_RELAY, rc_net__on_relay, n);
     return n;
 }
 
@@ -211,6 +215,7 @@ void rc_net_free(rc_net *n)
     free(n->users);
     free(n->subs);
     free(n->cpk);
+    free(n->provider_free);
     free(n->stat_cdf);
     for (int i = 0; i < 4; i++) free(n->steps_own[i]);
     rc_rng_free(n->rng_cover);
@@ -225,14 +230,14 @@ rc_time rc_net_tick(const rc_net *n) { return n->lattice ? n->tick : 1; }
 
 void rc_net_check_conservation(const rc_net *n)
 {
-    /* Every real message handed to the net was pulled by its recipient, or
-     * is still queued at its sender or waiting in a postbox (possibly with a
-     * future arrival time: in flight). */
+    /* Every real message handed to the net was pulled by its recipient,
+     * ended at its sender's provider, or is still queued at its sender or
+     * waiting in a postbox (possibly with a future arrival time: in flight). */
     uint64_t held = rc_net_backlog(n);
-    RC_DCHECK(n->subs_created == n->subs_pulled + held,
-              "message conservation: %llu sent != %llu pulled + %llu held",
+    RC_DCHECK(n->subs_created == n->subs_pulled + n->subs_relayed + held,
+              "message conservation: %llu sent != %llu pulled + %llu relayed + %llu held",
               (unsigned long long)n->subs_created, (unsigned long long)n->subs_pulled,
-              (unsigned long long)held);
+              (unsigned long long)n->subs_relayed, (unsigned long long)held);
 }
 
 uint64_t rc_net_backlog(const rc_net *n)

@@ -89,7 +89,9 @@ typedef struct pbox {
 
 /* A real sub-message from its send until it is filed in its recipient's
  * postbox: recipient, the upper layer's body handle, and when its bundle
- * left the sender. */
+ * left the sender.  recipient = TO_PROVIDER: the message ends at the
+ * sender's own provider (rc_net_send_provider). */
+#define TO_PROVIDER UINT32_MAX
 typedef struct sub {
     uint32_t recipient, body;
     rc_time emitted;
@@ -137,6 +139,13 @@ struct rc_net {
     uint32_t n_subs, cap_subs, free_head; /* free list threaded through recipient */
     uint64_t postbox_seq;
     uint64_t subs_created, subs_pulled; /* message conservation (run-time check) */
+    uint64_t subs_relayed;              /* ... ended at their sender's provider */
+    /* Provider injections (rc_net_provider_send): per provider, when its next
+     * injection slot is free (us, continuous); the gap between slots (us, 0 =
+     * unlimited). */
+    double *provider_free;
+    double provider_gap;
+    uint32_t n_providers;
     int p;
     bool lattice, frozen_pull, ingress_delay, cover_full, in_pull;
     rc_time tick;        /* lattice step (us); 1 when off */
@@ -242,6 +251,7 @@ void rc_net__ensure_pull(rc_net *n, uint32_t ui, rc_time now);
 /* Files sub-message si in its recipient's postbox, arriving at `arrive`. */
 void rc_net__deliver_to_postbox(rc_net *n, uint32_t si, rc_time arrive);
 void rc_net__on_pull(void *ctx, const rc_event *ev); /* RC_EV_PULL */
+void rc_net__on_relay(void *ctx, const rc_event *ev); /* RC_EV_RELAY */
 
 /* mix.c */
 /* One per-hop delay of a message (rng_delay, rate mu). */

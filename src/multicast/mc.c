@@ -172,6 +172,18 @@ static void hook_deliver(void *ctx, uint32_t user, uint32_t body, bool online_la
     if (mc->pt && m.type != RC_MSG_DIGEST) rc_poptab_unref(mc->pt, m.payload);
 }
 
+/* A message a user sent to its own provider (rc_mc_send_provider) is there. */
+static void hook_relay(void *ctx, uint32_t user, uint32_t body)
+{
+    rc_mc *mc = ctx;
+    rc_msg m = mc->bodies[body];
+    body_free(mc, body);
+    RC_DCHECK(mc->ops->relay != NULL, "strategy %s sent to a provider without a relay op",
+              mc->ops->name);
+    mc->ops->relay(mc->strategy, user, &m);
+    if (mc->pt && m.type != RC_MSG_DIGEST) rc_poptab_unref(mc->pt, m.payload);
+}
+
 static void hook_prefetch(void *ctx, uint32_t body)
 {
     const rc_mc *mc = ctx;
@@ -295,7 +307,9 @@ rc_mc *rc_mc_new(rc_sim *sim, const rc_mc_cfg *cfg, const rc_net_cfg *net_cfg,
         free(mc);
         return NULL;
     }
-    mc->ops = mc->spec.kind == RC_STRAT_UNICAST ? &rc_unicast_ops : &rc_rollercoaster_ops;
+    mc->ops = mc->spec.family->ops;
+    RC_DCHECK(strcmp(mc->ops->name, mc->spec.family->family) == 0,
+              "strategy family %s runs the ops of %s", mc->spec.family->family, mc->ops->name);
 
     /* Groups: each a random sample of the users in sampled order, drawn in
      * turn from one stream (docs/spec.md §3); the seed-0 quirk fixes that stream. */
@@ -384,8 +398,9 @@ static void finish_new(rc_mc *mc, rc_sim *sim, const rc_net_cfg *net_cfg,
                        const rc_trace *trace, const bool *forced)
 {
     uint32_t m = mc->n_users;
-    rc_net_hooks hooks = {mc, hook_sent, hook_deliver, hook_online, NULL, hook_prefetch};
-    mc->net = rc_net_new(sim, net_cfg, trace, mc->spec.p, forced, hooks);
+    rc_net_hooks hooks = {mc, hook_sent, hook_deliver, hook_online, NULL, hook_prefetch,
+                          hook_relay};
+    mc->net = rc_net_new(sim, net_cfg, trace, rc_strategy_split(&mc->spec), forced, hooks);
     rc_sim_on(sim, RC_EV_MC_TIMER, on_timer, mc);
     rc_sim_on(sim, RC_EV_MC_MEMBERSHIP, on_membership, mc);
     if (mc->cfg.adversary != RC_ADV_NONE) {
@@ -493,6 +508,23 @@ bool rc_mc_send(rc_mc *mc, uint32_t from, const rc_msg *m)
         return true;
     }
     return false;
+}
+
+bool rc_mc_send_provider(rc_mc *mc, uint32_t from, const rc_msg *m)
+{
+    switch (rc_adv_verdict_for(mc->adv, from, m)) {
+    case RC_ADV_PASS: rc_net_send_provider(mc->net, from, body_new(mc, m)); return true;
+    case RC_ADV_WITHHOLD: return false;
+    case RC_ADV_HOLD: break; /* a source is never delayed (multicast/adversary.h) */
+    }
+    RC_DCHECK(false, "a delaying member held a message to its provider");
+    return false;
+}
+
+void rc_mc_provider_send(rc_mc *mc, uint32_t user, const rc_msg *m)
+{
+    RC_DCHECK(m->recipient < mc->n_users, "recipient %u out of range", m->recipient);
+    rc_net_provider_send(mc->net, user, m->recipient, body_new(mc, m));
 }
 
 uint64_t rc_mc_timer_reserve(rc_mc *mc) { return rc_sim_reserve(mc->sim); }

@@ -18,7 +18,7 @@
 #include "core/err.h"
 #include "core/sim.h"
 #include "multicast/adversary.h"
-#include "multicast/strategy_name.h"
+#include "multicast/strategy_table.h"
 #include "trace/avail.h"
 
 typedef struct rc_mc rc_mc;
@@ -30,7 +30,7 @@ typedef struct rc_net_cfg rc_net_cfg;
 typedef struct rc_mc_cfg {
     uint64_t seed;
     int users, groups, group_size; /* group_size resolved (never 0) */
-    char strategy[64];             /* e.g. "unicast", "rc-k2-p2-ft" (multicast/strategy_name.h) */
+    char strategy[64];             /* e.g. "unicast", "rc-k2-p2-ft" (multicast/strategy_table.h) */
     double rc_base_delay_factor;   /* docs/spec.md §2.4: factor 2 in t_msg */
     bool seed0_groups;  /* §9.1.7: the reference's groups (Python Random(0).sample) */
     bool arm_once;      /* §9.1.5: RC-FT arms timeouts only for the source's first sends */
@@ -83,8 +83,10 @@ typedef struct rc_msg {
     rc_time t;         /* when the message was made (anti-entropy digests) */
 } rc_msg;
 
-typedef struct rc_strategy_ops {
-    const char *name;
+/* A strategy's behaviour; its family's row in the strategy table
+ * (multicast/strategy_table.h) points to it. */
+struct rc_strategy_ops {
+    const char *name; /* the family's key (rc_strategy_family.family) */
     void *(*create)(rc_mc *mc, const rc_strategy_spec *spec, const rc_mc_cfg *cfg);
     void (*destroy)(void *self);
     /* The app asks `source` to multicast `payload` in `group`. */
@@ -100,10 +102,15 @@ typedef struct rc_strategy_ops {
     void (*online)(void *self, uint32_t user, bool online);
     /* End of run: add strategy counters (optional). */
     void (*finish)(void *self, rc_mc_counters *c);
-} rc_strategy_ops;
+    /* `m`, which `user` sent to its own provider (rc_mc_send_provider),
+     * reached the provider at rc_mc_now (optional; the provider acts for the
+     * strategy, e.g. with rc_mc_provider_send). */
+    void (*relay)(void *self, uint32_t user, const rc_msg *m);
+};
 
 extern const rc_strategy_ops rc_unicast_ops;
 extern const rc_strategy_ops rc_rollercoaster_ops;
+extern const rc_strategy_ops rc_provider_fanout_ops;
 
 /* A service that runs beside the strategy, whatever the strategy (anti-entropy,
  * multicast/antientropy.h): it owns some message types, schedules its own
@@ -157,6 +164,13 @@ uint32_t rc_mc_hops(const rc_mc *mc); /* mix layers + 1 (docs/spec.md §2.4) */
 /* Sends m from user `from` (m->recipient must be set).  False when it will
  * never leave (a misbehaving member withholds it, multicast/adversary.h). */
 bool rc_mc_send(rc_mc *mc, uint32_t from, const rc_msg *m);
+/* Sends m from user `from` to its own provider, through its send queue and
+ * payload stream like any message; the strategy's relay op gets it there.
+ * False as for rc_mc_send. */
+bool rc_mc_send_provider(rc_mc *mc, uint32_t from, const rc_msg *m);
+/* The provider of `user` sends m (to m->recipient) into the mixes now, as a
+ * normal Loopix packet (at most provider_rate a second, loopix/net.h). */
+void rc_mc_provider_send(rc_mc *mc, uint32_t user, const rc_msg *m);
 /* Timer for the strategy at time t (class: strategy timers). */
 void rc_mc_timer(rc_mc *mc, rc_time t, uint32_t obj, uint64_t arg);
 /* A timer set in two steps (core/sim.h rc_sim_reserve): reserve its place in
