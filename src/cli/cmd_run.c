@@ -131,6 +131,32 @@ static void put_population(json_t *o, const rc_job *job, const rc_result *r)
     json_object_set_new(o, "user_load", u);
 }
 
+/* When `rcsim run --json` prints a counter (the json column of multicast/counters.def). */
+typedef enum { WHEN_ALWAYS, WHEN_IF_SO, WHEN_IF_ADV, WHEN_LAST } json_when;
+
+/* The counters printed at `when`, in the list's order, under their json_key. */
+static void put_counters(json_t *o, const rc_counters *c, json_when when)
+{
+#define RC_COUNTER(name, from, type, units, json, json_key) PUT_##json(json_key, JSON_##type(c->name))
+#define JSON_U64(v) rc_json_u64(v)
+#define JSON_F64(v) rc_json_num(v, 6)
+#define PUT_IF(w, key, v) if (when == (w)) json_object_set_new(o, key, v);
+#define PUT_ALWAYS(key, v) PUT_IF(WHEN_ALWAYS, key, v)
+#define PUT_IF_SO(key, v) PUT_IF(WHEN_IF_SO, key, v)
+#define PUT_IF_ADV(key, v) PUT_IF(WHEN_IF_ADV, key, v)
+#define PUT_LAST(key, v) PUT_IF(WHEN_LAST, key, v)
+#define PUT_NEVER(key, v)
+#include "multicast/counters.def"
+#undef JSON_U64
+#undef JSON_F64
+#undef PUT_IF
+#undef PUT_ALWAYS
+#undef PUT_IF_SO
+#undef PUT_IF_ADV
+#undef PUT_LAST
+#undef PUT_NEVER
+}
+
 /* One line of JSON (io/json.h); keys and formats are what scripts parse. */
 static void print_json(const rc_job *job, const rc_result *r)
 {
@@ -149,19 +175,7 @@ static void print_json(const rc_job *job, const rc_result *r)
     PUT("seed", rc_json_u64(job->seed));
     PUT("duration_s", rc_json_num(job->duration_s, 3));
     PUT("deliveries", rc_json_u64(s->count));
-    PUT("deliveries_all", rc_json_u64(r->c.deliveries));
-    PUT("multicasts", rc_json_u64(r->c.multicasts));
-    PUT("undelivered", rc_json_u64(r->c.undelivered));
-    PUT("duplicates", rc_json_u64(r->c.duplicates));
-    PUT("payload_packets", rc_json_u64(r->c.payload_packets));
-    PUT("ack_packets", rc_json_u64(r->c.ack_packets));
-    PUT("reassignments", rc_json_u64(r->c.reassignments));
-    PUT("timeouts", rc_json_u64(r->c.timeouts));
-    PUT("repair_packets", rc_json_u64(r->c.repair_packets));
-    PUT("repairs", rc_json_u64(r->c.repairs));
-    PUT("joins", rc_json_u64(r->c.joins));
-    PUT("leaves", rc_json_u64(r->c.leaves));
-    PUT("expected_deliveries", rc_json_u64(r->c.expected_deliveries));
+    put_counters(o, &r->c, WHEN_ALWAYS);
     PUT("mean_s", rc_json_num(s->mean_s, 6));
     PUT("p1_s", rc_json_num(s->q[0], 6));
     PUT("p25_s", rc_json_num(s->q[3], 6));
@@ -171,8 +185,7 @@ static void print_json(const rc_job *job, const rc_result *r)
     PUT("p99_s", rc_json_num(s->q[8], 6));
     PUT("max_s", rc_json_num(s->max_s, 6));
     if (job->source_offline[0]) {
-        PUT("so_expected", rc_json_u64(r->c.so_expected));
-        PUT("so_delivered", rc_json_u64(r->c.so_delivered));
+        put_counters(o, &r->c, WHEN_IF_SO);
         PUT("so_latency_mean_s",
             rc_json_num(r->c.so_delivered
                             ? (double)r->c.so_latency_sum_ms / 1e3 / (double)r->c.so_delivered
@@ -180,17 +193,9 @@ static void print_json(const rc_job *job, const rc_result *r)
                         3));
         PUT("so_latency_max_s", rc_json_num((double)r->c.so_latency_max_ms / 1e3, 3));
     }
-    if (job->adversary != RC_ADV_NONE) {
-        PUT("adv_members", rc_json_u64(r->c.adv_members));
-        PUT("adv_withheld", rc_json_u64(r->c.adv_withheld));
-        PUT("adv_acks_withheld", rc_json_u64(r->c.adv_acks_withheld));
-        PUT("adv_acks_faked", rc_json_u64(r->c.adv_acks_faked));
-        PUT("adv_delayed", rc_json_u64(r->c.adv_delayed));
-    }
+    if (job->adversary != RC_ADV_NONE) put_counters(o, &r->c, WHEN_IF_ADV);
     if (r->n_sizes > 0) put_population(o, job, r);
-    PUT("events", rc_json_u64(r->c.events));
-    PUT("wall_s", rc_json_num(r->c.wall_s, 6));
-    PUT("peak_rss_kb", rc_json_u64(r->c.peak_rss_kb));
+    put_counters(o, &r->c, WHEN_LAST);
 #undef PUT
     rc_json_print(stdout, o, JSON_COMPACT | RC_JSON_FIXED);
 }

@@ -116,7 +116,7 @@ static void emit_bundle(rc_net *n, uint32_t ui, rc_time t)
             uint32_t body = n->subs[s].body;
             sub_free(n, s);
             n->subs_relayed++;
-            rc_sim_at(n->sim, at_provider, RC_CLS_PROVIDER, EV_RELAY, ui, body);
+            rc_sim_at(n->sim, at_provider, RC_CLS_PROVIDER, RC_EV_RELAY, ui, body);
             continue;
         }
         /* The last layer delays each sub-message separately, then the egress
@@ -203,7 +203,7 @@ void rc_net__idle_catch_up(rc_net *n, uint32_t ui, rc_time limit)
 void rc_net__schedule_stream(rc_net *n, uint32_t ui)
 {
     user *u = &n->users[ui];
-    rc_sim_at(n->sim, next_stream_time(u), RC_CLS_STREAM, EV_STREAM, ui, u->stream_ver);
+    rc_sim_at(n->sim, next_stream_time(u), RC_CLS_STREAM, RC_EV_STREAM, ui, u->stream_ver);
 }
 
 void rc_net__on_stream(void *ctx, const rc_event *ev)
@@ -221,9 +221,9 @@ void rc_net__on_stream(void *ctx, const rc_event *ev)
     /* (The bound is re-read each step: a hook may force the client offline.) */
     if (!n->cover_full) {
         for (rc_time t = next_stream_time(u);
-             u->out.n > 0 && t < n->sim->stop && t < rc_net__next_toggle(n, u);
+             u->out.n > 0 && t < n->sim->stop && t < next_toggle(n, u);
              t = next_stream_time(u)) {
-            RC_DCHECK(rc_net__wanted_online(n, u, t), "client %u would send at %lld while offline",
+            RC_DCHECK(wanted_online(u, t), "client %u would send at %lld while offline",
                       ev->obj, (long long)t);
             stream_step(n, ev->obj, t);
             last = t;

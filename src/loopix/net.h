@@ -86,13 +86,6 @@ typedef struct rc_net_hooks {
     void (*relay)(void *ctx, uint32_t user, uint32_t body);
 } rc_net_hooks;
 
-/* Same-time event classes (docs/spec.md §1.2 order). */
-enum { RC_CLS_MIX = 0, RC_CLS_PROVIDER = 1, RC_CLS_AVAIL = 2, RC_CLS_PULL = 3, RC_CLS_STREAM = 4,
-       RC_CLS_TIMER = 5, RC_CLS_APP = 6 };
-
-/* Event kinds 0..7 belong to the net; the layers above use 8 and up. */
-enum { RC_EV_NET_FIRST = 0, RC_EV_NET_LAST = 7 };
-
 /* Builds the network (cfg is read here only).  `trace` may be NULL (all online).
  * `forced_offline` (may be NULL) marks users that are offline all run.
  * `split` is the p of the job's strategy (cover rates are multiplied by it). */

@@ -10,7 +10,10 @@
  *               windows, going on- and offline) and the public API
  * A function one part calls in another is named rc_net__<verb> and declared
  * here; everything else stays static in its file.  Small helpers that the hot
- * paths of several parts use are static inline below.
+ * paths of several parts use are static inline below, and so are the
+ * availability predicates: net.c drives the actors, and they read a client's
+ * availability from its record instead of calling back into net.c, so calls
+ * between the files never go round in a circle (tests/check_structure.sh).
  *
  * Ownership: rc_net owns the users, the sub-message records (a free list),
  * the postbox heaps and the cover packet records; rc_net_free releases all.
@@ -26,9 +29,6 @@
 #include "core/rng.h"
 #include "loopix/net.h"
 
-/* Net event kinds. */
-enum { EV_PULL = 1, EV_STREAM = 2, EV_AVAIL = 3, EV_COVER_HOP = 4, EV_MIX_LOOP = 5,
-       EV_FORCE = 6, EV_RELAY = 7 };
 /* Random streams of the net (core/rng.h stream ids). */
 enum { STREAM_COVER = 1, STREAM_DELAY = 2, STREAM_PHASE = 3, STREAM_MIXLOOP = 4 };
 
@@ -200,6 +200,36 @@ static inline rc_time step(const rc_net *n) { return n->lattice ? n->tick : 1; }
 
 static inline bool has_real(const user *u) { return u->out.n > 0 || u->wait_sub.n > 0; }
 
+/* ---------- availability, read by net.c (which drives it) and client.c ---------- */
+
+/* The time of the client's next availability change (NEVER without one);
+ * bounds a busy client's look-ahead. */
+static inline rc_time next_toggle(const rc_net *n, const user *u)
+{
+    rc_time t = NEVER;
+    if (n->trace != NULL && !u->forced_offline) {
+        bool at0;
+        size_t cnt;
+        const uint32_t *tg = rc_trace_toggles(n->trace, u->line, &at0, &cnt);
+        if (cnt > 0)
+            t = ((rc_time)u->toggle_period_k * n->trace_period_s + tg[u->toggle_idx]) * 1000000;
+        /* the day's wrap can flip the state too (net.c, on_avail) */
+        rc_time wrap = ((rc_time)u->toggle_period_k + 1) * n->trace_period_s * 1000000;
+        if (wrap < t) t = wrap;
+    }
+    /* a forced-offline window that has not started yet */
+    if (u->force_from != NEVER && u->force_from > n->sim->now && u->force_from < t)
+        t = u->force_from;
+    return t;
+}
+
+/* The online state the client should have at t: its trace says online and no
+ * forced-offline window covers t. */
+static inline bool wanted_online(const user *u, rc_time t)
+{
+    return !u->forced_offline && u->trace_on && !(t >= u->force_from && t < u->force_until);
+}
+
 /* ---------- across the parts ---------- */
 
 /* client.c */
@@ -212,7 +242,7 @@ void rc_net__idle_catch_up(rc_net *n, uint32_t ui, rc_time limit);
 void rc_net__idle_law(rc_net *n);
 /* Builds the stream-gap step tables (lattice). */
 void rc_net__gap_steps(rc_net *n);
-void rc_net__on_stream(void *ctx, const rc_event *ev); /* EV_STREAM */
+void rc_net__on_stream(void *ctx, const rc_event *ev); /* RC_EV_STREAM */
 
 /* provider.c */
 rc_time rc_net__next_pull_at_or_after(const rc_net *n, const user *u, rc_time a);
@@ -220,8 +250,8 @@ rc_time rc_net__next_pull_at_or_after(const rc_net *n, const user *u, rc_time a)
 void rc_net__ensure_pull(rc_net *n, uint32_t ui, rc_time now);
 /* Files sub-message si in its recipient's postbox, arriving at `arrive`. */
 void rc_net__deliver_to_postbox(rc_net *n, uint32_t si, rc_time arrive);
-void rc_net__on_pull(void *ctx, const rc_event *ev); /* EV_PULL */
-void rc_net__on_relay(void *ctx, const rc_event *ev); /* EV_RELAY */
+void rc_net__on_pull(void *ctx, const rc_event *ev); /* RC_EV_PULL */
+void rc_net__on_relay(void *ctx, const rc_event *ev); /* RC_EV_RELAY */
 
 /* mix.c */
 /* One per-hop delay of a message (rng_delay, rate mu). */
@@ -230,15 +260,7 @@ rc_time rc_net__hop_delay(rc_net *n);
 void rc_net__hop_steps(rc_net *n);
 /* A cover packet enters the mixes at time t and makes `hops` hops. */
 void rc_net__cover_send(rc_net *n, uint8_t hops, rc_time t);
-void rc_net__on_cover_hop(void *ctx, const rc_event *ev); /* EV_COVER_HOP */
-void rc_net__on_mix_loop(void *ctx, const rc_event *ev);  /* EV_MIX_LOOP */
-
-/* net.c (availability) */
-/* The time of the client's next availability change (NEVER without one);
- * bounds a busy client's look-ahead. */
-rc_time rc_net__next_toggle(const rc_net *n, const user *u);
-/* The state the client should have at t: its trace says online and no
- * forced-offline window covers t. */
-bool rc_net__wanted_online(const rc_net *n, const user *u, rc_time t);
+void rc_net__on_cover_hop(void *ctx, const rc_event *ev); /* RC_EV_COVER_HOP */
+void rc_net__on_mix_loop(void *ctx, const rc_event *ev);  /* RC_EV_MIX_LOOP */
 
 #endif

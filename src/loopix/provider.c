@@ -69,7 +69,7 @@ void rc_net__ensure_pull(rc_net *n, uint32_t ui, rc_time now)
     u->pull_ver++;
     u->pull_scheduled = true;
     u->pull_at = at;
-    rc_sim_at(n->sim, at, RC_CLS_PULL, EV_PULL, ui, u->pull_ver);
+    rc_sim_at(n->sim, at, RC_CLS_PULL, RC_EV_PULL, ui, u->pull_ver);
 }
 
 void rc_net__deliver_to_postbox(rc_net *n, uint32_t si, rc_time arrive)
