@@ -23,3 +23,4 @@ set_property(TEST e2e_analysis_pipeline APPEND PROPERTY ENVIRONMENT "PYTHON=${RC
 
 rcsim_add_script(analysis_any_sweep e2e/analysis_any_sweep.sh TIMEOUT 600 LABELS analysis)
 set_property(TEST e2e_analysis_any_sweep APPEND PROPERTY ENVIRONMENT "PYTHON=${RCSIM_PYTHON}")
+rcsim_add_script(repro_partial e2e/repro_partial.sh TIMEOUT 300)

@@ -213,7 +213,7 @@ class Sweep:
             p = results.job_params(j)
             jobs.append(j)
             params.append(p)
-        known = set(k for p in params for k in p)
+        known = set().union(*params)
         for k in where:
             if k not in known:
                 raise UsageError("--where %s: no such parameter in the results (parameters: %s)"

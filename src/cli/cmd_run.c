@@ -10,6 +10,7 @@
 #include "exp/param.h"
 #include "exp/run.h"
 #include "io/h5out.h"
+#include "io/run_out.h"
 #include "io/json.h"
 #include "multicast/adversary.h"
 #include "multicast/strategy_table.h"
@@ -17,7 +18,7 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: rcsim run [--PARAM VALUE ...] [--json] [--out FILE.h5] [--quiet]\n\n"
+            "usage: rcsim run [--PARAM VALUE ...] [--json] [--out FILE.h5 [--force]] [--quiet]\n\n"
             "Runs one simulation job and prints its latency summary (online-only\n"
             "deliveries, docs/spec.md §5).  Options (defaults are the paper's values):\n\n");
     size_t n;
@@ -33,11 +34,14 @@ static void usage(FILE *out)
     }
     fprintf(out,
             "  %-24s print one JSON line with the results\n"
-            "  %-24s also write the job's results to an HDF5 file (docs/results-layout.md)\n"
+            "  %-24s also write the job's results to an HDF5 file (docs/results-layout.md); an\n"
+            "  %-24s existing FILE is replaced only if it is an earlier `rcsim run` file of the\n"
+            "  %-24s same job; never a sweep's file, a locked or a non-HDF5 file (exit 2)\n"
+            "  %-24s replace an earlier `rcsim run` file of another job\n"
             "  %-24s no human summary\n"
             "  %-24s this help; --help strategies: strategy names in full\n\n"
             "Strategies (families of the strategy table; rcsim strategies --json):\n",
-            "--json", "--out FILE", "--quiet", "--help");
+            "--json", "--out FILE", "", "", "--force", "--quiet", "--help");
     size_t nf;
     const rc_strategy_family *const *fam = rc_strategy_families(&nf);
     for (size_t i = 0; i < nf; i++) fprintf(out, "  %-31s %s\n", fam[i]->pattern, fam[i]->summary);
@@ -206,7 +210,7 @@ int rc_cmd_run(int argc, char **argv)
     rc_job_defaults(&job);
     const char *env_dir = getenv("RCSIM_DATA_DIR");
     if (env_dir && strlen(env_dir) < sizeof job.data_dir) strcpy(job.data_dir, env_dir);
-    bool json = false, quiet = false;
+    bool json = false, quiet = false, force = false;
     const char *out_path = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -219,6 +223,7 @@ int rc_cmd_run(int argc, char **argv)
         }
         if (!strcmp(a, "--json")) { json = true; continue; }
         if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) { quiet = true; continue; }
+        if (!strcmp(a, "--force")) { force = true; continue; }
         if (strncmp(a, "--", 2) != 0) {
             fprintf(stderr, "rcsim run: unexpected argument '%s' (try --help)\n", a);
             return RC_EXIT_USAGE;
@@ -286,18 +291,28 @@ int rc_cmd_run(int argc, char **argv)
         fprintf(stderr, "rcsim run: %s\n", err.msg);
         return rc;
     }
+    /* What is at --out may be replaced, checked (and locked) before simulating
+     * (io/run_out.h). */
+    rc_run_out ro = {0};
+    if (out_path != NULL && (rc = rc_run_out_claim(out_path, rc_job_id(&job), force, &ro, &err)) != 0) {
+        fprintf(stderr, "rcsim run: %s\n", err.msg);
+        return rc;
+    }
     rc_result res;
     rc = rc_run_job(&job, &res, NULL, NULL, &err);
+    if (rc == RC_JOB_TRACE_CHANGED) rc = RC_EXIT_USAGE;
     if (rc != 0) {
         fprintf(stderr, "rcsim run: %s\n", err.msg);
+        rc_run_out_release(&ro);
         return rc;
     }
     if (!quiet && !json) print_human(&job, &res);
     if (json) print_json(&job, &res);
     if (out_path) {
-        rc = rc_h5out_write_job(out_path, &job, &res, &err);
+        rc = rc_h5out_write_job(ro.path, &job, &res, &err);
         if (rc != 0) fprintf(stderr, "rcsim run: %s\n", err.msg);
     }
+    rc_run_out_release(&ro);
     rc_result_free(&res);
     return rc;
 }

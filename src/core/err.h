@@ -13,6 +13,12 @@
 
 enum { RC_EXIT_OK = 0, RC_EXIT_RUNTIME = 1, RC_EXIT_USAGE = 2, RC_EXIT_TERMINATED = 3 };
 
+/* Not a process exit code: the status of a job whose trace is no longer the
+ * content the job was bound to (exp/job.h rc_job_check_trace), so that the
+ * sweep stops at the first such job (farm/farm.h).  Commands report it as
+ * RC_EXIT_USAGE. */
+enum { RC_JOB_TRACE_CHANGED = 4 };
+
 typedef struct rc_err {
     int code;        /* 0 when no error has been recorded */
     char msg[1024];  /* one line, no trailing newline */

@@ -128,7 +128,7 @@ void rc_job_bind_trace(rc_job *job, const rc_trace_id *id)
 int rc_job_check_trace(const rc_job *job, const rc_trace_id *id, rc_err *err)
 {
     if (!strcmp(job->trace_sha256, id->sha256) && job->trace_lines == id->lines) return 0;
-    return rc_err_set(err, RC_EXIT_USAGE,
+    return rc_err_set(err, RC_JOB_TRACE_CHANGED,
                       "trace '%s': %s has sha256 %s (%u lines), but the job was bound to "
                       "sha256 %s (%u lines) of trace %s: the file changed after the sweep "
                       "started, or this host sees another file",

@@ -107,6 +107,18 @@ int h5_col_create(hid_t loc, const column *c)
              (c->src == S_PARAM && h5_attr_u8(d, "in_job_id", (c->param->flags & RC_PF_CANON) ? 1 : 0));
         if (d >= 0) H5Dclose(d);
     }
+    /* A string column gets its dictionary with the column, not at the first
+     * flush: a sweep killed before that flush (kill -9 in its first seconds)
+     * would leave columns whose only value is "" without `levels` for good
+     * (a resume has nothing new to add to them), and readers need it. */
+    if (rc == 0 && c->k == K_CODE) {
+        char none[1] = "";
+        char *empty[] = {none};
+        hid_t d = H5Dopen2(loc, c->name, H5P_DEFAULT);
+        rc = d < 0 || (c->d.n > 0 ? h5_attr_strs(d, "levels", c->d.s, c->d.n)
+                                  : h5_attr_strs(d, "levels", empty, 1));
+        if (d >= 0) H5Dclose(d);
+    }
     return rc;
 }
 
