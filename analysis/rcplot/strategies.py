@@ -76,19 +76,6 @@ def info(name):
     return _cache[key]
 
 
-def infos(names):
-    """info() for many names with one call of the binary for those not yet known."""
-    todo = sorted({n.decode() if isinstance(n, bytes) else n for n in names} - set(_cache))
-    todo = [n.strip() for n in todo]
-    if todo:
-        try:
-            for n, d in zip(todo, _ask(todo)):
-                _cache[n] = d
-        except ValueError:
-            pass  # one bad name: fall back to one call each, so the error names it
-    return [info(n) for n in names]
-
-
 def families():
     """Every family of the table: list of dicts (family, pattern, summary, params)."""
     global _families
