@@ -32,8 +32,9 @@
 #include "core/err.h"
 #include "core/hist.h"
 
-#define RC_RESULT_LAYOUT 4 /* 2: the build that ran the job; 3: compact image (sparse buckets);
-                             4: adversary counters and the population section (issue 17) */
+#define RC_RESULT_LAYOUT 5 /* 2: the build that ran the job; 3: compact image (sparse buckets);
+                             4: adversary counters and the population section (issue 17);
+                             5: anonymity (issue 29) */
 
 /* Histogram geometry: core/hist.h (RC_HIST_BINS, rc_hist_bin, rc_hist_edge). */
 
@@ -81,6 +82,13 @@ typedef struct rc_counters {
     uint64_t adv_acks_withheld;   /* ACKs drop members did not send */
     uint64_t adv_acks_faked;      /* ACKs ack-drop members sent for copies they did not forward */
     uint64_t adv_delayed;         /* forwards, ACKs and repairs held back by adversary_delay */
+    /* anonymity against a global passive adversary (issue 29, anon/anonymity.h,
+     * docs/spec.md §10): tracked messages measured (0 without --anonymity) and
+     * their entropies in bits (NaN without --anonymity) */
+    uint64_t anon_targets;
+    uint64_t anon_corrupt_mixes, anon_corrupt_providers; /* nodes the adversary owns */
+    double anon_entropy_mean_bits, anon_entropy_median_bits, anon_entropy_p5_bits;
+    double anon_min_entropy_mean_bits, anon_sender_entropy_mean_bits;
     double wall_s;                /* wall time of the simulation */
     double sim_s;                 /* simulated span */
     uint64_t peak_rss_kb;         /* peak resident set of the process after the job */
