@@ -21,6 +21,9 @@ void rc_result_init(rc_result *r)
     memset(r, 0, sizeof *r);
     r->hist_online = rc_xcalloc(RC_HIST_BINS, sizeof(uint32_t));
     r->hist_all = rc_xcalloc(RC_HIST_BINS, sizeof(uint32_t));
+    /* not measured unless the job ran with --anonymity on */
+    r->c.anon_entropy_mean_bits = r->c.anon_entropy_median_bits = r->c.anon_entropy_p5_bits = NAN;
+    r->c.anon_min_entropy_mean_bits = r->c.anon_sender_entropy_mean_bits = NAN;
 }
 
 void rc_result_free(rc_result *r)

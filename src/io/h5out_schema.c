@@ -145,6 +145,11 @@ const h5_counter_col h5_counter_cols[] = {
     COUNTER(adv_members, K_U64, ""),      COUNTER(adv_withheld, K_U64, ""),
     COUNTER(adv_acks_withheld, K_U64, ""), COUNTER(adv_acks_faked, K_U64, ""),
     COUNTER(adv_delayed, K_U64, ""),
+    COUNTER(anon_targets, K_U64, ""),     COUNTER(anon_corrupt_mixes, K_U64, ""),
+    COUNTER(anon_corrupt_providers, K_U64, ""),
+    COUNTER(anon_entropy_mean_bits, K_F64, "bit"), COUNTER(anon_entropy_median_bits, K_F64, "bit"),
+    COUNTER(anon_entropy_p5_bits, K_F64, "bit"), COUNTER(anon_min_entropy_mean_bits, K_F64, "bit"),
+    COUNTER(anon_sender_entropy_mean_bits, K_F64, "bit"),
     COUNTER(wall_s, K_F64, "s"),          COUNTER(sim_s, K_F64, "s"),
     COUNTER(peak_rss_kb, K_U64, "KiB"),
 };
