@@ -61,7 +61,7 @@ def recompute(meta, corrupt, rows):
     mixing = [honest_mixing(v) for v in range(nodes)]
     targets = {}  # k -> dict
     initial = {}  # packet -> {k: 1.0}
-    loops = set()
+    loops = {}  # packet -> the mix that created it
     dropped = set()  # tracked for a while, then left out of the sample (X rows)
     split_of = {}
     for r in rows:
@@ -71,7 +71,7 @@ def recompute(meta, corrupt, rows):
             targets[target] = dict(sender=frm, recipient=to, sent=sent, pulled=None, h=0.0,
                                    maxq=0.0, mass=0.0, sender_h=float("nan"), exited=False)
         elif kind == "C":
-            loops.add(packet)
+            loops[packet] = to
         elif kind == "X":
             dropped.add(target)
         elif kind == "L" and split > 1:
@@ -109,6 +109,10 @@ def recompute(meta, corrupt, rows):
     def arrive(r):
         packet, to, split, exits, target = r[2], r[5], r[8], r[9], r[10]
         d, s = dist.get(packet), send.get(packet)
+        if packet in loops and to == loops[packet]:
+            # a loop back at its mix: known to hold nothing; its share is dropped
+            dist[packet], send[packet] = None, None
+            return
         if exits:
             if d is not None:
                 for k in np.nonzero(d)[0]:
@@ -180,12 +184,7 @@ def recompute(meta, corrupt, rows):
                 pool_n[to] += 1
             dist[r[2]], send[r[2]] = None, None
         elif what == "E":
-            to = r[5]
-            if mixing[to]:
-                pool_n[to] -= 1
-                if pool_n[to] <= 0:
-                    pool_n[to] = 0
-                    reset(to)
+            pass
     out = []
     for k in sorted(targets):
         g = targets[k]
@@ -193,8 +192,9 @@ def recompute(meta, corrupt, rows):
             continue
         lat = (g["pulled"] - g["sent"]) / 1e6 if g["pulled"] is not None else float("nan")
         out.append(dict(target=k, sender=g["sender"], recipient=g["recipient"],
-                        entropy_bits=g["h"],
-                        min_entropy_bits=-math.log2(g["maxq"]) if g["maxq"] > 0 else float("nan"),
+                        # normalised over what left the mixes: -sum (q/M) log2 (q/M)
+                        entropy_bits=g["h"] / g["mass"] + math.log2(g["mass"]),
+                        min_entropy_bits=-math.log2(g["maxq"] / g["mass"]),
                         sender_entropy_bits=g["sender_h"], mass=g["mass"], latency_s=lat))
     return out
 

@@ -56,6 +56,7 @@ typedef struct pkt {
     uint32_t sender;  /* one-hot sender estimate, or NONE32 */
     sview *sv;        /* dense sender estimate, or NULL (none when both are empty) */
     uint32_t target;  /* the tracked message it carries alone (a part), or NONE32 */
+    uint32_t origin;  /* a mix loop's mix */
     bool loop;
     uint32_t nt, capt;
     uint32_t *tk;
@@ -257,7 +258,7 @@ static uint32_t pkt_new(rc_anon *a, uint64_t id)
     pkt *p = &a->slots[i];
     uint32_t *tk = p->tk, capt = p->capt;
     double *tq = p->tq;
-    *p = (pkt){id, 0, 1, NONE32, NULL, NONE32, false, 0, capt, tk, tq};
+    *p = (pkt){id, 0, 1, NONE32, NULL, NONE32, NONE32, false, 0, capt, tk, tq};
     map_put(&a->hkey, &a->hval, &a->hcap, &a->hn, id, i);
     return i;
 }
@@ -414,6 +415,14 @@ static void exit_packet(rc_anon *a, pkt *p, rc_time t)
 static void arrive(rc_anon *a, const event *e)
 {
     pkt *p = &a->slots[e->slot];
+    if (p->loop && e->to == p->origin) {
+        /* A mix loop back at its mix ends there: the adversary, which knows
+         * the pool sizes, learns that this packet was a loop and holds no
+         * tracked message.  Conditioning on that drops its probabilities;
+         * the others are renormalised at the end (rc_anon_finish). */
+        pkt_clear(p);
+        return;
+    }
     if (e->exits) {
         exit_packet(a, p, e->t);
         /* Its probabilities are spent; a mix loop goes on as a packet of no one's. */
@@ -466,21 +475,10 @@ static void process(rc_anon *a, const event *e)
     case EV_DEP: depart(a, e); return; /* keeps its reference for the arrival */
     case EV_ARR: arrive(a, e); break;
     case EV_CREATE:
+        a->slots[e->slot].origin = e->to;
         if (a->role[e->to] == ROLE_MIXING) pool_add(a, &a->pools[e->to], &a->slots[e->slot], 1);
         break;
-    case EV_END:
-        /* A mix loop back at its mix ends there: it no longer counts as
-         * pooled, its probabilities stay with the pool. */
-        if (a->role[e->to] == ROLE_MIXING) {
-            pool *q = &a->pools[e->to];
-            sv_release(q->snap);
-            q->snap = NULL;
-            if (--q->n <= 0) {
-                q->n = 0;
-                pool_reset(a, q);
-            }
-        }
-        break;
+    case EV_END: break; /* its arrival ended it (arrive) */
     }
     pkt_unref(a, e->slot);
 }
@@ -777,12 +775,14 @@ int rc_anon_finish(rc_anon *a, rc_err *err)
         r->recipient = g->recipient;
         r->sent_s = (double)g->sent / 1e6;
         r->latency_s = g->pulled >= 0 ? (double)(g->pulled - g->sent) / 1e6 : NAN;
-        r->entropy_bits = g->h;
-        r->min_entropy_bits = g->maxq > 0 ? -log2(g->maxq) : NAN;
+        /* Normalised over the probability that left the mixes (docs/spec.md §10.4):
+         * -sum (q/M) log2(q/M) = h/M + log2 M. */
+        r->entropy_bits = g->mass > 0 ? g->h / g->mass + log2(g->mass) : NAN;
+        r->min_entropy_bits = g->maxq > 0 ? -log2(g->maxq / g->mass) : NAN;
         r->sender_entropy_bits = g->sender_h;
         r->mass = g->mass;
-        h[a->n_rec - 1] = g->h;
-        hsum += g->h;
+        h[a->n_rec - 1] = r->entropy_bits;
+        hsum += r->entropy_bits;
         minsum += r->min_entropy_bits;
         ssum += g->sender_h;
     }

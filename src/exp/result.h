@@ -29,6 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "anon/anonymity.h"
 #include "core/err.h"
 #include "core/hist.h"
 
@@ -139,6 +140,9 @@ typedef struct rc_result {
     uint32_t *user_sent;              /* per user: real sub-messages that left it */
     uint32_t *user_groups;            /* per user: groups it is in */
     size_t n_users_load;
+    /* --anonymity on with store_raw: one record per tracked message (NULL otherwise) */
+    rc_anon_record *anon_records;
+    size_t n_anon_records;
 } rc_result;
 
 void rc_result_init(rc_result *r);   /* zeroes and allocates the histograms */
@@ -208,6 +212,8 @@ typedef struct rc_result_view {
     size_t n_users_load;                /* population mode: users */
     const unsigned char *user_sent;     /* uint32_t[n_users_load] */
     const unsigned char *user_groups;   /* uint32_t[n_users_load] */
+    size_t n_anon_records;
+    const unsigned char *anon_records;  /* rc_anon_record[n_anon_records] */
     void *owned;                        /* the inflated image, if it was compressed */
 } rc_result_view;
 

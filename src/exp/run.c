@@ -114,6 +114,13 @@ int rc_run_job(const rc_job *job_in, rc_result *out, rc_run_progress_fn progress
         out->c.anon_entropy_p5_bits = as.entropy_p5_bits;
         out->c.anon_min_entropy_mean_bits = as.min_entropy_mean_bits;
         out->c.anon_sender_entropy_mean_bits = as.sender_entropy_mean_bits;
+        size_t nr;
+        const rc_anon_record *rec = rc_anon_records(anon, &nr);
+        if (job.store_raw && nr > 0) {
+            out->anon_records = rc_xmalloc(nr * sizeof *rec);
+            memcpy(out->anon_records, rec, nr * sizeof *rec);
+            out->n_anon_records = nr;
+        }
         rc_anon_free(anon);
     }
     out->c.events = sim.events;
