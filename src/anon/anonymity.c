@@ -3,8 +3,10 @@
  * The net reports each link of a packet when it decides it, often seconds
  * ahead (a real bundle's whole path when it leaves its sender).  The
  * adversary must take the events in time order, so each report becomes one
- * or two events in a heap of its own: a departure (at `sent`) and an arrival
- * (at `received`).  Events are keyed (time, phase, report number): arrivals
+ * or two events: a departure (at `sent`) and an arrival (at `received`).
+ * A packet's events come in its own order, so only its next one waits in the
+ * heap; the rest queue behind it (the heap stays as small as the number of
+ * packets in flight).  Events are keyed (time, phase, report number): arrivals
  * (phase 0) before departures (phase 1) at the same time, so packets leaving
  * a node in one lattice tick all take the mean of the pool after that tick's
  * arrivals (docs/spec.md §10.3); a link of zero duration (the exact model)
@@ -57,6 +59,8 @@ typedef struct pkt {
     sview *sv;        /* dense sender estimate, or NULL (none when both are empty) */
     uint32_t target;  /* the tracked message it carries alone (a part), or NONE32 */
     uint32_t origin;  /* a mix loop's mix */
+    uint32_t q_head, q_tail; /* its events waiting behind the one in the heap */
+    bool armed;              /* it has an event in the heap */
     bool loop;
     uint32_t nt, capt;
     uint32_t *tk;
@@ -64,14 +68,21 @@ typedef struct pkt {
 } pkt;
 
 typedef struct event {
-    rc_time t;
+    rc_time t, received;
     uint64_t seq;
-    uint8_t phase, kind;
-    bool exits;
     uint32_t slot, parent; /* parent: the bundle's slot for a split part, else NONE32 */
     uint32_t from, to, split;
-    rc_time received;
+    uint32_t next;         /* the packet's next queued event, or (free) the next free one */
+    uint8_t phase, kind;
+    bool exits;
 } event;
+
+/* A heap entry: the event's key and where it is. */
+typedef struct hentry {
+    rc_time t;
+    uint64_t k2; /* phase << 63 | report number */
+    uint32_t ev;
+} hentry;
 
 typedef struct tracked {
     uint32_t sender, recipient, body;
@@ -96,9 +107,12 @@ struct rc_anon {
     uint64_t *hkey; /* open addressing, linear probing: packet id -> slot */
     uint32_t *hval;
     uint32_t hcap, hn;
-    /* events */
-    event *heap;
+    /* events: a slab, and a heap of the next event of each packet */
+    event *ev;
+    uint32_t n_ev, cap_ev, free_ev;
+    hentry *heap;
     size_t n_heap, cap_heap;
+    uint8_t *dropped; /* per target: left out of the sample (tg[k].dropped, packed) */
     uint64_t seq;
     /* tracked messages: every real sub-message sent in [from, until) gets a
      * uniform key; the N smallest so far are tracked (a max-heap of them) */
@@ -185,45 +199,65 @@ static void map_del(uint64_t *key, uint32_t *val, uint32_t cap, uint32_t *n, uin
     key[i] = UINT64_MAX;
 }
 
-/* ---------- event heap ---------- */
+/* ---------- events ---------- */
 
-static bool ev_before(const event *x, const event *y)
+static uint32_t ev_new(rc_anon *a)
 {
-    if (x->t != y->t) return x->t < y->t;
-    if (x->phase != y->phase) return x->phase < y->phase;
-    return x->seq < y->seq;
+    if (a->free_ev != NONE32) {
+        uint32_t i = a->free_ev;
+        a->free_ev = a->ev[i].next;
+        return i;
+    }
+    if (a->n_ev == a->cap_ev) {
+        a->cap_ev = a->cap_ev ? a->cap_ev * 2 : 4096;
+        a->ev = rc_xrealloc(a->ev, a->cap_ev * sizeof *a->ev);
+    }
+    return a->n_ev++;
 }
 
-static void heap_push(rc_anon *a, event e)
+static void ev_free(rc_anon *a, uint32_t i)
+{
+    a->ev[i].next = a->free_ev;
+    a->free_ev = i;
+}
+
+static bool h_before(const hentry *x, const hentry *y)
+{
+    return x->t < y->t || (x->t == y->t && x->k2 < y->k2);
+}
+
+static void heap_push(rc_anon *a, uint32_t i)
 {
     if (a->n_heap == a->cap_heap) {
         a->cap_heap = a->cap_heap ? a->cap_heap * 2 : 4096;
         a->heap = rc_xrealloc(a->heap, a->cap_heap * sizeof *a->heap);
     }
-    size_t i = a->n_heap++;
-    while (i > 0) {
-        size_t p = (i - 1) / 2;
-        if (!ev_before(&e, &a->heap[p])) break;
-        a->heap[i] = a->heap[p];
-        i = p;
+    const event *e = &a->ev[i];
+    hentry h = {e->t, (uint64_t)(e->phase ? 1 : 0) << 63 | e->seq, i};
+    size_t k = a->n_heap++;
+    while (k > 0) {
+        size_t p = (k - 1) / 2;
+        if (!h_before(&h, &a->heap[p])) break;
+        a->heap[k] = a->heap[p];
+        k = p;
     }
-    a->heap[i] = e;
+    a->heap[k] = h;
 }
 
-static event heap_pop(rc_anon *a)
+static uint32_t heap_pop(rc_anon *a)
 {
-    event top = a->heap[0], last = a->heap[--a->n_heap];
+    hentry top = a->heap[0], last = a->heap[--a->n_heap];
     size_t i = 0, n = a->n_heap;
     for (;;) {
         size_t c = 2 * i + 1;
         if (c >= n) break;
-        if (c + 1 < n && ev_before(&a->heap[c + 1], &a->heap[c])) c++;
-        if (!ev_before(&a->heap[c], &last)) break;
+        if (c + 1 < n && h_before(&a->heap[c + 1], &a->heap[c])) c++;
+        if (!h_before(&a->heap[c], &last)) break;
         a->heap[i] = a->heap[c];
         i = c;
     }
     if (n > 0) a->heap[i] = last;
-    return top;
+    return top.ev;
 }
 
 /* ---------- packets ---------- */
@@ -258,7 +292,8 @@ static uint32_t pkt_new(rc_anon *a, uint64_t id)
     pkt *p = &a->slots[i];
     uint32_t *tk = p->tk, capt = p->capt;
     double *tq = p->tq;
-    *p = (pkt){id, 0, 1, NONE32, NULL, NONE32, NONE32, false, 0, capt, tk, tq};
+    *p = (pkt){id, 0, 1, NONE32, NULL, NONE32, NONE32, NONE32, NONE32, false, false, 0, capt,
+               tk, tq};
     map_put(&a->hkey, &a->hval, &a->hcap, &a->hn, id, i);
     return i;
 }
@@ -307,7 +342,7 @@ static void pool_add(rc_anon *a, pool *q, const pkt *p, uint32_t parts)
 {
     for (uint32_t i = 0; i < p->nt; i++) {
         uint32_t k = p->tk[i];
-        if (a->tg[k].dropped) continue;
+        if (a->dropped[k]) continue;
         q->s[k] += p->tq[i];
         if (!q->in_act[k]) {
             q->in_act[k] = 1;
@@ -339,8 +374,8 @@ static void pool_take(rc_anon *a, pool *q, pkt *p)
         uint32_t k = q->act[i];
         double m = q->s[k] / n;
         q->s[k] -= m;
-        if (!a->tg[k].dropped) pkt_add_target(p, k, m);
-        if (q->s[k] < PRUNE || a->tg[k].dropped) {
+        if (!a->dropped[k]) pkt_add_target(p, k, m);
+        if (q->s[k] < PRUNE || a->dropped[k]) {
             q->s[k] = 0;
             q->in_act[k] = 0;
         } else {
@@ -456,40 +491,70 @@ static void depart(rc_anon *a, const event *e)
         }
     }
     if (e->parent != NONE32) pkt_unref(a, e->parent);
-    if (e->received == e->t) {
-        event r = *e;
-        arrive(a, &r);
-        pkt_unref(a, e->slot);
+    if (e->received == e->t) arrive(a, e);
+}
+
+/* Event i of packet `slot` (or its queue) is next: into the heap, or behind
+ * the one already there. */
+static void enqueue(rc_anon *a, uint32_t slot, uint32_t i)
+{
+    pkt *p = &a->slots[slot];
+    a->ev[i].next = NONE32;
+    if (!p->armed) {
+        p->armed = true;
+        heap_push(a, i);
     } else {
-        event r = *e;
-        r.t = e->received;
-        r.phase = 0;
-        r.kind = EV_ARR;
-        heap_push(a, r);
+        if (p->q_head == NONE32) p->q_head = i;
+        else a->ev[p->q_tail].next = i;
+        p->q_tail = i;
     }
 }
 
-static void process(rc_anon *a, const event *e)
+/* The packet's event in the heap is done: its next one takes its place. */
+static void arm_next(rc_anon *a, uint32_t slot)
 {
-    switch (e->kind) {
-    case EV_DEP: depart(a, e); return; /* keeps its reference for the arrival */
-    case EV_ARR: arrive(a, e); break;
+    pkt *p = &a->slots[slot];
+    p->armed = false;
+    uint32_t i = p->q_head;
+    if (i == NONE32) return;
+    p->q_head = a->ev[i].next;
+    if (p->q_head == NONE32) p->q_tail = NONE32;
+    p->armed = true;
+    heap_push(a, i);
+}
+
+static void process(rc_anon *a, uint32_t i)
+{
+    event e = a->ev[i]; /* a copy: the slab may grow meanwhile */
+    switch (e.kind) {
+    case EV_DEP:
+        depart(a, &e);
+        if (e.received != e.t) {
+            /* The same record becomes the packet's arrival. */
+            event *r = &a->ev[i];
+            r->t = e.received;
+            r->phase = 0;
+            r->kind = EV_ARR;
+            heap_push(a, i);
+            return; /* keeps its reference for the arrival */
+        }
+        break;
+    case EV_ARR: arrive(a, &e); break;
     case EV_CREATE:
-        a->slots[e->slot].origin = e->to;
-        if (a->role[e->to] == ROLE_MIXING) pool_add(a, &a->pools[e->to], &a->slots[e->slot], 1);
+        a->slots[e.slot].origin = e.to;
+        if (a->role[e.to] == ROLE_MIXING) pool_add(a, &a->pools[e.to], &a->slots[e.slot], 1);
         break;
     case EV_END: break; /* its arrival ended it (arrive) */
     }
-    pkt_unref(a, e->slot);
+    ev_free(a, i);
+    arm_next(a, e.slot);
+    pkt_unref(a, e.slot);
 }
 
 /* Processes every event before `limit`. */
 static void drain(rc_anon *a, rc_time limit)
 {
-    while (a->n_heap > 0 && a->heap[0].t < limit) {
-        event e = heap_pop(a);
-        process(a, &e);
-    }
+    while (a->n_heap > 0 && a->heap[0].t < limit) process(a, heap_pop(a));
 }
 
 /* ---------- wire hooks ---------- */
@@ -513,7 +578,8 @@ static void on_link(void *ctx, const rc_wire_link *l)
     if (slot == NONE32) slot = pkt_new(a, l->packet);
     pkt *p = &a->slots[slot];
     p->refs++;
-    event e = {0};
+    event e;
+    memset(&e, 0, sizeof e);
     e.seq = seq;
     e.slot = slot;
     e.parent = NONE32;
@@ -557,7 +623,9 @@ static void on_link(void *ctx, const rc_wire_link *l)
         break;
     case RC_WIRE_PULL: break;
     }
-    heap_push(a, e);
+    uint32_t i = ev_new(a);
+    a->ev[i] = e;
+    enqueue(a, slot, i);
     trace_row(a, kind, seq, l->packet, l->parent, l->from, l->to, l->sent, l->received, l->split,
               l->exits, target, l->real);
 }
@@ -600,6 +668,8 @@ static void grow_targets(rc_anon *a)
     if (a->n_tg < a->cap_tg) return;
     uint32_t cap = a->cap_tg ? a->cap_tg * 2 : 1024;
     a->tg = rc_xrealloc(a->tg, cap * sizeof *a->tg);
+    a->dropped = rc_xrealloc(a->dropped, cap);
+    memset(a->dropped + a->cap_tg, 0, cap - a->cap_tg);
     for (uint32_t v = 0; v < a->nodes; v++) {
         pool *q = &a->pools[v];
         if (a->role[v] != ROLE_MIXING) continue;
@@ -628,6 +698,7 @@ static void on_carry(void *ctx, uint64_t packet, uint32_t body, uint32_t sender,
     if (a->n_kept == a->want) {
         uint32_t out = a->kept[0];
         a->tg[out].dropped = true;
+        a->dropped[out] = 1;
         if (a->tg[out].pulled < 0) map_del(a->bkey, a->bval, a->bcap, &a->bn, a->tg[out].body);
         a->kept[0] = a->kept[--a->n_kept];
         kept_sift_down(a, 0);
@@ -676,6 +747,7 @@ rc_anon *rc_anon_new(rc_sim *sim, rc_net *net, const rc_anon_cfg *cfg, rc_err *e
     a->nodes = rc_net_nodes(net);
     a->sender_view = a->users <= RC_ANON_SENDER_MAX_USERS;
     a->free_slot = NONE32;
+    a->free_ev = NONE32;
     if (cfg->trace_path != NULL && cfg->trace_path[0] != '\0') {
         a->trace = fopen(cfg->trace_path, "w");
         if (a->trace == NULL) {
@@ -858,6 +930,8 @@ void rc_anon_free(rc_anon *a)
     free(a->hkey);
     free(a->hval);
     free(a->heap);
+    free(a->ev);
+    free(a->dropped);
     free(a->kept);
     free(a->tg);
     if (a->rng) rc_rng_free(a->rng);
