@@ -26,9 +26,13 @@
 #include "core/rng.h"
 
 enum { STREAM_ANON = 50 };
-/* Pool entries below this probability are dropped (their share of any
- * entropy is below 1e-16 bits). */
-#define PRUNE 1e-18
+/* Pool entries below this probability are dropped: all a message loses this
+ * way adds less than 1e-11 bits to its entropy, and a message stops costing
+ * work a few mean delays sooner. */
+#define PRUNE 1e-14
+/* Keys above this many times N over the expected number of candidates are
+ * never tracked (on_carry). */
+#define KEY_MARGIN 8.0
 #define NONE32 UINT32_MAX
 
 enum { ROLE_CLIENT = 0, ROLE_MIXING = 1, ROLE_PASS = 2 };
@@ -118,6 +122,8 @@ struct rc_anon {
      * uniform key; the N smallest so far are tracked (a max-heap of them) */
     gsl_rng *rng;
     rc_time from, until;
+    uint64_t warm_count; /* real sub-messages sent before the window */
+    double key_max;      /* keys at or above it are never tracked; < 0: not set yet */
     uint32_t want;
     uint32_t *kept, n_kept;
     tracked *tg;
@@ -692,8 +698,19 @@ static void on_carry(void *ctx, uint64_t packet, uint32_t body, uint32_t sender,
                      uint32_t recipient, rc_time now)
 {
     rc_anon *a = ctx;
-    if (now < a->from || now >= a->until || a->want == 0) return;
+    if (now < a->from) {
+        a->warm_count++;
+        return;
+    }
+    if (now >= a->until || a->want == 0) return;
+    if (a->key_max < 0) {
+        /* At the first candidate: the real traffic of the warm-up, extended
+         * over the window, says how many candidates to expect. */
+        double expect = (double)a->warm_count * (double)(a->until - a->from) / (double)a->from;
+        a->key_max = expect > 0 ? KEY_MARGIN * a->want / expect : 1;
+    }
     double key = rc_rng_uniform(a->rng);
+    if (key >= a->key_max) return;
     if (a->n_kept == a->want && key >= a->tg[a->kept[0]].key) return;
     if (a->n_kept == a->want) {
         uint32_t out = a->kept[0];
@@ -782,6 +799,7 @@ rc_anon *rc_anon_new(rc_sim *sim, rc_net *net, const rc_anon_cfg *cfg, rc_err *e
     double from = settle, until = (double)sim->stop / 1e6 - settle;
     if (until > from) {
         a->from = (rc_time)llround(from * 1e6);
+        a->key_max = -1;
         a->until = (rc_time)llround(until * 1e6);
         a->want = cfg->targets;
     } else {
