@@ -45,7 +45,7 @@ def read_trace(path):
     return meta, corrupt, rows
 
 
-def recompute(meta, corrupt, rows):
+def recompute(meta, corrupt, rows, ties="arrivals-first"):
     users, providers = meta["users"], meta["providers"]
     nodes = users + providers + meta["mix_layers"] * meta["mixes_per_layer"]
     stop = meta["stop_us"]
@@ -92,7 +92,10 @@ def recompute(meta, corrupt, rows):
             events.append((sent, 0, row, "C", r))
         elif kind == "E":
             events.append((received, 0, row, "E", r))
-    events.sort(key=lambda e: (e[0], e[1], e[2]))
+    if ties == "arrivals-first":
+        events.sort(key=lambda e: (e[0], e[1], e[2]))
+    else:  # "report": at one instant, strictly in the order of the rows (for comparison)
+        events.sort(key=lambda e: (e[0], e[2]))
 
     ntg = max(len(targets), 1)
     pool_n = [0] * nodes
@@ -220,9 +223,12 @@ def main(argv):
     ap.add_argument("trace")
     ap.add_argument("--check", help="rcsim's FILE.targets.csv to compare with")
     ap.add_argument("--tol", type=float, default=1e-9)
+    ap.add_argument("--ties", choices=["arrivals-first", "report"], default="arrivals-first",
+                    help="order of events at one instant: the adversary's rule (docs/spec.md "
+                         "§10.3), or the rows' order, to measure what the rule does")
     a = ap.parse_args(argv)
     meta, corrupt, rows = read_trace(a.trace)
-    res = recompute(meta, corrupt, rows)
+    res = recompute(meta, corrupt, rows, a.ties)
     if not a.check:
         print("target,sender,recipient,latency_s,entropy_bits,min_entropy_bits,"
               "sender_entropy_bits,mass")

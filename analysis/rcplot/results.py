@@ -588,6 +588,25 @@ def job_params(job):
             k, sep, v = line.partition("=")
             if sep:
                 out[k.strip()] = v.strip()
+        if isinstance(job, TableJob):
+            # Parameters added after results existed (anonymity, corrupt_mixes, adversary, ...)
+            # enter the canonical text only when they differ from their default
+            # (RC_PF_CANON_NONDEF): take the default rows' values from their columns, in the
+            # canonical text's spelling, so that 0 and 0.67 make one numeric axis.
+            tab = job._tab
+            for k in tab.in_job_id:
+                if k in out or k not in job.attrs:
+                    continue
+                v = job.attrs[k]
+                col = tab.columns.get(k)
+                if k in tab.codes or col is None:
+                    out[k] = str(v)
+                elif col.dtype == np.uint8:
+                    out[k] = "true" if v else "false"
+                elif col.dtype.kind == "f":
+                    out[k] = "%.17g" % v
+                else:
+                    out[k] = str(int(v))
         return out
     keys = ("users", "group_size", "groups", "strategy", "burst", "trace", "model",
             "duration", "seed", "lambda_div")

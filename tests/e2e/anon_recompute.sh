@@ -4,7 +4,7 @@
 # code with rcsim), agree with rcsim's own values to 1e-9 — for unicast, RC and RC-FT, with
 # and without corrupted nodes, in both models.  A tampered observation file must disagree
 # (the comparison can fail).  Then the options as sweep axes: the columns reach the results
-# file and corruption lowers the entropy there.
+# file, corruption lowers the entropy there, and rcsim plot draws it.
 set -uo pipefail
 : "${RCSIM:?}" "${RCSIM_SOURCE_DIR:?}"
 T=$(mktemp -d)
@@ -87,4 +87,11 @@ if not ok:
     print("FAIL: the sweep's anonymity columns do not say what they should")
 sys.exit(0 if ok else 1)
 PY
+# Plottable: a numeric axis (the default 0 is in no canonical text) and the named statistic.
+"$RCSIM" plot "$T/anon.h5" --list >"$T/list" 2>&1 || { echo "FAIL: plot --list"; fail=1; }
+grep -q "axis corrupt_mixes *0, 0.67" "$T/list" ||
+    { echo "FAIL: corrupt_mixes is not the axis 0, 0.67:"; cat "$T/list"; fail=1; }
+"$RCSIM" plot "$T/anon.h5" --stat anon_entropy --x corrupt_mixes --out "$T/h.png" >"$T/plot" 2>&1 &&
+    [ -s "$T/h.png" ] && grep -q "bits" "$T/plot" ||
+    { echo "FAIL: plot --stat anon_entropy"; cat "$T/plot"; fail=1; }
 exit $fail
