@@ -375,19 +375,28 @@ static void pool_take(rc_anon *a, pool *q, pkt *p)
         return;
     }
     double n = (double)q->n;
-    uint32_t kept = 0;
+    if (p->capt < q->n_act) {
+        p->capt = q->n_act;
+        p->tk = rc_xrealloc(p->tk, p->capt * sizeof *p->tk);
+        p->tq = rc_xrealloc(p->tq, p->capt * sizeof *p->tq);
+    }
+    uint32_t kept = 0, nt = 0;
     for (uint32_t i = 0; i < q->n_act; i++) {
         uint32_t k = q->act[i];
         double m = q->s[k] / n;
         q->s[k] -= m;
-        if (!a->dropped[k]) pkt_add_target(p, k, m);
-        if (q->s[k] < PRUNE || a->dropped[k]) {
+        if (a->dropped[k] || q->s[k] < PRUNE) {
             q->s[k] = 0;
             q->in_act[k] = 0;
+            if (a->dropped[k]) continue;
         } else {
             q->act[kept++] = k;
         }
+        p->tk[nt] = k;
+        p->tq[nt] = m;
+        nt++;
     }
+    p->nt = nt;
     q->n_act = kept;
     if (a->sender_view) {
         if (q->snap == NULL) {
