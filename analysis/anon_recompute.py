@@ -70,8 +70,8 @@ def recompute(meta, corrupt, rows, ties="arrivals-first"):
             initial.setdefault(packet, {})[target] = 1.0
             targets[target] = dict(sender=frm, recipient=to, sent=sent, pulled=None, h=0.0,
                                    maxq=0.0, mass=0.0, sender_h=float("nan"), exited=False)
-        elif kind == "C":
-            loops[packet] = to
+        elif kind == "C" and to >= users + providers:
+            loops[packet] = to  # a mix's loop (at a provider: a packet made for a strategy)
         elif kind == "X":
             dropped.add(target)
         elif kind == "L" and split > 1:
@@ -112,6 +112,10 @@ def recompute(meta, corrupt, rows, ties="arrivals-first"):
     def arrive(r):
         packet, to, split, exits, target = r[2], r[5], r[8], r[9], r[10]
         d, s = dist.get(packet), send.get(packet)
+        if split == 0:
+            # every sub-message in it was for this provider: it ends here
+            dist[packet], send[packet] = None, None
+            return
         if packet in loops and to == loops[packet]:
             # a loop back at its mix: known to hold nothing; its share is dropped
             dist[packet], send[packet] = None, None
@@ -129,7 +133,7 @@ def recompute(meta, corrupt, rows, ties="arrivals-first"):
                 g["exited"] = True
                 if sender_view:
                     h = 0.0
-                    if s is not None:
+                    if s is not None and s.sum() > 0:
                         x = s / s.sum()
                         x = x[x > 0]
                         h = float(-(x * np.log2(x)).sum())
@@ -182,10 +186,19 @@ def recompute(meta, corrupt, rows, ties="arrivals-first"):
         elif what == "A":
             arrive(r)
         elif what == "C":
-            to = r[5]
+            to, packet = r[5], r[2]
+            d = None
+            if packet in initial:  # a tracked message in a packet a provider makes
+                d = np.zeros(ntg)
+                for k, q in initial[packet].items():
+                    d[k] = q
             if mixing[to]:
                 pool_n[to] += 1
-            dist[r[2]], send[r[2]] = None, None
+                if d is not None:
+                    pool_s[to] += d
+                dist[packet], send[packet] = None, None
+            else:
+                dist[packet], send[packet] = d, None
         elif what == "E":
             pass
     out = []

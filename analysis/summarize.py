@@ -104,6 +104,12 @@ def main(argv=None):
             return 0
         names = ", ".join(sorted({str(i.get("sweep_name", "?")) for i in info}))
         print("%s: %d jobs, sweep %s" % (", ".join(a.results), len(sw.jobs), names))
+        for i in info:
+            # What ran (the file's last run): the stored sweep text may say otherwise.
+            if i.get("run_command"):
+                print("ran: %s (%s)" % (i["run_command"], i.get("run_layout", "?")))
+            if i.get("run_overrides"):
+                print("overrides: %s" % " ".join(i["run_overrides"].split("\n")).strip())
         text_table(sw, rows, a.per_seed, sys.stdout)
         print("(latencies in seconds, online-only deliveries; median over seeds)")
     return 0

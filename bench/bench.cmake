@@ -40,10 +40,13 @@ add_custom_target(bench_evq DEPENDS ${RCSIM_BENCH_EVQ_TARGETS})
 # The core's event-queue unit tests (tests/test_evq.c), built against each
 # variant, so a candidate replacement is checked against the same invariants
 # (part of the bench_evq target; bench/run_evq.py runs them first).
+# pkg_check_modules caches RCSIM_BENCH_CRITERION_FOUND but not the imported target, so a
+# later configure with RCSIM_BUILD_TESTING=OFF would still see "found" and name a target that
+# does not exist: test the target itself.
 if(RCSIM_BUILD_TESTING)
   pkg_check_modules(RCSIM_BENCH_CRITERION IMPORTED_TARGET criterion)
 endif()
-if(RCSIM_BENCH_CRITERION_FOUND)
+if(TARGET PkgConfig::RCSIM_BENCH_CRITERION)
   foreach(v heap2 heap4 heap4b pairing)
     add_executable(test_evq_${v} EXCLUDE_FROM_ALL tests/test_evq.c bench/evq_${v}.c
                    ${RCSIM_BENCH_CORE_SOURCES})

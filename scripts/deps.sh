@@ -7,7 +7,7 @@ set -euo pipefail
 
 pkgs=(build-essential cmake pkg-config git openmpi-bin libopenmpi-dev libgsl-dev libhdf5-dev
       hdf5-tools libcriterion-dev libyaml-dev zlib1g-dev nettle-dev libjansson-dev python3-h5py
-      python3-numpy python3-matplotlib valgrind lmod tcl)
+      python3-numpy python3-matplotlib valgrind gdb lmod tcl)
 for arg in "$@"; do
   case "$arg" in
     --slurm) pkgs+=(slurm-wlm munge) ;;

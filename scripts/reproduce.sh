@@ -4,7 +4,9 @@
 # Builds rcsim if needed, runs each figure's sweep (experiments/figN.yaml) into
 # results/<tag>/figN.h5 (under mpirun when available; an existing file is resumed, not
 # recomputed), draws figures/<tag>/figN.{png,pdf}, writes the comparison with the paper
-# (figures/<tag>/comparison.{md,csv}) and regenerates docs/figures.md.  <tag> is the
+# (figures/<tag>/comparison.{md,csv}) and regenerates docs/figures.md -- those two only
+# when every figure's results are complete; a partial run writes its comparison to
+# figures/<tag>/partial/ instead.  <tag> is the
 # model, plus "-quick" for --quick runs, so quick and full results never mix in a file.
 # Wall time per figure is printed and recorded in figures/<tag>/timings.tsv.
 # Exit status: 0 ok, 1 a sweep or a figure failed, 2 bad usage.
@@ -35,7 +37,9 @@ by one").
   -h, --help       this help
 
 Outputs: results/<tag>/figN.h5, figures/<tag>/figN.{png,pdf}, figures/<tag>/comparison.{md,csv},
-figures/<tag>/timings.tsv, figures/<tag>/traces.tsv, docs/figures.md.  Environment: PYTHON (default /usr/bin/python3),
+figures/<tag>/timings.tsv, figures/<tag>/traces.tsv, docs/figures.md.  The comparison and
+docs/figures.md are replaced only when the results of all eight figures are complete and no
+extra --set was given; otherwise the comparison goes to figures/<tag>/partial/.  Environment: PYTHON (default /usr/bin/python3),
 MPIEXEC (default mpirun), RCSIM_DATA_DIR (the paper's traces).
 
 Figures 6, 7, 8, 9, 14, 16 and spread need the paper's availability traces: fetch them with
@@ -227,9 +231,32 @@ shopt -s nullglob
 files=("$RES"/fig*.h5)
 spread=()
 [ ! -f "$RES/misses-spread.h5" ] || spread=(--spread "$RES/misses-spread.h5")
-if [ ${#files[@]} -gt 0 ]; then
-    "$PY" analysis/compare.py --quiet --model "$MODEL" --csv "$OUT/comparison.csv" \
-        --md "$OUT/comparison.md" "${spread[@]}" "${files[@]}" || status=1
+# The comparison with the paper (figures/<tag>/comparison.*) and the headline of
+# docs/figures.md speak for every figure, so only a complete set of results replaces them:
+# every figure's results file holds every job of its sweep, run as the experiments define it
+# (no extra --set).  A partial run (`reproduce.sh 5 9 15` in a fresh clone, a figure skipped
+# for want of traces, extra overrides) writes its comparison to figures/<tag>/partial/
+# instead and leaves the full one and the docs alone.
+incomplete=()
+[ ${#EXTRA[@]} -eq 0 ] || incomplete+=("extra overrides: ${EXTRA[*]}")
+for n in 5 6 7 8 9 14 15 16; do
+    h5=$RES/fig$n.h5
+    if [ ! -f "$h5" ]; then incomplete+=("fig$n: no $h5"); continue; fi
+    # `rcsim sweep --dry-run` counts the jobs still to run, as a resume would (0: complete).
+    left=$("$RCSIM" sweep "experiments/fig$n.yaml" --out "$h5" --dry-run "${SETS[@]}" 2>/dev/null |
+           sed -n 's/.* \([0-9]*\) to run, .*/\1/p' | head -1)
+    [ "$left" = 0 ] || incomplete+=("fig$n: ${left:-?} job(s) not in $h5")
+done
+CMP=$OUT
+if [ ${#incomplete[@]} -gt 0 ]; then
+    CMP=$OUT/partial
+    mkdir -p "$CMP"
+    echo "reproduce.sh: partial results (${incomplete[*]}); the comparison goes to" \
+         "$CMP/comparison.{md,csv}, $OUT/comparison.* and docs/figures.md are left as they were" >&2
 fi
-"$PY" analysis/make_docs.py --root "$ROOT"
+if [ ${#files[@]} -gt 0 ]; then
+    "$PY" analysis/compare.py --quiet --model "$MODEL" --csv "$CMP/comparison.csv" \
+        --md "$CMP/comparison.md" "${spread[@]}" "${files[@]}" || status=1
+fi
+[ ${#incomplete[@]} -gt 0 ] || "$PY" analysis/make_docs.py --root "$ROOT"
 exit $status

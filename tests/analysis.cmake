@@ -15,13 +15,15 @@ endif()
 add_test(NAME unit_analysis_stats
          COMMAND ${RCSIM_PYTHON} -m unittest discover -s ${CMAKE_CURRENT_SOURCE_DIR}/analysis
                  -p "test_*.py")
-set_tests_properties(unit_analysis_stats PROPERTIES TIMEOUT 120 LABELS analysis)
+set_tests_properties(unit_analysis_stats PROPERTIES TIMEOUT 120 LABELS analysis
+                     ENVIRONMENT "RCSIM_BIN=$<TARGET_FILE:rcsim>")
 
 rcsim_add_script(analysis_pipeline e2e/analysis_pipeline.sh TIMEOUT 600 LABELS analysis)
 set_property(TEST e2e_analysis_pipeline APPEND PROPERTY ENVIRONMENT "PYTHON=${RCSIM_PYTHON}")
 
 rcsim_add_script(analysis_any_sweep e2e/analysis_any_sweep.sh TIMEOUT 600 LABELS analysis)
 set_property(TEST e2e_analysis_any_sweep APPEND PROPERTY ENVIRONMENT "PYTHON=${RCSIM_PYTHON}")
+rcsim_add_script(repro_partial e2e/repro_partial.sh TIMEOUT 300)
 
 # Issue 29: analysis/anon_recompute.py recomputes rcsim's anonymity metric from the
 # observation file alone (unicast, RC, RC-FT; corrupted nodes or not; both models).

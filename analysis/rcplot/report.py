@@ -167,6 +167,17 @@ def build(sw, paths, outdir, dpi=110):
         md += ["One configuration (no parameter differs between jobs).", ""]
     md += ["Parameters with one value in every job: " +
            ", ".join("%s=%s" % (k, fmt_value(v) if v != "" else '""') for k, v in fixed), ""]
+    for i in infos:
+        # What ran, which the stored sweep file does not say when --set changed it.
+        if not i.get("run_command"):
+            continue
+        md += ["What ran into `%s` (its last run): `%s` on %s." % (
+            i["path"], i["run_command"], i.get("run_layout", "?")), ""]
+        if i.get("run_overrides"):
+            md += ["Overrides: `%s` -- the jobs ran with these, not with the sweep file's "
+                   "values." % " ".join(i["run_overrides"].split("\n")).strip(), ""]
+        if i.get("run_effective"):
+            md += ["Parameters as run:", "", "```", i["run_effective"].rstrip(), "```", ""]
     for p, t in texts:
         md += ["Sweep file as stored in `%s`:" % p, "", "```yaml", t.rstrip(), "```", ""]
     md += ["## Results", "", caption, ""]

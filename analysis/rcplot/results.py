@@ -96,6 +96,7 @@ class Table:
         self.row_in_file = np.zeros(0, dtype=np.int64)
         self.edges = None
         self._files = {}
+        self._counter_lists = None
 
     def __len__(self):
         return int(self.file_of_row.shape[0])
@@ -174,8 +175,14 @@ class Table:
 
     def counters(self, row):
         """{name: value} of a row's counters, without the counter_ prefix."""
-        return {k[len("counter_"):]: self.columns[k][row].item() for k in self.columns
-                if self.role.get(k) == "counter"}
+        # Each counter column as a Python list, made once: per row and column, .item()
+        # cost 170 us a job in `rcsim summarize` (issue 27); the values are the same.
+        lists = self._counter_lists
+        if lists is None:
+            lists = self._counter_lists = [(k[len("counter_"):], self.columns[k].tolist())
+                                           for k in self.columns
+                                           if self.role.get(k) == "counter"]
+        return {k: v[row] for k, v in lists}
 
     def canonical_all(self):
         """Every row's canonical text (reads the whole column of each file once)."""
@@ -335,18 +342,48 @@ class Job:
 
 
 class TableJob(Job):
-    """A row of a layout-2 table."""
+    """A row of a layout-2 table.  `attrs` (every parameter, and job_id) is built when
+    first asked for: a sweep of 10^6 jobs would otherwise hold 10^6 dicts of 50 entries."""
 
-    def __init__(self, tab, row, attrs, summary, config, wall_s):
+    __slots__ = ("_tab", "row", "_values", "_params", "id", "summary", "config", "wall_s",
+                 "_attrs", "_counters", "_canon_params", "strategy", "trace", "model",
+                 "users", "group_size", "groups", "burst", "lambda_div", "duration", "seed")
+
+    def __init__(self, tab, row, values, params, job_id, summary, config, wall_s):
         self._tab = tab
         self.row = row
-        self.path = tab.sources[int(tab.file_of_row[row])]
-        self.attrs = attrs
-        self.id = attrs.get("job_id", "")
+        self._values = values
+        self._params = params
+        self.id = job_id
         self.summary = summary
         self.config = config
         self.wall_s = wall_s
-        self._init_common(attrs)
+        self._attrs = None
+        self._counters = None
+        self._canon_params = None
+        common = _COMMON_CACHE.get(config) if config else None
+        if common is None:
+            self._init_common(_AttrView(values, params, row))
+            common = (self.strategy, self.trace, self.model, self.users, self.group_size,
+                      self.groups, self.burst, self.lambda_div, self.duration)
+            if config:
+                _COMMON_CACHE[config] = common
+        else:
+            (self.strategy, self.trace, self.model, self.users, self.group_size, self.groups,
+             self.burst, self.lambda_div, self.duration) = common
+            self.seed = _AttrView(values, params, row).get("seed", 0)
+
+    @property
+    def path(self):
+        return self._tab.sources[int(self._tab.file_of_row[self.row])]
+
+    @property
+    def attrs(self):
+        if self._attrs is None:
+            a = {c: self._values[c][self.row] for c in self._params}
+            a["job_id"] = self.id
+            self._attrs = a
+        return self._attrs
 
     def hist(self, which="hist_online"):
         return self._tab.hist(self.row, which.replace("hist_", ""))
@@ -355,7 +392,28 @@ class TableJob(Job):
         return self._tab.canonical_cached(self.row)
 
     def counters(self):
-        return self._tab.counters(self.row)
+        if self._counters is None:
+            self._counters = self._tab.counters(self.row)
+        return self._counters
+
+
+# What _init_common derives from the parameters that make a configuration (everything but
+# the seed), per configuration: the same for all its seeds.
+_COMMON_CACHE = {}
+
+
+class _AttrView:
+    """attrs.get() over the table's value lists, for Job._init_common."""
+
+    __slots__ = ("_values", "_params", "_row")
+
+    def __init__(self, values, params, row):
+        self._values, self._params, self._row = values, params, row
+
+    def get(self, key, default=None):
+        if key in self._values:
+            return self._values[key][self._row]
+        return default
 
 
 class LegacyJob(Job):
@@ -418,16 +476,22 @@ def _table_jobs(tab, seen):
     wall = tab.columns["counter_wall_s"].tolist() if "counter_wall_s" in tab.columns \
         else [math.nan] * n
     key_cols = [c for c in tab.in_job_id if c != "seed"]
+    # Row tuples by zip (in C) rather than one generator per row and column.
+    keys = list(zip(*[values[c] for c in key_cols])) if key_cols else [()] * n
+    sum_names = list(summary)
+    sums = list(zip(*[summary[k] for k in sum_names])) if sum_names else [()] * n
+    configs = {}  # one config tuple per configuration, shared by its seeds
     jobs = []
     for r in range(n):
         if ids[r] in seen:
             continue
         seen.add(ids[r])
-        attrs = {c: values[c][r] for c in params}
-        attrs["job_id"] = ids[r]
-        s = {k: v[r] for k, v in summary.items()}
-        config = tuple((c, values[c][r]) for c in key_cols)
-        jobs.append(TableJob(tab, r, attrs, s, config, wall[r]))
+        vals = keys[r]
+        config = configs.get(vals)
+        if config is None:
+            config = configs[vals] = tuple(zip(key_cols, vals))
+        jobs.append(TableJob(tab, r, values, params, ids[r], dict(zip(sum_names, sums[r])),
+                             config, wall[r]))
     return jobs
 
 
@@ -571,7 +635,10 @@ def load(paths):
 
 # Keys of the sweep description, as load() found them on the file's root.
 SWEEP_KEYS = ("sweep_name", "sweep_file", "sweep_text", "sweep_hash", "created_utc",
-              "rcsim_version", "git_revision", "layout")
+              "rcsim_version", "git_revision", "layout",
+              # What the run that last wrote the file ran (issue 27): the parameters after
+              # --set, the --set options, the command line, the ranks and hosts.
+              "run_effective", "run_overrides", "run_command", "run_layout")
 
 # Fields of one per-delivery record (store_raw; docs/results-layout.md), in this order.
 DELIVERY_FIELDS = ("msg", "group", "sender", "recipient", "send_s", "deliver_s", "online")
@@ -581,36 +648,74 @@ def job_params(job):
     """{name: value text} of every result-affecting parameter of a job, seed included, in
     registry order: the job's canonical text (docs/sweep-format.md, "Job ids").  Files
     without it fall back to the parameter attributes the figure code reads."""
-    canon = job.canonical() if isinstance(job, TableJob) else job.attrs.get("canonical")
+    if isinstance(job, TableJob):
+        return _table_job_params(job)
+    canon = job.attrs.get("canonical")
     if canon:
         out = {}
         for line in str(canon).splitlines():
             k, sep, v = line.partition("=")
             if sep:
                 out[k.strip()] = v.strip()
-        if isinstance(job, TableJob):
-            # Parameters added after results existed (anonymity, corrupt_mixes, adversary, ...)
-            # enter the canonical text only when they differ from their default
-            # (RC_PF_CANON_NONDEF): take the default rows' values from their columns, in the
-            # canonical text's spelling, so that 0 and 0.67 make one numeric axis.
-            tab = job._tab
-            for k in tab.in_job_id:
-                if k in out or k not in job.attrs:
-                    continue
-                v = job.attrs[k]
-                col = tab.columns.get(k)
-                if k in tab.codes or col is None:
-                    out[k] = str(v)
-                elif col.dtype == np.uint8:
-                    out[k] = "true" if v else "false"
-                elif col.dtype.kind == "f":
-                    out[k] = "%.17g" % v
-                else:
-                    out[k] = str(int(v))
         return out
     keys = ("users", "group_size", "groups", "strategy", "burst", "trace", "model",
             "duration", "seed", "lambda_div")
     return {k: str(job.attrs[k]) for k in keys if k in job.attrs}
+
+
+def _fill_defaults(out, job):
+    """Parameters added after results existed (anonymity, corrupt_mixes, adversary, ...)
+    enter the canonical text only when they differ from their default
+    (RC_PF_CANON_NONDEF): take the default rows' values from their columns, in the
+    canonical text's spelling, so that 0 and 0.67 make one numeric axis."""
+    tab = job._tab
+    for k in tab.in_job_id:
+        if k in out or k not in job.attrs:
+            continue
+        v = job.attrs[k]
+        col = tab.columns.get(k)
+        if k in tab.codes or col is None:
+            out[k] = str(v)
+        elif col.dtype == np.uint8:
+            out[k] = "true" if v else "false"
+        elif col.dtype.kind == "f":
+            out[k] = "%.17g" % v
+        else:
+            out[k] = str(int(v))
+
+
+def _table_job_params(job):
+    """job_params of a table row.  The canonical texts of a configuration's seeds differ
+    only in their seed line, so each distinct text without it is parsed once per table
+    (parsing every job's ~50 lines was 4 of the 5 s that 20,000 jobs took, issue 27) and
+    copied with the job's own seed, which keeps the registry's key order."""
+    if job._canon_params is None:
+        tab = job._tab
+        cache = getattr(tab, "_params_cache", None)
+        if cache is None:
+            cache = tab._params_cache = {}
+        canon = job.canonical()
+        at = canon.find("seed=") if canon.startswith("seed=") else canon.find("\nseed=") + 1
+        if at > 0 or canon.startswith("seed="):
+            end = canon.find("\n", at)
+            end = len(canon) if end < 0 else end
+            rest, seed = canon[:at] + canon[end:], canon[at + 5:end].strip()
+        else:
+            rest, seed = canon, None
+        base = cache.get(rest)
+        if base is None:
+            base = {}
+            for line in (canon if seed is None else canon[:at] + "seed=" + canon[end:]).splitlines():
+                k, sep, v = line.partition("=")
+                if sep:
+                    base[k.strip()] = v.strip()
+            _fill_defaults(base, job)
+            cache[rest] = base
+        out = base.copy()
+        if seed is not None:
+            out["seed"] = seed
+        job._canon_params = out
+    return job._canon_params
 
 
 def job_counters(job):

@@ -39,7 +39,8 @@ UNITS = {
     "rate_delay": "1/s", "pull_period": "s", "mix_rate_loop": "1/s",
     "mix_rate_loop_delay": "1/s", "lambda_div": "factor", "tick": "s", "mix_layers": "count",
     "mixes_per_layer": "count", "users_per_provider": "count",
-    "rc_base_delay_factor": "factor", "offline_members": None, "source_offline": None,
+    "rc_base_delay_factor": "factor", "provider_rate": "1/s", "offline_members": None,
+    "source_offline": None,
     "gossip_interval": "s", "gossip_push_max": "count", "gossip_window": "s",
     "membership_rate": "1/s", "store_raw": None, "check": None,
     "adversary": None, "adversary_fraction": "fraction", "adversary_delay": "s",
@@ -212,7 +213,7 @@ class Sweep:
             p = results.job_params(j)
             jobs.append(j)
             params.append(p)
-        known = set(k for p in params for k in p)
+        known = set().union(*params)
         for k in where:
             if k not in known:
                 raise UsageError("--where %s: no such parameter in the results (parameters: %s)"

@@ -452,7 +452,8 @@ static void exit_packet(rc_anon *a, pkt *p, rc_time t)
             if (p->sv != NULL) {
                 double tot = 0;
                 for (uint32_t u = 0; u < a->users; u++) tot += p->sv->v[u];
-                for (uint32_t u = 0; u < a->users; u++) {
+                /* (no client's share at all: nothing to be unsure about, 0 bits) */
+                for (uint32_t u = 0; u < a->users && tot > 0; u++) {
                     double x = p->sv->v[u] / tot;
                     if (x > 0) h -= x * log2(x);
                 }
@@ -465,6 +466,12 @@ static void exit_packet(rc_anon *a, pkt *p, rc_time t)
 static void arrive(rc_anon *a, const event *e)
 {
     pkt *p = &a->slots[e->slot];
+    if (e->split == 0) {
+        /* Every sub-message in it was for this provider (a strategy's relay):
+         * the packet ends here, as the adversary sees. */
+        pkt_clear(p);
+        return;
+    }
     if (p->loop && e->to == p->origin) {
         /* A mix loop back at its mix ends there: the adversary, which knows
          * the pool sizes, learns that this packet was a loop and holds no
@@ -615,19 +622,20 @@ static void on_link(void *ctx, const rc_wire_link *l)
             e.parent = map_get(a->hkey, a->hval, a->hcap, l->parent);
             RC_ASSERT(e.parent != NONE32);
             a->slots[e.parent].refs++;
-            /* Which tracked message it carries (ground truth, for the sender view). */
-            if (l->body != NONE32) {
-                target = map_get(a->bkey, a->bval, a->bcap, l->body);
-                p = &a->slots[slot];
-                p->target = target;
-            }
+        }
+        /* Which tracked message it carries alone (ground truth, for the sender view). */
+        if (l->body != NONE32) {
+            target = map_get(a->bkey, a->bval, a->bcap, l->body);
+            p = &a->slots[slot];
+            p->target = target;
         }
         break;
     case RC_WIRE_CREATE:
         e.t = l->sent;
         e.phase = 0;
         e.kind = EV_CREATE;
-        p->loop = true;
+        /* a mix's loop; at a provider, a packet it makes for a strategy */
+        p->loop = l->from >= a->users + a->providers;
         kind = 'C';
         break;
     case RC_WIRE_END:

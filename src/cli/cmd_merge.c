@@ -2,12 +2,16 @@
  * `rcsim sweep --shard I/N` (or any results files of one sweep) into one.
  *
  * Refuses (exit 2, nothing written) files of another sweep (their sweep_hash
- * differs), a job present in two inputs, and an existing --out.  The output
+ * differs), a job present in two inputs, and an existing --out; and what a
+ * resume of `rcsim sweep` refuses too: parts stored with different options
+ * (store_raw: seen in the rows, and in the parts' manifests) and parts made by
+ * different builds (the rows' build ids) unless --allow-other-build.  The output
  * gets a journal too, built from the rows, so `rcsim sweep FILE --out ALL.h5`
  * afterwards runs exactly the jobs no shard finished.  Every row keeps its
  * parameters, canonical text, provenance and results as they were.
  */
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,16 +32,21 @@ static void print_usage(FILE *out)
             "Combines results files of one sweep (typically the shards written by\n"
             "`rcsim sweep FILE --shard I/N --out part-I.h5`) into ALL.h5 and its journal\n"
             "ALL.h5.journal, as if one `rcsim sweep FILE --out ALL.h5` had run them.\n"
-            "Refuses inputs of different sweeps and jobs present in two inputs.\n"
+            "Refuses inputs of different sweeps, jobs present in two inputs, inputs stored\n"
+            "with different options (store_raw) and, unless --allow-other-build, inputs\n"
+            "made by different builds.\n"
             "\n"
             "options:\n"
             "  -o, --out FILE   the merged results file (must not exist)\n"
+            "      --allow-other-build  merge parts whose jobs were run by different builds\n"
+            "                   of rcsim (each row keeps the build that ran it)\n"
             "  -q, --quiet      no summary line\n"
             "  -h, --help       this help\n"
             "\n"
             "exit codes: 0 merged, every job of the sweep present; 1 merged, but jobs of the\n"
             "sweep are missing (rerun the sweep into ALL.h5 to run them) or a runtime error;\n"
-            "2 bad usage, inputs of different sweeps or duplicate jobs (nothing written).\n");
+            "2 bad usage, inputs of different sweeps, duplicate jobs, different stored\n"
+            "options or builds (nothing written).\n");
 }
 
 typedef struct seen_id {
@@ -51,11 +60,93 @@ static int cmp_seen(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Checks the inputs: one sweep, no job twice.  Fills *info0 from the first. */
-static int check_inputs(char **parts, unsigned n, rc_h5out_info *info0, rc_err *err)
+/* What the rows of one input say about how they were made. */
+typedef struct part_facts {
+    char builds[4][17]; /* distinct build ids of its rows (the first 4) */
+    unsigned n_builds;
+    size_t raw_row, plain_row; /* a row with per-delivery records / one without (+1; 0 none) */
+    char stored[1024];         /* its manifest's stored options ("" without one) */
+} part_facts;
+
+static void note_build(part_facts *f, const char *id)
+{
+    for (unsigned k = 0; k < f->n_builds; k++)
+        if (!strcmp(f->builds[k], id)) return;
+    if (f->n_builds < 4) snprintf(f->builds[f->n_builds++], sizeof f->builds[0], "%s", id);
+}
+
+static bool same_builds(const part_facts *a, const part_facts *b)
+{
+    if (a->n_builds != b->n_builds) return false;
+    for (unsigned i = 0; i < a->n_builds; i++) {
+        bool found = false;
+        for (unsigned k = 0; k < b->n_builds && !found; k++)
+            found = !strcmp(a->builds[i], b->builds[k]);
+        if (!found) return false;
+    }
+    return true;
+}
+
+static void list_builds(const part_facts *f, char *out, size_t n)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (unsigned k = 0; k < f->n_builds && used < n; k++) {
+        int w = snprintf(out + used, n - used, "%s%s", k ? ", " : "",
+                         f->builds[k][0] ? f->builds[k] : "(none recorded)");
+        if (w > 0) used += (size_t)w;
+    }
+}
+
+/* store_raw and the build, as the inputs' rows and manifests show them: a
+ * merged file must not hold jobs stored both ways, nor (unless allowed) jobs
+ * of builds the parts do not share -- `rcsim sweep` refuses both on resume. */
+static int check_made_alike(char **parts, unsigned n, const part_facts *facts,
+                            bool allow_other_build, rc_err *err)
+{
+    for (unsigned p = 0; p < n; p++) {
+        if (facts[p].raw_row == 0) continue;
+        for (unsigned q = 0; q < n; q++) {
+            if (facts[q].plain_row == 0) continue;
+            return rc_err_set(err, RC_EXIT_USAGE,
+                              "%s holds jobs stored with store_raw=true (row %zu has per-delivery "
+                              "records), %s jobs stored with store_raw=false (row %zu delivered "
+                              "without records): the merged file would hold jobs stored both "
+                              "ways; merge parts of one setting (rerun the other shards with the "
+                              "same store_raw)",
+                              parts[p], facts[p].raw_row - 1, parts[q], facts[q].plain_row - 1);
+        }
+    }
+    for (unsigned p = 1; p < n; p++)
+        if (facts[p].stored[0] && facts[0].stored[0] && strcmp(facts[p].stored, facts[0].stored))
+            return rc_err_set(err, RC_EXIT_USAGE,
+                              "%s was stored with %s, %s with %s (their manifests): the merged "
+                              "file would hold jobs stored both ways",
+                              parts[0], facts[0].stored, parts[p], facts[p].stored);
+    if (allow_other_build) return 0;
+    for (unsigned p = 1; p < n; p++) {
+        if (same_builds(&facts[0], &facts[p])) continue;
+        char a[100], b[100];
+        list_builds(&facts[0], a, sizeof a);
+        list_builds(&facts[p], b, sizeof b);
+        return rc_err_set(err, RC_EXIT_USAGE,
+                          "the jobs in %s were run by build %s, those in %s by build %s: merging "
+                          "would mix results of different builds; rerun the shards with one "
+                          "build, or pass --allow-other-build (each row keeps the build that "
+                          "ran it)",
+                          parts[0], a, parts[p], b);
+    }
+    return 0;
+}
+
+/* Checks the inputs: one sweep, no job twice, stored and built alike.  Fills
+ * *info0 from the first. */
+static int check_inputs(char **parts, unsigned n, bool allow_other_build, rc_h5out_info *info0,
+                        rc_err *err)
 {
     size_t total = 0, cap = 0;
     seen_id *ids = NULL;
+    part_facts *facts = rc_xcalloc(n, sizeof *facts);
     int rc = 0;
     for (unsigned p = 0; p < n && rc == 0; p++) {
         rc_h5in *in = rc_h5in_open(parts[p], err);
@@ -80,6 +171,17 @@ static int check_inputs(char **parts, unsigned n, rc_h5out_info *info0, rc_err *
             void *image;
             size_t len;
             rc = rc_h5in_row(in, r, &id, &canon, &prov, &image, &len, err);
+            if (rc == 0) {
+                rc_result_view v;
+                rc = rc_result_view_parse(&v, image, len, err);
+                if (rc == 0) {
+                    note_build(&facts[p], v.build_id);
+                    if (v.n_deliveries > 0 && facts[p].raw_row == 0) facts[p].raw_row = r + 1;
+                    if (v.n_deliveries == 0 && v.c.deliveries > 0 && facts[p].plain_row == 0)
+                        facts[p].plain_row = r + 1;
+                    rc_result_view_release(&v);
+                }
+            }
             free(image);
             if (total == cap) {
                 cap = cap ? 2 * cap : 4096;
@@ -88,6 +190,13 @@ static int check_inputs(char **parts, unsigned n, rc_h5out_info *info0, rc_err *
             ids[total++] = (seen_id){id, p};
         }
         rc_h5in_close(in);
+        if (rc == 0) {
+            rc_manifest m;
+            bool found = false;
+            rc = rc_manifest_read(parts[p], &m, &found, err);
+            if (rc == 0 && found) snprintf(facts[p].stored, sizeof facts[p].stored, "%s", m.stored);
+            if (rc == 0) rc_manifest_free(&m);
+        }
     }
     if (rc == 0) {
         if (total > 1) qsort(ids, total, sizeof *ids, cmp_seen);
@@ -102,7 +211,9 @@ static int check_inputs(char **parts, unsigned n, rc_h5out_info *info0, rc_err *
                                 hex, parts[a < b ? a : b], parts[a < b ? b : a]);
             }
     }
+    if (rc == 0) rc = check_made_alike(parts, n, facts, allow_other_build, err);
     free(ids);
+    free(facts);
     return rc;
 }
 
@@ -144,14 +255,16 @@ static int merge_manifests(char **parts, unsigned n, const char *out, rc_err *er
 
 int rc_cmd_merge(int argc, char **argv)
 {
+    enum { OPT_ALLOW_BUILD = 256 };
     static const struct option longopts[] = {
         {"out", required_argument, NULL, 'o'},
+        {"allow-other-build", no_argument, NULL, OPT_ALLOW_BUILD},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *out = NULL;
-    bool quiet = false;
+    bool quiet = false, allow_other_build = false;
     int c;
     opterr = 0;
     optind = 1;
@@ -159,6 +272,7 @@ int rc_cmd_merge(int argc, char **argv)
         switch (c) {
         case 'o': out = optarg; break;
         case 'q': quiet = true; break;
+        case OPT_ALLOW_BUILD: allow_other_build = true; break;
         case 'h': print_usage(stdout); return 0;
         default:
             fprintf(stderr, "rcsim merge: unknown or incomplete option '%s' (see --help)\n",
@@ -181,7 +295,7 @@ int rc_cmd_merge(int argc, char **argv)
     }
     rc_err err = {0};
     rc_h5out_info info0;
-    int rc = check_inputs(parts, n, &info0, &err);
+    int rc = check_inputs(parts, n, allow_other_build, &info0, &err);
     if (rc != 0) {
         fprintf(stderr, "rcsim merge: %s\n", err.msg);
         free(jpath);

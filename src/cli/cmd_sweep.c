@@ -19,6 +19,7 @@
 #include "exp/sweep.h"
 #include "farm/farm.h"
 #include "farm/preflight.h"
+#include "io/lock.h"
 
 static void print_usage(FILE *out)
 {
@@ -145,6 +146,16 @@ int rc_cmd_sweep(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     rc_farm_opts o = {.progress_s = 10, .grace_s = 60, .isolate = true, .lock_wait_s = 60};
+    /* Provenance: the command line as typed (before getopt permutes argv). */
+    size_t clen = 8;
+    for (int i = 0; i < argc; i++) clen += strlen(argv[i]) + 1;
+    char *command = rc_xcalloc(clen, 1);
+    strcat(command, "rcsim");
+    for (int i = 0; i < argc; i++) {
+        strcat(command, " ");
+        strcat(command, argv[i]);
+    }
+
     bool allow_other_build = false;
     const char **sets = calloc((size_t)argc + 1, sizeof *sets);
     size_t n_sets = 0;
@@ -175,6 +186,7 @@ int rc_cmd_sweep(int argc, char **argv)
         case 'h':
             if (!quiet) print_usage(stdout);
             free(sets);
+            free(command);
             return 0;
         default:
             if (!quiet)
@@ -195,8 +207,17 @@ int rc_cmd_sweep(int argc, char **argv)
     }
     if (rc != 0) {
         free(sets);
+        free(command);
         return rc;
     }
+
+    /* A symbolic link is followed: the lock, the journal and the manifest
+     * belong to the file, whatever name it is reached by (io/lock.h). */
+    char *out_file = rc_lock_canonical(o.out);
+    if (strcmp(out_file, o.out) != 0 && !quiet)
+        fprintf(stderr, "rcsim sweep: --out %s is a symbolic link to %s: writing that file\n",
+                o.out, out_file);
+    o.out = out_file;
 
     /* Jobs run in forked children; Open MPI's fork warning is about
      * children that use MPI, which ours never do (farm/exec.h). */
@@ -204,6 +225,8 @@ int rc_cmd_sweep(int argc, char **argv)
     if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
         fprintf(stderr, "rcsim sweep: MPI_Init failed\n");
         free(sets);
+        free(command);
+        free(out_file);
         return RC_EXIT_RUNTIME;
     }
     rc_log_set_abort_hook(abort_hook);
@@ -214,12 +237,36 @@ int rc_cmd_sweep(int argc, char **argv)
     rc_err err = {0};
     rc_sweep *sw = NULL;
     rc_preflight *pf = NULL;
-    int status = 0;
-    if (rank == 0) {
+    /* Every rank's build, before anything is read or written. */
+    rc_farm_build *others = NULL;
+    size_t n_others = 0;
+    char *layout = NULL;
+    int status = rc_farm_check_builds(MPI_COMM_WORLD, allow_other_build, &others, &n_others,
+                                      &layout, &err);
+    o.layout = layout;
+    /* ... and the overrides, one a line. */
+    size_t olen = 1;
+    for (size_t i = 0; i < n_sets; i++) olen += strlen(sets[i]) + 8;
+    char *overrides = rc_xcalloc(olen, 1);
+    for (size_t i = 0; i < n_sets; i++) {
+        strcat(overrides, "--set ");
+        strcat(overrides, sets[i]);
+        strcat(overrides, "\n");
+    }
+    o.command = command;
+    o.overrides = overrides;
+    rc_build_info *worker_builds = rc_xcalloc(n_others + 1, sizeof *worker_builds);
+    for (size_t i = 0; i < n_others; i++)
+        worker_builds[i] = (rc_build_info){others[i].id, others[i].revision, others[i].dirty,
+                                           others[i].sources_sha256, 0, others[i].config};
+    if (status != 0) {
+        if (rank == 0) fprintf(stderr, "rcsim sweep: %s\n", err.msg);
+    } else if (rank == 0) {
         sw = rc_sweep_load(file, sets, n_sets, &err);
         if (sw != NULL) {
             /* Inputs, --out, lock, manifest: all before the first job (farm/preflight.h). */
-            rc_preflight_opts po = {o.out, o.data_dir, allow_other_build, o.dry_run};
+            rc_preflight_opts po = {o.out, o.data_dir, allow_other_build, o.dry_run,
+                                    worker_builds, n_others};
             status = rc_preflight_run(sw, &po, &pf, &err);
         } else {
             status = err.code ? err.code : RC_EXIT_USAGE;
@@ -237,6 +284,12 @@ int rc_cmd_sweep(int argc, char **argv)
     /* After the results are closed; a refusal removes what the preflight wrote. */
     rc_preflight_release(pf, rc == RC_EXIT_USAGE);
     rc_sweep_free(sw);
+    free(worker_builds);
+    free(others);
+    free(layout);
+    free(command);
+    free(overrides);
+    free(out_file);
     free(sets);
     MPI_Finalize();
     return rc;

@@ -10,7 +10,7 @@
 #include "multicast/adversary.h"
 #include "multicast/mc.h"
 #include "multicast/population.h"
-#include "multicast/strategy_name.h"
+#include "multicast/strategy_table.h"
 #include "trace/trace_id.h"
 #include "workload/app.h"
 
@@ -164,7 +164,7 @@ void rc_job_bind_trace(rc_job *job, const rc_trace_id *id)
 int rc_job_check_trace(const rc_job *job, const rc_trace_id *id, rc_err *err)
 {
     if (!strcmp(job->trace_sha256, id->sha256) && job->trace_lines == id->lines) return 0;
-    return rc_err_set(err, RC_EXIT_USAGE,
+    return rc_err_set(err, RC_JOB_TRACE_CHANGED,
                       "trace '%s': %s has sha256 %s (%u lines), but the job was bound to "
                       "sha256 %s (%u lines) of trace %s: the file changed after the sweep "
                       "started, or this host sees another file",
@@ -206,6 +206,7 @@ void rc_job_net_cfg(const rc_job *job, rc_net_cfg *out)
     out->trace16 = job->quirks.trace16 != 0;
     out->frozen_pull = job->quirks.frozen_pull == 1;
     out->ingress_delay = job->quirks.ingress_delay == 1;
+    out->provider_rate = job->provider_rate;
 }
 
 void rc_job_mc_cfg(const rc_job *job, rc_mc_cfg *out)

@@ -1,4 +1,5 @@
-/* param: the table-driven parameter registry (style rule 12).
+/* param: the table-driven parameter registry: one table, read by every place
+ * that needs the parameters.
  *
  * One row per rc_job field: name (the CLI option --name and the sweep-file
  * key), type, unit, default, range and help.  The same table parses command

@@ -34,34 +34,25 @@ static double wall_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-int rc_run_job(const rc_job *job_in, rc_result *out, rc_run_progress_fn progress, void *ctx,
-               rc_err *err)
+/* The job itself; rc_run_job sets and restores the checks around it, so that
+ * no return path can leave them on for the next job of a chunk. */
+static int run_resolved(rc_job job, rc_result *out, rc_run_progress_fn progress, void *ctx,
+                        rc_err *err)
 {
-    rc_job job = *job_in;
-    rc_job_resolve(&job);
-    int rc = rc_job_validate(&job, err);
-    if (rc) return rc;
-    bool saved_check = rc_check_enabled;
-    if (job.check) rc_check_enabled = true;
+    int rc = 0;
 
     const rc_trace *trace = NULL; /* owned by the trace cache (trace/trace_id.h) */
     if (strcmp(job.trace, "online") != 0) {
         rc_trace_id id;
         trace = rc_trace_id_get(job.trace, job.data_dir, rc_job_trace_lines_needed(&job), &id,
                                 err);
-        if (trace == NULL) {
-            rc_check_enabled = saved_check;
-            return err && err->code ? err->code : RC_EXIT_USAGE;
-        }
+        if (trace == NULL) return err && err->code ? err->code : RC_EXIT_USAGE;
         /* A bound job (a sweep's) runs only on the content it was bound to; an
          * unbound one (a caller that did not bind) is bound now, so the result's
          * job id always names the content. */
         if (job.trace_sha256[0] != '\0') rc = rc_job_check_trace(&job, &id, err);
         else rc_job_bind_trace(&job, &id);
-        if (rc) {
-            rc_check_enabled = saved_check;
-            return rc;
-        }
+        if (rc) return rc;
     }
 
     double t0 = wall_now();
@@ -84,7 +75,6 @@ int rc_run_job(const rc_job *job_in, rc_result *out, rc_run_progress_fn progress
         if (anon == NULL) {
             rc_mc_free(mc);
             rc_sim_free(&sim);
-            rc_check_enabled = saved_check;
             return err && err->code ? err->code : RC_EXIT_USAGE;
         }
     }
@@ -132,8 +122,24 @@ int rc_run_job(const rc_job *job_in, rc_result *out, rc_run_progress_fn progress
     rc_app_free(app);
     rc_mc_free(mc);
     rc_sim_free(&sim);
-    rc_check_enabled = saved_check;
     if (rc) rc_result_free(out);
+    return rc;
+}
+
+int rc_run_job(const rc_job *job_in, rc_result *out, rc_run_progress_fn progress, void *ctx,
+               rc_err *err)
+{
+    rc_job job = *job_in;
+    rc_job_resolve(&job);
+    int rc = rc_job_validate(&job, err);
+    if (rc) return rc;
+    /* Exactly this job's setting while it runs (a job with check=false
+     * after one with check=true in the same process runs unchecked), and
+     * the caller's setting again afterwards, on every path. */
+    bool saved_check = rc_check_enabled;
+    if (job.check) rc_check_enabled = true;
+    rc = run_resolved(job, out, progress, ctx, err);
+    rc_check_enabled = saved_check;
     return rc;
 }
 

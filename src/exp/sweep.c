@@ -371,6 +371,74 @@ void rc_sweep_free(rc_sweep *s)
 const char *rc_sweep_name(const rc_sweep *s) { return s->name; }
 const char *rc_sweep_path(const rc_sweep *s) { return s->path; }
 const char *rc_sweep_text(const rc_sweep *s) { return s->text; }
+
+typedef struct text_buf {
+    char *p;
+    size_t n, cap;
+} text_buf;
+
+static void tb_add(text_buf *b, const char *s)
+{
+    size_t l = strlen(s);
+    if (b->n + l + 1 > b->cap) {
+        b->cap = (b->n + l + 1) * 2;
+        b->p = rc_xrealloc(b->p, b->cap);
+    }
+    memcpy(b->p + b->n, s, l + 1);
+    b->n += l;
+}
+
+char *rc_sweep_effective(const rc_sweep *s)
+{
+    size_t np, n = s->n;
+    const rc_param_def *t = rc_param_table(&np);
+    text_buf varying = {0}, fixed = {0}, out = {0};
+    tb_add(&varying, "");
+    tb_add(&fixed, "");
+    char **seen = rc_xcalloc(n ? n : 1, sizeof *seen);
+    for (size_t p = 0; p < np; p++) {
+        if (!(t[p].flags & (RC_PF_CANON | RC_PF_STORED))) continue;
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++) {
+            char v[300];
+            rc_param_format(&s->jobs[i], &t[p], v, sizeof v);
+            bool dup = false;
+            for (size_t j = 0; j < k && !dup; j++) dup = !strcmp(seen[j], v);
+            if (!dup) seen[k++] = rc_xstrdup(v);
+            if (k > 64) break; /* enough to show; the count says the rest */
+        }
+        char line[1024];
+        if (k == 1) {
+            rc_job d = s->jobs[0];
+            char def[300];
+            rc_param_set(&d, &t[p], t[p].def, NULL);
+            rc_param_format(&d, &t[p], def, sizeof def);
+            if (strcmp(def, seen[0]) != 0 || !strcmp(t[p].name, "seed")) {
+                snprintf(line, sizeof line, "  %s: %s\n", t[p].name, seen[0]);
+                tb_add(&fixed, line);
+            }
+        } else if (k > 1) {
+            snprintf(line, sizeof line, "  %s:", t[p].name);
+            tb_add(&varying, line);
+            for (size_t j = 0; j < k && j < 64; j++) {
+                snprintf(line, sizeof line, "%s %s", j ? "," : "", seen[j]);
+                tb_add(&varying, line);
+            }
+            tb_add(&varying, k > 64 ? ", ...\n" : "\n");
+        }
+        for (size_t j = 0; j < k; j++) free(seen[j]);
+    }
+    free(seen);
+    char head[600];
+    snprintf(head, sizeof head, "sweep: %s\njobs: %zu\nvarying between jobs:\n", s->name, n);
+    tb_add(&out, head);
+    tb_add(&out, varying.p);
+    tb_add(&out, "the same in every job (not the default):\n");
+    tb_add(&out, fixed.p);
+    free(varying.p);
+    free(fixed.p);
+    return out.p;
+}
 const char *rc_sweep_description(const rc_sweep *s) { return s->description; }
 uint64_t rc_sweep_hash(const rc_sweep *s) { return s->hash; }
 size_t rc_sweep_count(const rc_sweep *s) { return s->n; }

@@ -27,6 +27,12 @@ void rc_sweep_free(rc_sweep *s);
 const char *rc_sweep_name(const rc_sweep *s);
 const char *rc_sweep_path(const rc_sweep *s);
 const char *rc_sweep_text(const rc_sweep *s);       /* the file's bytes, for provenance */
+/* What the jobs actually run with, after --set overrides (malloc'ed text):
+ * every parameter whose value differs between jobs, with its values in
+ * first-seen order, then every one that is the same in all jobs but not the
+ * registry default.  Not a sweep file (zips and includes are not rebuilt):
+ * a description of what ran, for the results file's provenance. */
+char *rc_sweep_effective(const rc_sweep *s);
 uint64_t rc_sweep_hash(const rc_sweep *s);          /* FNV-1a over the sorted job ids */
 size_t rc_sweep_count(const rc_sweep *s);
 const rc_job *rc_sweep_job(const rc_sweep *s, size_t i); /* resolved, validated */

@@ -538,8 +538,47 @@ int sweep_parse_overrides(loader *L, const char *const *ov, size_t n)
 }
 
 
+/* Deepest nesting of mappings and sequences a sweep file may use.  The format
+ * itself needs a handful (the document, axes, a zip or include list, an
+ * entry, a value list); the limit leaves room for flow style.  libyaml takes time quadratic in the
+ * depth (100k levels, a 200 kB file: 24 s), so depth is checked on the event
+ * stream first, which stops at the first level too deep. */
+#define SWEEP_MAX_DEPTH 16
+
+static int check_depth(loader *L, const char *text, size_t len)
+{
+    yaml_parser_t parser;
+    if (!yaml_parser_initialize(&parser)) return sweep_fail(L, 0, "cannot initialise the YAML parser");
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+    int depth = 0, rc = 0;
+    for (;;) {
+        yaml_event_t ev;
+        /* A syntax error is reported by the full parse that follows. */
+        if (!yaml_parser_parse(&parser, &ev)) break;
+        yaml_event_type_t type = ev.type;
+        int line = (int)ev.start_mark.line + 1;
+        yaml_event_delete(&ev);
+        if (type == YAML_SEQUENCE_START_EVENT || type == YAML_MAPPING_START_EVENT) {
+            if (++depth > SWEEP_MAX_DEPTH) {
+                rc = sweep_fail(L, line,
+                                "YAML nested more than %d levels deep (a sweep file needs a "
+                                "handful); refusing to parse it", SWEEP_MAX_DEPTH);
+                break;
+            }
+        } else if (type == YAML_SEQUENCE_END_EVENT || type == YAML_MAPPING_END_EVENT) {
+            depth--;
+        } else if (type == YAML_STREAM_END_EVENT) {
+            break;
+        }
+    }
+    yaml_parser_delete(&parser);
+    return rc;
+}
+
 int sweep_load_yaml(loader *L, const char *text, size_t len)
 {
+    int depth_rc = check_depth(L, text, len);
+    if (depth_rc != 0) return depth_rc;
     yaml_parser_t parser;
     if (!yaml_parser_initialize(&parser)) return sweep_fail(L, 0, "cannot initialise the YAML parser");
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/build.h"
 #include "core/log.h"
 #include "exp/cost.h"
 #include "farm/exec.h"
@@ -43,6 +44,98 @@ _Noreturn void rc_farm_mpi_fail(const char *file, int line, const char *call, in
     rc_die(file, line, "MPI call failed: %s: %s", call, msg);
 }
 
+/* ---- builds of the ranks ---- */
+
+static void describe_rank_build(const rc_farm_build *b, char *buf, size_t n)
+{
+    snprintf(buf, n, "build %s (git %s%s, sources sha256 %.12s..., %s)", b->id, b->revision,
+             b->dirty == 1 && !strstr(b->revision, "dirty") ? ", dirty" : "", b->sources_sha256,
+             b->config);
+}
+
+/* "3 ranks: 0 (master) on a, 1-2 on b": consecutive ranks on one host merged. */
+static char *rank_layout(const rc_farm_build *all, int size)
+{
+    size_t cap = 64 + (size_t)size * 80, used = 0;
+    char *s = rc_xmalloc(cap);
+    used += (size_t)snprintf(s, cap, "%d rank%s: 0 (master) on %s", size, size > 1 ? "s" : "",
+                             all[0].host);
+    for (int r = 1; r < size;) {
+        int e = r;
+        while (e + 1 < size && !strcmp(all[e + 1].host, all[r].host)) e++;
+        if (e > r) used += (size_t)snprintf(s + used, cap - used, ", %d-%d on %s", r, e, all[r].host);
+        else used += (size_t)snprintf(s + used, cap - used, ", %d on %s", r, all[r].host);
+        r = e + 1;
+    }
+    return s;
+}
+
+int rc_farm_check_builds(MPI_Comm comm, bool allow, rc_farm_build **others, size_t *n_others,
+                         char **layout, rc_err *err)
+{
+    *others = NULL;
+    *n_others = 0;
+    *layout = NULL;
+    int rank, size;
+    RC_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+    RC_MPI_CHECK(MPI_Comm_size(comm, &size));
+    rc_farm_build mine;
+    memset(&mine, 0, sizeof mine);
+    const rc_build_info *bi = rc_build();
+    snprintf(mine.id, sizeof mine.id, "%s", bi->id);
+    snprintf(mine.revision, sizeof mine.revision, "%s", bi->revision);
+    mine.dirty = bi->dirty;
+    snprintf(mine.sources_sha256, sizeof mine.sources_sha256, "%s", bi->sources_sha256);
+    snprintf(mine.config, sizeof mine.config, "%s", bi->config);
+    gethostname(mine.host, sizeof mine.host - 1);
+    mine.rank = rank;
+    rc_farm_build *all = rank == 0 ? rc_xcalloc((size_t)size, sizeof *all) : NULL;
+    RC_MPI_CHECK(MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, 0,
+                            comm));
+    int status = 0;
+    if (rank == 0) {
+        for (int r = 1; r < size && status == 0; r++) {
+            rc_farm_build *b = &all[r];
+            b->id[sizeof b->id - 1] = b->revision[sizeof b->revision - 1] = '\0';
+            b->sources_sha256[sizeof b->sources_sha256 - 1] = b->config[sizeof b->config - 1] = '\0';
+            b->host[sizeof b->host - 1] = '\0';
+            if (!strcmp(b->id, mine.id)) continue;
+            char was[800], is[800];
+            describe_rank_build(&mine, was, sizeof was);
+            describe_rank_build(b, is, sizeof is);
+            if (!allow) {
+                status = rc_err_set(err, RC_EXIT_USAGE,
+                                    "rank %d (host %s) runs %s, but rank 0 (host %s) runs %s: "
+                                    "its rows would be stored under the master's build.  Launch "
+                                    "the same rcsim on every rank (check PATH and modules on "
+                                    "the nodes), or pass --allow-other-build (each job records "
+                                    "the build that ran it)",
+                                    r, b->host, is, mine.host, was);
+                break;
+            }
+            bool seen = false;
+            for (size_t k = 0; k < *n_others && !seen; k++) seen = !strcmp((*others)[k].id, b->id);
+            if (seen) continue;
+            fprintf(stderr,
+                    "rcsim sweep: warning: rank %d (host %s) runs %s, rank 0 runs build %s; "
+                    "allowed by --allow-other-build (each job records the build that ran it)\n",
+                    r, b->host, is, mine.id);
+            *others = rc_xrealloc(*others, (*n_others + 1) * sizeof **others);
+            (*others)[(*n_others)++] = *b;
+        }
+        all[0] = mine;
+        *layout = rank_layout(all, size);
+        free(all);
+        if (status != 0) {
+            free(*others);
+            *others = NULL;
+            *n_others = 0;
+        }
+    }
+    RC_MPI_CHECK(MPI_Bcast(&status, 1, MPI_INT, 0, comm));
+    return status;
+}
+
 /* ---- rank 0 state shared by the serial and the master loop ---- */
 
 typedef struct master {
@@ -59,6 +152,11 @@ typedef struct master {
     int workers;
     bool stopping;
     double deadline;
+    /* A job found its trace changed since the sweep started (RC_JOB_TRACE_CHANGED):
+     * no more jobs are handed out, later jobs failing the same way are counted,
+     * not reported one by one. */
+    bool trace_changed;
+    size_t trace_changed_more;
     int inflight;
     size_t received; /* results received in this run (journalled or about to be) */
     size_t chunks;   /* chunks handed out */
@@ -171,6 +269,21 @@ static void job_failed(master *m, size_t index, int rank, const char *host, int 
         fprintf(stderr, "rcsim sweep: job %s abandoned (grace period over)\n", hex);
         return;
     }
+    if (status == RC_JOB_TRACE_CHANGED) {
+        /* Every remaining job of this trace would fail the same way: one
+         * message, no new jobs, and the jobs stay not done (not /failed). */
+        if (!m->trace_changed)
+            fprintf(stderr,
+                    "rcsim sweep: job %s on rank %d (%s): %s\nrcsim sweep: stopping: no further "
+                    "job is started (the others would fail the same way); the finished jobs are "
+                    "saved. Put the original trace back and run the same command to resume, or "
+                    "start again with another --out\n",
+                    hex, rank, host, msg);
+        else
+            m->trace_changed_more++;
+        m->trace_changed = true;
+        return;
+    }
     fprintf(stderr, "rcsim sweep: job %s FAILED on rank %d (%s): %s\n  parameters: %s\n", hex,
             rank, host, msg, canon);
     m->attempts[index]++;
@@ -232,7 +345,7 @@ static void serial_loop(master *m)
 {
     size_t *idx = rc_xmalloc(RC_FARM_CHUNK_MAX * sizeof *idx);
     rc_job *jobs = rc_xmalloc(RC_FARM_CHUNK_MAX * sizeof *jobs);
-    while (!m->stopping && m->rc == 0) {
+    while (!m->stopping && !m->trace_changed && m->rc == 0) {
         size_t k = next_chunk(m, idx, RC_FARM_CHUNK_MAX);
         if (k == 0) break;
         for (size_t i = 0; i < k; i++) job_for(m, idx[i], &jobs[i]);
@@ -314,7 +427,8 @@ static bool master_loop(master *m, MPI_Comm comm, int size)
                                   MPI_STATUS_IGNORE));
             take_results(m, src, rep.host, buf, rep.len, rep.n_jobs);
         }
-        size_t k = !m->stopping && m->rc == 0 ? next_chunk(m, idx, RC_FARM_CHUNK_MAX) : 0;
+        size_t k = !m->stopping && !m->trace_changed && m->rc == 0
+                       ? next_chunk(m, idx, RC_FARM_CHUNK_MAX) : 0;
         if (k > 0) {
             rc_farm_chunk ch = {.n = (uint32_t)k};
             memcpy(out, &ch, sizeof ch);
@@ -428,7 +542,8 @@ int rc_farm_run(MPI_Comm world, const rc_sweep *sw, const rc_farm_opts *o, rc_fa
     for (size_t i = 0; i < n; i++) total += in_run == NULL || in_run[i];
     st->total = total;
     rc_store_opts so = {.out = o->out, .in_run = in_run, .shard = shard,
-                        .lock_wait_s = o->lock_wait_s};
+                        .lock_wait_s = o->lock_wait_s, .overrides = o->overrides,
+                        .command = o->command, .layout = o->layout};
     int go = 0;
     if (o->dry_run) {
         int rc = dry_run(sw, o, &so, st, err);
@@ -492,6 +607,9 @@ int rc_farm_run(MPI_Comm world, const rc_sweep *sw, const rc_farm_opts *o, rc_fa
     st->left = unique_left;
     st->wall_s = rc_progress_now() - t0;
     rc_progress_tick(&m.prog, m.inflight, 1);
+    if (m.trace_changed_more > 0)
+        fprintf(stderr, "rcsim sweep: %zu more job(s) already running found the same changed "
+                "trace\n", m.trace_changed_more);
     if (m.chunks > 0)
         fprintf(stderr, "rcsim sweep: %zu job(s) handed out in %zu chunk(s) (%.1f a chunk); "
                 "%zu journal commit(s)\n", m.received, m.chunks,
@@ -499,7 +617,10 @@ int rc_farm_run(MPI_Comm world, const rc_sweep *sw, const rc_farm_opts *o, rc_fa
     print_summary(&m, st);
     free(m.todo);
     free(m.attempts);
-    int rc = m.rc != 0 ? m.rc : st->terminated ? RC_EXIT_TERMINATED : st->failed ? RC_EXIT_RUNTIME : 0;
+    int rc = m.rc != 0            ? m.rc
+             : st->terminated     ? RC_EXIT_TERMINATED
+             : st->failed || m.trace_changed ? RC_EXIT_RUNTIME
+                                  : 0;
     if (!clean) {
         /* Grace period over, or a runtime error (full disk), with workers
          * still busy: everything received is saved and the file is closed;

@@ -49,6 +49,10 @@ typedef struct rc_farm_opts {
     bool retry_failed;    /* give failed jobs one more try at the end of this run */
     bool dry_run;         /* print what would run; touch nothing */
     int verbose;          /* 1: one line per finished job */
+    /* Provenance stored in the results file (io/h5out.h run_*); may be NULL. */
+    const char *overrides; /* the --set options, one a line */
+    const char *command;   /* the command line */
+    const char *layout;    /* ranks and hosts (rc_farm_check_builds) */
 } rc_farm_opts;
 
 typedef struct rc_farm_stats {
@@ -61,6 +65,29 @@ typedef struct rc_farm_stats {
     int workers;
     bool terminated;
 } rc_farm_stats;
+
+/* What a rank says about the binary it runs (core/build.h), with where it runs. */
+typedef struct rc_farm_build {
+    char id[17];
+    char revision[64];
+    int dirty;
+    char sources_sha256[65];
+    char config[512];
+    char host[64];
+    int rank;
+} rc_farm_build;
+
+/* Collective over `comm`, before anything is written: every rank reports its
+ * build to rank 0, which compares each with its own.  A worker running another
+ * build (an MPMD launch, another module on a node's PATH) would store rows of
+ * its build under a manifest naming the master's, so it is refused
+ * (RC_EXIT_USAGE, naming rank, host and both builds) unless `allow`.  On rank 0
+ * *others (malloc'ed, *n_others entries, one per distinct foreign build) lists
+ * the builds to record beside the master's; other ranks get NULL, 0.  Returns
+ * the same status on every rank.  *layout (rank 0, malloc'ed): the ranks and
+ * their hosts, e.g. "3 ranks: 0 (master) on vm, 1-2 on vm". */
+int rc_farm_check_builds(MPI_Comm comm, bool allow, rc_farm_build **others, size_t *n_others,
+                         char **layout, rc_err *err);
 
 /* Installs the rank's signal handling (master: flag; workers: ignore).
  * Called by rc_farm_run; exposed so callers can install it early. */

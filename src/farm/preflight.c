@@ -129,7 +129,7 @@ static void stored_options(const rc_sweep *sw, char *out, size_t cap)
     free(combos);
 }
 
-static void describe_now(const rc_sweep *sw, rc_manifest *m)
+static void describe_now(const rc_sweep *sw, const rc_preflight_opts *o, rc_manifest *m)
 {
     rc_manifest_init(m);
     snprintf(m->sweep_name, sizeof m->sweep_name, "%s", rc_sweep_name(sw));
@@ -137,6 +137,7 @@ static void describe_now(const rc_sweep *sw, rc_manifest *m)
     m->sweep_hash = rc_sweep_hash(sw);
     stored_options(sw, m->stored, sizeof m->stored);
     rc_manifest_add_build(m, rc_build());
+    for (size_t i = 0; i < o->n_worker_builds; i++) rc_manifest_add_build(m, &o->worker_builds[i]);
     for (size_t i = 0; i < rc_sweep_trace_count(sw); i++) {
         const char *written;
         const rc_trace_id *id = rc_sweep_trace(sw, i, &written);
@@ -159,7 +160,7 @@ int rc_preflight_run(rc_sweep *sw, const rc_preflight_opts *o, rc_preflight **pf
         }
     }
     rc_manifest now, old;
-    describe_now(sw, &now);
+    describe_now(sw, o, &now);
     bool found = false;
     rc = rc_manifest_read(o->out, &old, &found, err);
     char *jpath = rc_journal_path(o->out);

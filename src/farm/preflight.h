@@ -23,6 +23,7 @@
 
 #include <stdbool.h>
 
+#include "core/build.h"
 #include "core/err.h"
 #include "exp/sweep.h"
 
@@ -31,6 +32,8 @@ typedef struct rc_preflight_opts {
     const char *data_dir;   /* --data-dir (NULL/empty: the jobs' own) */
     bool allow_other_build; /* resume with another build: each job records its own */
     bool dry_run;           /* check only */
+    const rc_build_info *worker_builds; /* other builds run by workers (allowed), or NULL */
+    size_t n_worker_builds;
 } rc_preflight_opts;
 
 typedef struct rc_preflight rc_preflight;

@@ -1,4 +1,5 @@
-/* progress: rank 0's progress report for a sweep (style rule 14).
+/* progress: rank 0's progress report for a sweep, printed without stalling
+ * the workers (they never wait for it).
  *
  * Jobs done/total, failed, jobs/s, events/s and an ETA.  The ETA weights
  * jobs by rc_job_cost_estimate, because the farm hands out the expensive jobs

@@ -1,6 +1,7 @@
 /* proto: the farm's MPI protocol (internal to src/farm).
  *
- * Request-driven (style rule 15), in chunks: a worker sends a REPORT (READY
+ * Request-driven (a worker asks when it is free, so no rank idles while jobs
+ * remain and a slow rank gets fewer), in chunks: a worker sends a REPORT (READY
  * at start, then RESULTS for its last chunk; each report is also the request
  * for more work); a RESULTS report is followed by one DATA message holding a
  * frame per job of the chunk (rc_farm_frame, then the error message, the
@@ -65,7 +66,8 @@ typedef struct rc_farm_job {
     rc_job job;
 } rc_farm_job;
 
-/* Every MPI call is checked; a failure is an internal error (style rule 15). */
+/* Every MPI call is checked: a failure is an internal error, never ignored
+ * (rc_farm_mpi_fail names the call and MPI's message, then aborts). */
 #define RC_MPI_CHECK(call)                                                                   \
     do {                                                                                     \
         int rc_mpi_rc_ = (call);                                                             \

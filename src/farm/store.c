@@ -432,6 +432,13 @@ rc_store *rc_store_open(const rc_store_opts *o, const rc_sweep *sw, bool *done, 
     }
     rc_h5out_sweep meta = sweep_meta(sw, o->shard);
     s->h5 = rc_h5out_open(o->out, &meta, rc_store_canonical_width(sw), err);
+    if (s->h5 != NULL) {
+        /* What this run runs: the parameters after --set, the command, the ranks. */
+        char *effective = rc_sweep_effective(sw);
+        rc_h5out_run run = {effective, o->overrides, o->command, o->layout};
+        rc_h5out_set_run(s->h5, &run);
+        free(effective);
+    }
     if (s->h5 == NULL) goto fail;
     bool missing = false;
     for (size_t i = 0; i < n; i++)

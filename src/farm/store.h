@@ -48,6 +48,7 @@ typedef struct rc_store_opts {
     const bool *in_run;       /* jobs of this run (a shard), NULL = every job */
     const char *shard;        /* "I/N" or "" */
     double lock_wait_s;       /* bounded wait for a reader at the end */
+    const char *overrides, *command, *layout; /* provenance (io/h5out.h), may be NULL */
 } rc_store_opts;
 
 /* Fills done[i] (one flag per sweep job) from the journal without changing

@@ -112,6 +112,16 @@ size_t rc_h5out_pending(const rc_h5out *h);
 /* Rows written (the commit mark). */
 uint64_t rc_h5out_rows(const rc_h5out *h);
 
+/* What the run writing the file ran (root attributes, written at the next
+ * flush and replaced by each run that writes the file): run_effective (the
+ * parameters after --set, exp/sweep.h rc_sweep_effective), run_overrides (the
+ * --set options, one a line), run_command (the command line), run_layout
+ * (ranks and hosts).  NULL fields are left as they are. */
+typedef struct rc_h5out_run {
+    const char *effective, *overrides, *command, *layout;
+} rc_h5out_run;
+void rc_h5out_set_run(rc_h5out *h, const rc_h5out_run *run);
+
 /* Updates the sweep attributes at the next flush (a sweep extended). */
 void rc_h5out_set_sweep(rc_h5out *h, const rc_h5out_sweep *sweep);
 

@@ -87,10 +87,13 @@ int h5_dict_load(dict *d, hid_t ds)
         if (s >= 0) H5Sclose(s);
         if (a >= 0) H5Aclose(a);
     }
-    if (rc == 0 && d->n == 0) h5_dict_code(d, "");
+    bool missing = rc == 0 && d->n == 0;
+    if (missing) h5_dict_code(d, "");
     d->nslot = 0;
     dict_rehash(d);
     while (2 * d->n > d->nslot) dict_rehash(d);
-    d->dirty = false;
+    /* No `levels` (a file killed before its first flush by an rcsim older
+     * than the dictionary written at creation): the next flush writes it. */
+    d->dirty = missing;
     return rc;
 }

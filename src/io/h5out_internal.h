@@ -130,6 +130,7 @@ typedef struct failed_entry {
 struct rc_h5out {
     char *path;
     rc_h5out_sweep sweep; /* owned copies of the strings */
+    char *run[4];         /* rc_h5out_run, owned copies (NULL: not set) */
     bool sweep_dirty;
     column *col;          /* the /table columns */
     size_t ncol;

@@ -107,6 +107,18 @@ int h5_col_create(hid_t loc, const column *c)
              (c->src == S_PARAM && h5_attr_u8(d, "in_job_id", (c->param->flags & RC_PF_CANON) ? 1 : 0));
         if (d >= 0) H5Dclose(d);
     }
+    /* A string column gets its dictionary with the column, not at the first
+     * flush: a sweep killed before that flush (kill -9 in its first seconds)
+     * would leave columns whose only value is "" without `levels` for good
+     * (a resume has nothing new to add to them), and readers need it. */
+    if (rc == 0 && c->k == K_CODE) {
+        char none[1] = "";
+        char *empty[] = {none};
+        hid_t d = H5Dopen2(loc, c->name, H5P_DEFAULT);
+        rc = d < 0 || (c->d.n > 0 ? h5_attr_strs(d, "levels", c->d.s, c->d.n)
+                                  : h5_attr_strs(d, "levels", empty, 1));
+        if (d >= 0) H5Dclose(d);
+    }
     return rc;
 }
 
@@ -128,30 +140,10 @@ int h5_col_flush(hid_t loc, column *c, hsize_t start)
     return rc;
 }
 
-#define COUNTER(f, k, u) {"counter_" #f, offsetof(rc_counters, f), k, u}
 const h5_counter_col h5_counter_cols[] = {
-    COUNTER(events, K_U64, ""),           COUNTER(multicasts, K_U64, ""),
-    COUNTER(deliveries, K_U64, ""),       COUNTER(deliveries_online, K_U64, ""),
-    COUNTER(duplicates, K_U64, ""),       COUNTER(expected_deliveries, K_U64, ""),
-    COUNTER(undelivered, K_U64, ""),      COUNTER(payload_packets, K_U64, ""),
-    COUNTER(ack_packets, K_U64, ""),      COUNTER(repair_packets, K_U64, ""),
-    COUNTER(cover_packets, K_U64, ""),    COUNTER(bundles, K_U64, ""),
-    COUNTER(reassignments, K_U64, ""),    COUNTER(timeouts, K_U64, ""),
-    COUNTER(pulls, K_U64, ""),            COUNTER(mix_packets, K_U64, ""),
-    COUNTER(joins, K_U64, ""),            COUNTER(leaves, K_U64, ""),
-    COUNTER(repairs, K_U64, ""),          COUNTER(so_expected, K_U64, ""),
-    COUNTER(so_delivered, K_U64, ""),     COUNTER(so_delivered_online, K_U64, ""),
-    COUNTER(so_latency_sum_ms, K_U64, "ms"), COUNTER(so_latency_max_ms, K_U64, "ms"),
-    COUNTER(adv_members, K_U64, ""),      COUNTER(adv_withheld, K_U64, ""),
-    COUNTER(adv_acks_withheld, K_U64, ""), COUNTER(adv_acks_faked, K_U64, ""),
-    COUNTER(adv_delayed, K_U64, ""),
-    COUNTER(anon_targets, K_U64, ""),     COUNTER(anon_corrupt_mixes, K_U64, ""),
-    COUNTER(anon_corrupt_providers, K_U64, ""),
-    COUNTER(anon_entropy_mean_bits, K_F64, "bit"), COUNTER(anon_entropy_median_bits, K_F64, "bit"),
-    COUNTER(anon_entropy_p5_bits, K_F64, "bit"), COUNTER(anon_min_entropy_mean_bits, K_F64, "bit"),
-    COUNTER(anon_sender_entropy_mean_bits, K_F64, "bit"),
-    COUNTER(wall_s, K_F64, "s"),          COUNTER(sim_s, K_F64, "s"),
-    COUNTER(peak_rss_kb, K_U64, "KiB"),
+#define RC_COUNTER(name, from, type, units, json, json_key) \
+    {"counter_" #name, offsetof(rc_counters, name), K_##type, units},
+#include "multicast/counters.def"
 };
 const size_t h5_n_counters = sizeof h5_counter_cols / sizeof h5_counter_cols[0];
 

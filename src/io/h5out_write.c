@@ -40,6 +40,27 @@ static void set_sweep_copy(rc_h5out *h, const rc_h5out_sweep *s)
     h->sweep.jobs = s->jobs;
 }
 
+static const char *const run_attr[4] = {"run_effective", "run_overrides", "run_command",
+                                        "run_layout"};
+
+void rc_h5out_set_run(rc_h5out *h, const rc_h5out_run *run)
+{
+    const char *v[4] = {run->effective, run->overrides, run->command, run->layout};
+    for (int i = 0; i < 4; i++) {
+        if (v[i] == NULL) continue;
+        free(h->run[i]);
+        h->run[i] = rc_xstrdup(v[i]);
+    }
+    h->sweep_dirty = true;
+}
+
+static int write_run_attrs(hid_t f, const rc_h5out *h)
+{
+    for (int i = 0; i < 4; i++)
+        if (h->run[i] != NULL && h5_attr_str(f, run_attr[i], h->run[i])) return 1;
+    return 0;
+}
+
 static int write_sweep_attrs(hid_t f, const rc_h5out_sweep *s)
 {
     return h5_attr_str(f, "sweep_name", s->name) || h5_attr_str(f, "sweep_file", s->file) ||
@@ -769,7 +790,7 @@ int rc_h5out_flush(rc_h5out *h, bool *locked, rc_err *err)
         }
         if (fg >= 0) H5Gclose(fg);
     }
-    if (!bad && h->sweep_dirty) bad = write_sweep_attrs(f, &h->sweep);
+    if (!bad && h->sweep_dirty) bad = write_sweep_attrs(f, &h->sweep) || write_run_attrs(f, h);
     /* The commit mark last: a reader (and the next open) trusts `rows`. */
     if (!bad) bad = h5_attr_u64(t, "rows", h->rows + h->pending);
     if (t >= 0) H5Gclose(t);
@@ -802,6 +823,7 @@ void rc_h5out_close(rc_h5out *h)
     free((char *)h->sweep.file);
     free((char *)h->sweep.text);
     free((char *)h->sweep.shard);
+    for (int i = 0; i < 4; i++) free(h->run[i]);
     free(h);
 }
 

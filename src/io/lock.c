@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,32 @@ char *rc_lock_path(const char *out)
     return p;
 }
 
+char *rc_lock_canonical(const char *out)
+{
+    char *path = rc_xstrdup(out);
+    /* 40 links at most, as the kernel's own limit (ELOOP). */
+    for (int hop = 0; hop < 40; hop++) {
+        struct stat st;
+        if (lstat(path, &st) != 0 || !S_ISLNK(st.st_mode)) break;
+        char target[4096];
+        ssize_t n = readlink(path, target, sizeof target - 1);
+        if (n <= 0) break;
+        target[n] = '\0';
+        char *next;
+        const char *slash = strrchr(path, '/');
+        if (target[0] == '/' || slash == NULL) {
+            next = rc_xstrdup(target);
+        } else {
+            size_t dir = (size_t)(slash - path) + 1, len = dir + (size_t)n + 1;
+            next = rc_xmalloc(len);
+            snprintf(next, len, "%.*s%s", (int)dir, path, target);
+        }
+        free(path);
+        path = next;
+    }
+    return path;
+}
+
 /* The holder line of an open lock file, without its newline ("" if none). */
 static void read_holder(int fd, char *buf, size_t n)
 {
@@ -38,8 +65,20 @@ static int set_lock(int fd, short type)
     return fcntl(fd, F_SETLK, &fl);
 }
 
-rc_lock *rc_lock_take(const char *out, rc_err *err)
+rc_lock *rc_lock_take(const char *out_as_given, rc_err *err)
 {
+    char *out = rc_lock_canonical(out_as_given);
+    struct stat os;
+    if (stat(out, &os) == 0 && S_ISREG(os.st_mode) && os.st_nlink > 1) {
+        rc_err_set(err, RC_EXIT_USAGE,
+                   "--out %s has %lu hard links: rcsim keys the lock, journal and manifest of a "
+                   "results file by its name, so another name could be written at the same "
+                   "time; use a file with one name (copy it, or remove the other links)",
+                   out_as_given, (unsigned long)os.st_nlink);
+        free(out);
+        return NULL;
+    }
+    rc_lock *l = NULL;
     char *path = rc_lock_path(out);
     /* A few rounds only for the race with a holder removing its file (below). */
     for (int round = 0; round < 10; round++) {
@@ -48,7 +87,7 @@ rc_lock *rc_lock_take(const char *out, rc_err *err)
             rc_err_set(err, RC_EXIT_USAGE, "--out %s: cannot create the lock file %s: %s", out,
                        path, strerror(errno));
             free(path);
-            return NULL;
+            goto done;
         }
         char holder[256];
         if (set_lock(fd, F_WRLCK) != 0) {
@@ -56,10 +95,12 @@ rc_lock *rc_lock_take(const char *out, rc_err *err)
             read_holder(fd, holder, sizeof holder);
             close(fd);
             if (e == EACCES || e == EAGAIN) {
+                bool link = strcmp(out, out_as_given) != 0;
                 rc_err_set(err, RC_EXIT_USAGE,
-                           "%s is in use by another rcsim sweep (%s; lock %s): wait for it to "
-                           "finish, stop it, or choose another --out",
-                           out, holder[0] ? holder : "holder not recorded yet", path);
+                           "%s%s%s%s is in use by another rcsim sweep (%s; lock %s): wait for it "
+                           "to finish, stop it, or choose another --out",
+                           out_as_given, link ? " (a symbolic link to " : "", link ? out : "",
+                           link ? ")" : "", holder[0] ? holder : "holder not recorded yet", path);
             } else {
                 rc_err_set(err, RC_EXIT_USAGE,
                            "%s: cannot lock %s: %s (the file system must support POSIX record "
@@ -67,7 +108,7 @@ rc_lock *rc_lock_take(const char *out, rc_err *err)
                            out, path, strerror(e));
             }
             free(path);
-            return NULL;
+            goto done;
         }
         /* Locked; but if the holder we waited on removed the file meanwhile,
          * we hold a lock on a file nobody else will look at: start over. */
@@ -98,16 +139,18 @@ rc_lock *rc_lock_take(const char *out, rc_err *err)
                        strerror(errno));
             close(fd);
             free(path);
-            return NULL;
+            goto done;
         }
-        rc_lock *l = rc_xmalloc(sizeof *l);
+        l = rc_xmalloc(sizeof *l);
         l->fd = fd;
         l->path = path;
-        return l;
+        goto done;
     }
     rc_err_set(err, RC_EXIT_RUNTIME, "%s: the lock file keeps being replaced; giving up", path);
     free(path);
-    return NULL;
+done:
+    free(out);
+    return l;
 }
 
 void rc_lock_release(rc_lock *l)

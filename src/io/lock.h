@@ -17,8 +17,14 @@
  * the path still names the file it locked, so two processes can never both
  * believe they hold it.
  *
+ * The lock belongs to the file, not to the spelling of its name: a symbolic
+ * link is followed to its target (rc_lock_canonical), and a results file
+ * with more than one hard link is refused (its other names would have their
+ * own lock, journal and manifest).
+ *
  * Errors: RC_EXIT_USAGE when another process holds the lock (the message
- * names its host and pid) or the directory is unusable; the lock owns its
+ * names its host and pid), `out` has several hard links, or the directory is
+ * unusable; the lock owns its
  * descriptor and path.
  */
 #ifndef RCSIM_IO_LOCK_H
@@ -35,6 +41,12 @@ rc_lock *rc_lock_take(const char *out, rc_err *err);
 
 /* Removes the lock file and releases the lock (NULL is fine). */
 void rc_lock_release(rc_lock *l);
+
+/* The name results are keyed on (lock, journal, manifest): `out` itself,
+ * unless it is a symbolic link, then the file it finally points to (followed
+ * link by link, so a link to a file not created yet resolves too).  A link
+ * to a running sweep's file thus finds that sweep's lock.  malloc'ed. */
+char *rc_lock_canonical(const char *out);
 
 /* "<out>.lock" (malloc'ed). */
 char *rc_lock_path(const char *out);

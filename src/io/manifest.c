@@ -247,20 +247,22 @@ int rc_manifest_check(const rc_manifest *old, const rc_manifest *now, const char
                           "the file would hold jobs stored both ways; resume with the same "
                           "setting, or choose another --out",
                           out, old->stored, now->stored);
-    RC_ASSERT(now->n_builds == 1);
-    const rc_manifest_build *cur = &now->builds[0];
-    if (!allow_other_build && find_build(old, cur->id) == NULL) {
+    RC_ASSERT(now->n_builds >= 1);
+    for (size_t i = 0; i < now->n_builds && !allow_other_build; i++) {
+        const rc_manifest_build *cur = &now->builds[i];
+        if (find_build(old, cur->id) != NULL) continue;
         char was[1400], is[1400];
         const rc_manifest_build *last = old->n_builds > 0 ? &old->builds[old->n_builds - 1] : NULL;
         if (last != NULL) describe_build(last, false, was, sizeof was);
         else snprintf(was, sizeof was, "an unrecorded build");
         describe_build(cur, last != NULL && !strcmp(last->config, cur->config), is, sizeof is);
         return rc_err_set(err, RC_EXIT_USAGE,
-                          "the finished jobs in %s were run by %s%s; this binary is %s. "
+                          "the finished jobs in %s were run by %s%s; %s is %s. "
                           "Resuming would mix results of two builds: use the original binary, "
                           "choose another --out, or pass --allow-other-build (each job records "
                           "the build that ran it)",
-                          out, was, old->n_builds > 1 ? " (and earlier builds)" : "", is);
+                          out, was, old->n_builds > 1 ? " (and earlier builds)" : "",
+                          i == 0 ? "this binary" : "a worker's binary", is);
     }
     return 0;
 }

@@ -70,7 +70,8 @@ void rc_manifest_add_trace(rc_manifest *m, const char *written, const rc_trace_i
 int rc_manifest_read(const char *out, rc_manifest *m, bool *found, rc_err *err);
 int rc_manifest_write(const char *out, const rc_manifest *m, rc_err *err);
 
-/* May a sweep described by `now` (one build: this binary) add jobs to results
+/* May a sweep described by `now` (its builds: this binary first, then any other
+ * build its workers run) add jobs to results
  * recorded in `old`?  0, or RC_EXIT_USAGE with a message naming both sides:
  * a trace spelled the same or of the same canonical name but with other
  * content; other stored options; a build not in `old` unless

@@ -38,7 +38,7 @@ rc_time rc_net__hop_delay(rc_net *n)
 
 static void cover_hop_schedule(rc_net *n, uint32_t pk, rc_time t)
 {
-    rc_sim_at(n->sim, t, RC_CLS_MIX, EV_COVER_HOP, pk, 0);
+    rc_sim_at(n->sim, t, RC_CLS_MIX, RC_EV_COVER_HOP, pk, 0);
 }
 
 static uint32_t cover_new(rc_net *n, uint8_t hops)
@@ -69,13 +69,13 @@ void rc_net__on_cover_hop(void *ctx, const rc_event *ev)
     rc_net *n = ctx;
     cover_pkt *c = &n->cpk[ev->obj];
     if (c->hops_left == 0) { /* reached its provider: dropped or ignored */
-        if (n->wire.link != NULL) rc_net__wire_loop_end(n, ev->obj, n->sim->now);
+        if (n->wire.link != NULL) n->wops->loop_end(n, ev->obj, n->sim->now);
         return;
     }
     c->hops_left--;
     n->ctr.mix_packets++;
     rc_time hand = n->lattice ? n->tick : 0, delay = rc_net__hop_delay(n);
-    if (n->wire.link != NULL) rc_net__wire_loop_hop(n, ev->obj, n->sim->now, delay, hand);
+    if (n->wire.link != NULL) n->wops->loop_hop(n, ev->obj, n->sim->now, delay, hand);
     cover_hop_schedule(n, ev->obj, n->sim->now + delay + hand);
 }
 
@@ -84,10 +84,10 @@ void rc_net__on_mix_loop(void *ctx, const rc_event *ev)
     rc_net *n = ctx;
     /* A mix loop visits the remaining layers, a provider, the earlier layers
      * and returns: layers + 1 hops at the mix-loop delay rate. */
-    if (n->wire.link != NULL) rc_net__wire_loop_start(n, ev->obj, n->sim->now);
+    if (n->wire.link != NULL) n->wops->loop_start(n, ev->obj, n->sim->now);
     else rc_net__cover_send(n, (uint8_t)(n->layers + 1), n->sim->now);
     rc_time gap = (rc_time)llround(rc_rng_exp(n->rng_mixloop, 1e6 / n->mix_rate_loop));
     if (n->lattice) gap = ((gap + n->tick - 1) / n->tick) * n->tick;
     if (gap < 1) gap = 1;
-    rc_sim_at(n->sim, n->sim->now + gap, RC_CLS_MIX, EV_MIX_LOOP, ev->obj, 0);
+    rc_sim_at(n->sim, n->sim->now + gap, RC_CLS_MIX, RC_EV_MIX_LOOP, ev->obj, 0);
 }

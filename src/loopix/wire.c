@@ -10,12 +10,6 @@
  * nothing in the model depends on it (docs/spec.md §1.1). */
 #include "loopix/net_internal.h"
 
-void rc_net_observe(rc_net *n, rc_net_wire wire)
-{
-    RC_ASSERT(n->cover_full && n->wire.link == NULL && wire.link != NULL);
-    n->wire = wire;
-    n->rng_wire = rc_rng_new(n->seed, STREAM_WIRE);
-}
 
 uint32_t rc_net_providers(const rc_net *n) { return n->n_providers; }
 uint32_t rc_net_mix_layers(const rc_net *n) { return n->layers; }
@@ -41,24 +35,39 @@ static void report(rc_net *n, rc_wire_kind kind, uint64_t id, uint32_t from, uin
     n->wire.link(n->wire.ctx, &l);
 }
 
-void rc_net__wire_bundle(rc_net *n, uint32_t ui, rc_time t)
+/* Real entries of the bundle about to leave that end at the sender's provider
+ * (rc_net_send_provider). */
+static uint32_t relayed_in_bundle(const rc_net *n, const user *u, uint32_t p)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < u->wait_sub.n && ring_at(&u->wait_at, i) - u->wait_head < p; i++)
+        k += n->subs[ring_at(&u->wait_sub, i)].recipient == TO_PROVIDER;
+    return k;
+}
+
+static void wire_bundle(rc_net *n, uint32_t ui, rc_time t)
 {
     user *u = &n->users[ui];
     rc_time hand = n->lattice ? n->tick : 0;
     uint32_t p = (uint32_t)n->p;
     uint64_t id = n->wire_seq++;
+    /* What goes on through the mixes: the entries not for the provider; none
+     * (split 0) when every entry ends there. */
+    uint32_t parts = p - relayed_in_bundle(n, u, p);
     rc_wire_link l = {RC_WIRE_LINK, id, RC_WIRE_NONE, ui, rc_net_node_provider(n, u->provider),
-                      t, t + hand, 1, UINT32_MAX, ui, false, covers_ahead(u) < p};
+                      t, t + hand, parts == 0 ? 0 : 1, UINT32_MAX, ui, false,
+                      covers_ahead(u) < p};
     n->wire.link(n->wire.ctx, &l);
     /* The shared hops: the sender's provider, then every layer but the last
      * (emit_bundle's `shared`). */
     rc_time dep = t + hand + (n->ingress_delay ? rc_net__hop_delay(n) : 0);
-    for (uint32_t layer = 0; layer < n->layers; layer++) {
+    rc_time at_provider = dep;
+    for (uint32_t layer = 0; layer < n->layers && parts > 0; layer++) {
         l.from = l.to;
         l.to = any_mix(n, layer);
         l.sent = dep;
         l.received = dep + hand;
-        if (layer + 1 == n->layers) l.split = p;
+        if (layer + 1 == n->layers) l.split = parts;
         n->wire.link(n->wire.ctx, &l);
         if (layer + 1 < n->layers) dep = l.received + rc_net__hop_delay(n);
     }
@@ -93,6 +102,14 @@ void rc_net__wire_bundle(rc_net *n, uint32_t ui, rc_time t)
         uint32_t s = ring_pop(&u->wait_sub);
         n->subs[s].emitted = t;
         n->hooks.sent(n->hooks.ctx, ui, n->subs[s].body, t);
+        if (n->subs[s].recipient == TO_PROVIDER) {
+            /* Ends at the provider, as in emit_bundle. */
+            uint32_t body = n->subs[s].body;
+            sub_free(n, s);
+            n->subs_relayed++;
+            rc_sim_at(n->sim, at_provider, RC_CLS_PROVIDER, RC_EV_RELAY, ui, body);
+            continue;
+        }
         if (n->wire.carry)
             n->wire.carry(n->wire.ctx, id, n->subs[s].body, ui, n->subs[s].recipient, t);
         rc_time arrive = at_last + rc_net__hop_delay(n) + hand;
@@ -124,7 +141,7 @@ static uint32_t loop_next(rc_net *n, const wire_loop *w, uint32_t hops_left)
     return any_mix(n, k - L - 1);
 }
 
-void rc_net__wire_loop_start(rc_net *n, uint32_t m, rc_time t)
+static void wire_loop_start(rc_net *n, uint32_t m, rc_time t)
 {
     uint32_t pk = rc_net__cover_send(n, (uint8_t)(n->layers + 1), t);
     if (pk >= n->cap_wloop) {
@@ -138,7 +155,7 @@ void rc_net__wire_loop_start(rc_net *n, uint32_t m, rc_time t)
     report(n, RC_WIRE_CREATE, n->wloop[pk].id, node, node, t, t);
 }
 
-void rc_net__wire_loop_hop(rc_net *n, uint32_t pk, rc_time now, rc_time delay, rc_time hand)
+static void wire_loop_hop(rc_net *n, uint32_t pk, rc_time now, rc_time delay, rc_time hand)
 {
     wire_loop *w = &n->wloop[pk];
     uint32_t next = loop_next(n, w, n->cpk[pk].hops_left);
@@ -150,16 +167,56 @@ void rc_net__wire_loop_hop(rc_net *n, uint32_t pk, rc_time now, rc_time delay, r
     w->node = next;
 }
 
-void rc_net__wire_loop_end(rc_net *n, uint32_t pk, rc_time now)
+static void wire_loop_end(rc_net *n, uint32_t pk, rc_time now)
 {
     const wire_loop *w = &n->wloop[pk];
     report(n, RC_WIRE_END, w->id, w->node, w->node, now, now);
 }
 
-void rc_net__wire_pull(rc_net *n, uint32_t ui, uint32_t body, rc_time now)
+static rc_time wire_provider_send(rc_net *n, uint32_t ui, uint32_t s, rc_time t)
+{
+    rc_time hand = n->lattice ? n->tick : 0;
+    uint32_t from = rc_net_node_provider(n, n->users[ui].provider);
+    uint64_t id = n->wire_seq++;
+    /* A packet the provider makes for a strategy: it appears in the provider's
+     * pool, may be tracked, and goes through every layer without a split (the
+     * same delays, in the same order, as rc_net_provider_send draws). */
+    report(n, RC_WIRE_CREATE, id, from, from, t, t);
+    if (n->wire.carry) n->wire.carry(n->wire.ctx, id, n->subs[s].body, ui, n->subs[s].recipient, t);
+    rc_wire_link l = {RC_WIRE_LINK, id, RC_WIRE_NONE, from, 0, t, 0, 1, UINT32_MAX, UINT32_MAX,
+                      false, true};
+    rc_time dep = t;
+    for (uint32_t layer = 0; layer < n->layers; layer++) {
+        l.to = any_mix(n, layer);
+        l.sent = dep;
+        l.received = dep + hand;
+        n->wire.link(n->wire.ctx, &l);
+        l.from = l.to;
+        dep = l.received + rc_net__hop_delay(n);
+    }
+    l.to = rc_net_node_provider(n, n->users[n->subs[s].recipient].provider);
+    l.sent = dep;
+    l.received = dep + hand;
+    l.body = n->subs[s].body;
+    l.exits = true;
+    n->wire.link(n->wire.ctx, &l);
+    return l.received;
+}
+
+static void wire_pull(rc_net *n, uint32_t ui, uint32_t body, rc_time now)
 {
     rc_wire_link l = {RC_WIRE_PULL, RC_WIRE_NONE, RC_WIRE_NONE,
                       rc_net_node_provider(n, n->users[ui].provider), ui, now, now, 1, body,
                       UINT32_MAX, false, true};
     n->wire.link(n->wire.ctx, &l);
+}
+
+void rc_net_observe(rc_net *n, rc_net_wire wire)
+{
+    RC_ASSERT(n->cover_full && n->wire.link == NULL && wire.link != NULL);
+    static const wire_ops ops = {wire_bundle,   wire_loop_start, wire_loop_hop,
+                                 wire_loop_end, wire_pull,       wire_provider_send};
+    n->wire = wire;
+    n->wops = &ops;
+    n->rng_wire = rc_rng_new(n->seed, STREAM_WIRE);
 }

@@ -262,7 +262,7 @@ static long tasks_that_fit(const part_info *pi, long nodes, long cpus)
 /* The `# ...` header of a script: provenance, size and cost of the sweep. */
 static void build_header(sbuf *h, const rc_sweep *sw, const rc_slurm_opts *o, long ntasks,
                          const char *out_abs, const char *log_abs, long time_s,
-                         const part_info *pi, const char *merge_script)
+                         const part_info *pi, const char *merge_script, bool provisional)
 {
     size_t n = rc_sweep_count(sw);
     double total = 0, longest = 0;
@@ -292,7 +292,8 @@ static void build_header(sbuf *h, const rc_sweep *sw, const rc_slurm_opts *o, lo
     }
     sb_printf(h, "\n#\n# sweep:    %s (", rc_sweep_name(sw));
     sb_puts(h, rc_sweep_path(sw));
-    sb_printf(h, "), hash %s\n", hex);
+    sb_printf(h, "), hash %s%s\n", hex,
+              provisional ? " (provisional: a trace was not found when this was written)" : "");
     sb_printf(h, "# jobs:     %zu\n", n);
     if (o->array > 0)
         sb_printf(h, "# estimate: %.3g CPU-s (%s on one core), longest job %.3g s; about %s wall "
@@ -350,7 +351,7 @@ static void build_header(sbuf *h, const rc_sweep *sw, const rc_slurm_opts *o, lo
 
 /* The header of the merge script. */
 static void build_merge_header(sbuf *h, const rc_sweep *sw, const rc_slurm_opts *o,
-                               const char *out_abs, const char *parts_abs, const char *log_abs,
+                               bool provisional, const char *out_abs, const char *parts_abs, const char *log_abs,
                                const char *array_script)
 {
     char hex[17];
@@ -365,8 +366,9 @@ static void build_merge_header(sbuf *h, const rc_sweep *sw, const rc_slurm_opts 
     }
     sb_printf(h, "\n#\n# sweep:    %s (", rc_sweep_name(sw));
     sb_puts(h, rc_sweep_path(sw));
-    sb_printf(h, "), hash %s, %zu jobs in %ld shards\n# parts:    ", hex, rc_sweep_count(sw),
-              o->array);
+    sb_printf(h, "), hash %s%s, %zu jobs in %ld shards\n# parts:    ", hex,
+              provisional ? " (provisional: a trace was not found when this was written)" : "",
+              rc_sweep_count(sw), o->array);
     sb_puts(h, parts_abs);
     sb_printf(h, "/part-I.h5, I = 0..%ld\n# results:  ", o->array - 1);
     sb_puts(h, out_abs);
@@ -546,6 +548,7 @@ int rc_slurm_generate(const rc_slurm_opts *o, const char *file, rc_err *err)
     substs s = {0}, ms = {0};
     part_info pi;
     memset(&pi, 0, sizeof pi);
+    bool provisional = false;
 
     if (o->array > 0 && (size_t)o->array > rc_sweep_count(sw)) {
         rc_err_set(err, RC_EXIT_USAGE, "--array %ld is more than the sweep's %zu jobs: some shards "
@@ -567,6 +570,19 @@ int rc_slurm_generate(const rc_slurm_opts *o, const char *file, rc_err *err)
     if (out_abs == NULL) goto done;
     if (o->data_dir != NULL && (data_abs = abs_existing("--data-dir", o->data_dir, err)) == NULL)
         goto done;
+    /* Job ids and the sweep hash name each trace by its content (exp/sweep.h
+     * rc_sweep_bind), as `rcsim plan`, the sweep and its results file do; bound
+     * with the --data-dir the script passes on.  Traces this host cannot read
+     * leave the hash provisional, and the header says so. */
+    rc_err bind_err = {0};
+    if (rc_sweep_bind(sw, data_abs, &bind_err) != 0) {
+        fprintf(stderr,
+                "rcsim slurm: warning: %s\nrcsim slurm: warning: the sweep hash in the script "
+                "header is provisional (it includes each trace's checksum once the trace is "
+                "found); the sweep itself refuses to start without its traces\n",
+                bind_err.msg);
+        provisional = true;
+    }
     if (o->job_name != NULL) sb_puts(&name, o->job_name);
     else sb_printf(&name, "rcsim-%s", rc_sweep_name(sw));
     if (!directive_safe("job name", name.p, err)) goto done;
@@ -624,7 +640,7 @@ int rc_slurm_generate(const rc_slurm_opts *o, const char *file, rc_err *err)
                          (script_abs = abs_new_file("-o", o->script, err)) == NULL))
         goto done;
     build_header(&hdr, sw, o, ntasks, o->array > 0 ? parts_abs : out_abs, log_abs, time_s, &pi,
-                 merge_abs);
+                 merge_abs, provisional);
 
     if (o->array > 0) {
         sb_puts(&setup, "# Array task TASK of NSHARDS: shard TASK/NSHARDS of the sweep, on one "
@@ -672,7 +688,7 @@ int rc_slurm_generate(const rc_slurm_opts *o, const char *file, rc_err *err)
     expand_template(slurm_sweep_template, &s, &script);
 
     if (o->array > 0) {
-        build_merge_header(&mhdr, sw, o, out_abs, parts_abs, merge_log, script_abs);
+        build_merge_header(&mhdr, sw, o, provisional, out_abs, parts_abs, merge_log, script_abs);
         subst_add(&ms, "HEADER", mhdr.p);
         subst_add(&ms, "JOB_NAME", mname.p);
         subst_add(&ms, "TIME", o->time ? o->time : "");

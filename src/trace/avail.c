@@ -4,7 +4,8 @@
  * memory), so a 770 x 86,400-character trace never exists as text in memory:
  * each line becomes the list of seconds at which its state flips.  All
  * toggles of a trace live in one array; a line is an (offset, count) slice of
- * it.  User errors name file:line and the problem (style rule 7).
+ * it.  A bad trace is a user error (core/err.h): the message names file:line
+ * and the problem.
  */
 #include "trace/avail.h"
 

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Issue 29 §4: every tracked message's entropy, min-entropy, sender entropy and latency,
 # recomputed from the observation file alone by analysis/anon_recompute.py (which shares no
-# code with rcsim), agree with rcsim's own values to 1e-9 — for unicast, RC and RC-FT, with
+# code with rcsim), agree with rcsim's own values to 1e-9 — for unicast, RC, RC-FT and
+# provider fan-out, with
 # and without corrupted nodes, in both models.  A tampered observation file must disagree
 # (the comparison can fail).  Then the options as sweep axes: the columns reach the results
 # file, corruption lowers the entropy there, and rcsim plot draws it.
@@ -16,7 +17,7 @@ fail=0
 common=(--users 12 --duration 30 --rate-delay 10 --app-rate 1/4 --anonymity on --anon-targets 25
         --seed 3)
 for model in exact paper; do
-    for strat in unicast rc-k2-p2 rc-k2-p2-ft; do
+    for strat in unicast rc-k2-p2 rc-k2-p2-ft provider-fanout; do
         for corrupt in none some; do
             extra=()
             [ "$corrupt" = some ] && extra=(--corrupt-mixes 0.34 --corrupt-providers 0.5)

@@ -38,3 +38,26 @@ synth_trace() {
 
 # "N" of the sweep summary's "N run" on stdout file $1.
 summary_run() { sed -n 's/.* jobs: \([0-9]*\) run, .*/\1/p' "$1"; }
+
+# A copy of the rcsim binary that differs only in its build id, as a rebuild would: writes
+# the copy to $1 with the first 8 hex digits of the id replaced by $2 (8 hex digits) and
+# prints the new id.  The last 8 are kept because the linker may share the tail of the id
+# string with shorter literals (a default "3"); the copy must plan the same job ids.
+other_build() {
+    local id new
+    id=$("$RCSIM" --version | sed -n 's/^build id: *\([0-9a-f]\{16\}\).*/\1/p')
+    [ -n "$id" ] || fail "no build id in rcsim --version"
+    new="$2${id:8}"
+    [ "$new" != "$id" ] || new="0badc0de${id:8}"
+    $PY - "$RCSIM" "$1" "$id" "$new" <<'PY' || fail "cannot patch the build id"
+import sys
+src, dst, old, new = sys.argv[1:]
+b = open(src, "rb").read()
+assert b.count(old.encode()) == 1, "the build id is not in the binary exactly once"
+open(dst, "wb").write(b.replace(old.encode(), new.encode()))
+PY
+    chmod +x "$1"
+    "$1" --version | grep -q "build id:  $new" || fail "the patched copy does not report build $new"
+    [ "$("$1" plan "$SWEEP" --json)" = "$("$RCSIM" plan "$SWEEP" --json)" ] || fail "the patched copy plans other jobs"
+    echo "$new"
+}

@@ -19,8 +19,8 @@ for model in paper exact; do
   done
 done
 help=$("$RCSIM" run --help)
-for s in "rc-kK-pP" "rc-kK-pP-ft" "dropoffline" "unicast" "--duration" "--trace" "--rate-payload"; do
-  grep -q -- "$s" <<<"$help" || { echo "FAIL: run --help lacks $s"; fail=1; }
+for s in "rc-kK-pP[-ft[M]][-dropoffline]" "provider-fanout" "unicast" "--duration" "--trace" "--rate-payload"; do
+  grep -qF -- "$s" <<<"$help" || { echo "FAIL: run --help lacks $s"; fail=1; }
 done
 [ $fail -eq 0 ] && echo "run_determinism: all passed"
 exit $fail

@@ -214,7 +214,7 @@ has "#SBATCH --output=$A/rcsim-ci-small-merge-%j.log"
 has "OUT=$A/res.h5"
 has "PARTS=$A/res.parts"
 has "NSHARDS=4"
-grep -qxF '"$RCSIM" merge "${parts[@]}" --out "$OUT"' "$WORK/s" || fail "merge script lacks the rcsim merge line"
+grep -qxF '"$RCSIM" merge "${parts[@]}" --out "$NEW"' "$WORK/s" || fail "merge script lacks the rcsim merge line"
 lacks "{{"
 # Run the merge script outside SLURM with a stand-in rcsim that records its arguments: it must
 # refuse while a part is missing, then call `rcsim merge` with the parts in shard order.
@@ -232,7 +232,7 @@ grep -q "part-2.h5 is missing" "$WORK/out" || fail "merge script: no message abo
 : >"$A/res.parts/part-2.h5"
 bash "$WORK/m.sh" >"$WORK/out" 2>&1 || fail "merge script failed: $(cat "$WORK/out")"
 want=$(printf '%s\n' merge "$A/res.parts/part-0.h5" "$A/res.parts/part-1.h5" "$A/res.parts/part-2.h5" \
-    "$A/res.parts/part-3.h5" --out "$A/res.h5")
+    "$A/res.parts/part-3.h5" --out "$A/res.h5.merging")
 [ "$(cat "$WORK/merge-args")" = "$want" ] || fail "merge arguments: got [$(cat "$WORK/merge-args")], want [$want]"
 # A second --array generation with -o NAME (no .sbatch) names the merge script NAME-merge.
 "$RCSIM" slurm "$SWEEP" --array 2 -o "$WORK/plain" 2>/dev/null || fail "--array -o plain"
