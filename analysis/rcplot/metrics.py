@@ -9,7 +9,9 @@ seeds' spread for box plots.
 Names accepted by lookup(): the latency statistics mean, median, min, max, sd, p1, p5,
 p10, q1 (= p25), q3 (= p75), p90, p95, p99, p99.9; delivery_ratio, online_ratio,
 undelivered, deliveries, packets_per_delivery, bundles_per_delivery, duplicates,
-reassignments, timeouts, events, wall_s; and counter:NAME for any other counter.  Spaces
+reassignments, timeouts, events, wall_s; anon_entropy, anon_entropy_median, anon_entropy_p5,
+anon_min_entropy, anon_sender_entropy (docs/spec.md §10); and counter:NAME for any other
+counter.  Spaces
 and hyphens count as underscores ("delivery ratio").  An unknown name raises
 sweep.UsageError listing the known ones.
 """
@@ -101,7 +103,21 @@ for _m in (
         Metric("events", "engine events", "events", _counter("events"),
                "events processed by the simulation engine"),
         Metric("wall_s", "wall time", "s", _counter("wall_s"),
-               "wall-clock time of the simulation")):
+               "wall-clock time of the simulation"),
+        # anonymity against a global passive adversary (docs/spec.md §10), NaN without it
+        Metric("anon_entropy", "entropy of a tracked message", "bits",
+               _counter("anon_entropy_mean_bits"),
+               "mean over the tracked messages of the adversary's entropy (§10.4)"),
+        Metric("anon_entropy_median", "median entropy of a tracked message", "bits",
+               _counter("anon_entropy_median_bits"), "median of the same"),
+        Metric("anon_entropy_p5", "p5 entropy of a tracked message", "bits",
+               _counter("anon_entropy_p5_bits"), "5th percentile of the same"),
+        Metric("anon_min_entropy", "min-entropy of a tracked message", "bits",
+               _counter("anon_min_entropy_mean_bits"),
+               "mean of -log2 of the adversary's best guess's probability"),
+        Metric("anon_sender_entropy", "sender entropy", "bits",
+               _counter("anon_sender_entropy_mean_bits"),
+               "mean entropy of the adversary's guess of the sender (<= 1024 users)")):
     METRICS[_m.name] = _m
 ALIASES = {"p50": "median", "p25": "q1", "p75": "q3", "average": "mean",
            "ratio": "delivery_ratio", "packets": "packets_per_delivery"}

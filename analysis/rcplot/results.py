@@ -663,6 +663,27 @@ def job_params(job):
     return {k: str(job.attrs[k]) for k in keys if k in job.attrs}
 
 
+def _fill_defaults(out, job):
+    """Parameters added after results existed (anonymity, corrupt_mixes, adversary, ...)
+    enter the canonical text only when they differ from their default
+    (RC_PF_CANON_NONDEF): take the default rows' values from their columns, in the
+    canonical text's spelling, so that 0 and 0.67 make one numeric axis."""
+    tab = job._tab
+    for k in tab.in_job_id:
+        if k in out or k not in job.attrs:
+            continue
+        v = job.attrs[k]
+        col = tab.columns.get(k)
+        if k in tab.codes or col is None:
+            out[k] = str(v)
+        elif col.dtype == np.uint8:
+            out[k] = "true" if v else "false"
+        elif col.dtype.kind == "f":
+            out[k] = "%.17g" % v
+        else:
+            out[k] = str(int(v))
+
+
 def _table_job_params(job):
     """job_params of a table row.  The canonical texts of a configuration's seeds differ
     only in their seed line, so each distinct text without it is parsed once per table
@@ -688,6 +709,7 @@ def _table_job_params(job):
                 k, sep, v = line.partition("=")
                 if sep:
                     base[k.strip()] = v.strip()
+            _fill_defaults(base, job)
             cache[rest] = base
         out = base.copy()
         if seed is not None:

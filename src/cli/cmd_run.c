@@ -87,6 +87,14 @@ static void print_human(const rc_job *job, const rc_result *r)
                (unsigned long long)r->c.adv_members, (unsigned long long)r->c.adv_withheld,
                (unsigned long long)r->c.adv_acks_withheld,
                (unsigned long long)r->c.adv_acks_faked, (unsigned long long)r->c.adv_delayed);
+    if (job->anonymity)
+        printf("  anonymity (%llu tracked; %llu of the mixes and %llu of the providers corrupted): "
+               "entropy mean %.3f bits, median %.3f, p5 %.3f; min-entropy mean %.3f; sender "
+               "entropy mean %.3f\n",
+               (unsigned long long)r->c.anon_targets, (unsigned long long)r->c.anon_corrupt_mixes,
+               (unsigned long long)r->c.anon_corrupt_providers, r->c.anon_entropy_mean_bits,
+               r->c.anon_entropy_median_bits, r->c.anon_entropy_p5_bits,
+               r->c.anon_min_entropy_mean_bits, r->c.anon_sender_entropy_mean_bits);
     printf("  %llu events in %.3f s wall (%.2f M events/s), peak RSS %llu MiB\n",
            (unsigned long long)r->c.events, r->c.wall_s,
            r->c.wall_s > 0 ? (double)r->c.events / r->c.wall_s / 1e6 : 0.0,
@@ -136,7 +144,7 @@ static void put_population(json_t *o, const rc_job *job, const rc_result *r)
 }
 
 /* When `rcsim run --json` prints a counter (the json column of multicast/counters.def). */
-typedef enum { WHEN_ALWAYS, WHEN_IF_SO, WHEN_IF_ADV, WHEN_LAST } json_when;
+typedef enum { WHEN_ALWAYS, WHEN_IF_SO, WHEN_IF_ADV, WHEN_IF_ANON, WHEN_LAST } json_when;
 
 /* The counters printed at `when`, in the list's order, under their json_key. */
 static void put_counters(json_t *o, const rc_counters *c, json_when when)
@@ -148,6 +156,7 @@ static void put_counters(json_t *o, const rc_counters *c, json_when when)
 #define PUT_ALWAYS(key, v) PUT_IF(WHEN_ALWAYS, key, v)
 #define PUT_IF_SO(key, v) PUT_IF(WHEN_IF_SO, key, v)
 #define PUT_IF_ADV(key, v) PUT_IF(WHEN_IF_ADV, key, v)
+#define PUT_IF_ANON(key, v) PUT_IF(WHEN_IF_ANON, key, v)
 #define PUT_LAST(key, v) PUT_IF(WHEN_LAST, key, v)
 #define PUT_NEVER(key, v)
 #include "multicast/counters.def"
@@ -157,6 +166,7 @@ static void put_counters(json_t *o, const rc_counters *c, json_when when)
 #undef PUT_ALWAYS
 #undef PUT_IF_SO
 #undef PUT_IF_ADV
+#undef PUT_IF_ANON
 #undef PUT_LAST
 #undef PUT_NEVER
 }
@@ -199,6 +209,7 @@ static void print_json(const rc_job *job, const rc_result *r)
     }
     if (job->adversary != RC_ADV_NONE) put_counters(o, &r->c, WHEN_IF_ADV);
     if (r->n_sizes > 0) put_population(o, job, r);
+    if (job->anonymity) put_counters(o, &r->c, WHEN_IF_ANON);
     put_counters(o, &r->c, WHEN_LAST);
 #undef PUT
     rc_json_print(stdout, o, JSON_COMPACT | RC_JSON_FIXED);

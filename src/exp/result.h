@@ -29,11 +29,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "anon/anonymity.h"
 #include "core/err.h"
 #include "core/hist.h"
 
-#define RC_RESULT_LAYOUT 4 /* 2: the build that ran the job; 3: compact image (sparse buckets);
-                             4: adversary counters and the population section (issue 17) */
+#define RC_RESULT_LAYOUT 5 /* 2: the build that ran the job; 3: compact image (sparse buckets);
+                             4: adversary counters and the population section (issue 17);
+                             5: anonymity (issue 29) */
 
 /* Histogram geometry: core/hist.h (RC_HIST_BINS, rc_hist_bin, rc_hist_edge). */
 
@@ -107,6 +109,9 @@ typedef struct rc_result {
     uint32_t *user_sent;              /* per user: real sub-messages that left it */
     uint32_t *user_groups;            /* per user: groups it is in */
     size_t n_users_load;
+    /* --anonymity on with store_raw: one record per tracked message (NULL otherwise) */
+    rc_anon_record *anon_records;
+    size_t n_anon_records;
 } rc_result;
 
 void rc_result_init(rc_result *r);   /* zeroes and allocates the histograms */
@@ -176,6 +181,8 @@ typedef struct rc_result_view {
     size_t n_users_load;                /* population mode: users */
     const unsigned char *user_sent;     /* uint32_t[n_users_load] */
     const unsigned char *user_groups;   /* uint32_t[n_users_load] */
+    size_t n_anon_records;
+    const unsigned char *anon_records;  /* rc_anon_record[n_anon_records] */
     void *owned;                        /* the inflated image, if it was compressed */
 } rc_result_view;
 

@@ -144,6 +144,7 @@ rc_net *rc_net_new(rc_sim *sim, const rc_net_cfg *cfg, const rc_trace *trace, in
     n->rng_cover = rc_rng_new(cfg->seed, STREAM_COVER);
     n->rng_delay = rc_rng_new(cfg->seed, STREAM_DELAY);
     n->rng_mixloop = rc_rng_new(cfg->seed, STREAM_MIXLOOP);
+    n->seed = cfg->seed;
     n->free_head = UINT32_MAX;
     n->cpk_free = UINT32_MAX;
     rc_net__idle_law(n);
@@ -221,6 +222,8 @@ void rc_net_free(rc_net *n)
     rc_rng_free(n->rng_cover);
     rc_rng_free(n->rng_delay);
     rc_rng_free(n->rng_mixloop);
+    if (n->rng_wire) rc_rng_free(n->rng_wire);
+    free(n->wloop);
     free(n);
 }
 

@@ -30,7 +30,7 @@
 #include "loopix/net.h"
 
 /* Random streams of the net (core/rng.h stream ids). */
-enum { STREAM_COVER = 1, STREAM_DELAY = 2, STREAM_PHASE = 3, STREAM_MIXLOOP = 4 };
+enum { STREAM_COVER = 1, STREAM_DELAY = 2, STREAM_PHASE = 3, STREAM_MIXLOOP = 4, STREAM_WIRE = 5 };
 
 #define NEVER INT64_MAX
 
@@ -129,6 +129,31 @@ typedef struct cover_pkt {
     uint8_t hops_left;
 } cover_pkt;
 
+/* What the wire (wire.c) keeps of a mix loop, beside its cover_pkt. */
+typedef struct wire_loop {
+    uint64_t id;   /* wire id */
+    uint32_t node; /* where it is */
+    uint32_t origin;
+} wire_loop;
+
+/* The wire (wire.c), reached through this table so that the actors it
+ * observes (client.c, mix.c, provider.c), which it also calls, do not call it
+ * by name (tests/check_structure.sh).  Set by rc_net_observe. */
+typedef struct wire_ops {
+    /* emit_bundle's twin that routes the bundle, its covers included, node by node */
+    void (*bundle)(rc_net *n, uint32_t ui, rc_time t);
+    /* a mix loop starts at mix index m (layer-major) at t */
+    void (*loop_start)(rc_net *n, uint32_t m, rc_time t);
+    /* mix loop pk, now at its node, leaves after `delay` and arrives `hand` later */
+    void (*loop_hop)(rc_net *n, uint32_t pk, rc_time now, rc_time delay, rc_time hand);
+    /* mix loop pk is back at its mix */
+    void (*loop_end)(rc_net *n, uint32_t pk, rc_time now);
+    void (*pull)(rc_net *n, uint32_t ui, uint32_t body, rc_time now);
+    /* rc_net_provider_send's packet (sub-message s, from user ui's provider), leaving
+     * at t: routes and reports it; returns its arrival at the recipient's provider */
+    rc_time (*provider_send)(rc_net *n, uint32_t ui, uint32_t s, rc_time t);
+} wire_ops;
+
 struct rc_net {
     rc_sim *sim;
     rc_net_hooks hooks;
@@ -168,6 +193,14 @@ struct rc_net {
     rc_rng_steps *steps_own[4]; /* what rc_net_free releases */
     cover_pkt *cpk;
     uint32_t n_cpk, cap_cpk, cpk_free;
+    /* The wire (wire.c): wire.link is NULL unless an observer is attached. */
+    rc_net_wire wire;
+    const wire_ops *wops;
+    uint64_t seed;
+    gsl_rng *rng_wire; /* mixes of each path, cover destinations */
+    uint64_t wire_seq;
+    wire_loop *wloop; /* per cover packet (mix loops), cap_wloop entries */
+    uint32_t cap_wloop;
 };
 
 /* ---------- small helpers ---------- */
@@ -199,6 +232,13 @@ static inline void sub_free(rc_net *n, uint32_t i)
 static inline rc_time step(const rc_net *n) { return n->lattice ? n->tick : 1; }
 
 static inline bool has_real(const user *u) { return u->out.n > 0 || u->wait_sub.n > 0; }
+
+/* Covers ahead of the first real entry of the bundling queue (all of it when
+ * none is real). */
+static inline uint32_t covers_ahead(const user *u)
+{
+    return u->wait_sub.n > 0 ? ring_at(&u->wait_at, 0) - u->wait_head : u->wait_n;
+}
 
 /* ---------- availability, read by net.c (which drives it) and client.c ---------- */
 
@@ -258,9 +298,11 @@ void rc_net__on_relay(void *ctx, const rc_event *ev); /* RC_EV_RELAY */
 rc_time rc_net__hop_delay(rc_net *n);
 /* Builds steps_hop (lattice). */
 void rc_net__hop_steps(rc_net *n);
-/* A cover packet enters the mixes at time t and makes `hops` hops. */
-void rc_net__cover_send(rc_net *n, uint8_t hops, rc_time t);
+/* A cover packet enters the mixes at time t and makes `hops` hops; returns its index. */
+uint32_t rc_net__cover_send(rc_net *n, uint8_t hops, rc_time t);
 void rc_net__on_cover_hop(void *ctx, const rc_event *ev); /* RC_EV_COVER_HOP */
 void rc_net__on_mix_loop(void *ctx, const rc_event *ev);  /* RC_EV_MIX_LOOP */
+
+
 
 #endif

@@ -95,6 +95,7 @@ void rc_net__on_pull(void *ctx, const rc_event *ev)
     while (u->postbox.n > 0 && u->postbox.a[0].t <= ev->t) {
         pentry e = pbox_pop(&u->postbox);
         n->subs_pulled++;
+        if (n->wire.link != NULL) n->wops->pull(n, ev->obj, e.body, ev->t);
         bool online_label = n->frozen_pull ? (e.t > ev->t - n->pull_period)
                                            : (e.t >= u->last_online_at);
         n->hooks.deliver(n->hooks.ctx, ev->obj, e.body, online_label, ev->t);
@@ -128,11 +129,15 @@ void rc_net_provider_send(rc_net *n, uint32_t ui, uint32_t recipient, uint32_t b
         if (n->lattice) t = ((t + n->tick - 1) / n->tick) * n->tick;
     }
     rc_time hand = n->lattice ? n->tick : 0;
-    rc_time arrive = t;
-    for (uint32_t l = 0; l < n->layers; l++) arrive += hand + rc_net__hop_delay(n);
-    arrive += hand;
-    if (n->cover_full) n->ctr.mix_packets += n->layers;
     uint32_t s = sub_new(n, recipient, body);
     n->subs[s].emitted = t;
+    rc_time arrive = t;
+    if (n->wire.link != NULL) {
+        arrive = n->wops->provider_send(n, ui, s, t);
+    } else {
+        for (uint32_t l = 0; l < n->layers; l++) arrive += hand + rc_net__hop_delay(n);
+        arrive += hand;
+    }
+    if (n->cover_full) n->ctr.mix_packets += n->layers;
     rc_net__deliver_to_postbox(n, s, arrive);
 }
