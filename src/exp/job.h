@@ -87,6 +87,8 @@ typedef struct rc_job {
     /* populations (issue 17, multicast/population.h): 0 = off (the paper's groups) */
     int population;               /* N users in `groups` groups of drawn sizes */
     char group_size_dist[64];     /* fixed:M | zipf:S:MIN:MAX | lognormal:MU:SIGMA */
+    /* bandwidth in bytes (docs/spec.md §1.12): the bytes of one sub-message on the wire */
+    int packet_size;
     /* output-only options (not part of the job id) */
     bool store_raw;               /* keep raw per-delivery latencies in the result */
     bool check;                   /* run-time invariant checks for this job */

@@ -126,6 +126,9 @@ static const rc_param_def table[] = {
     {"group_size_dist", RC_PT_STRING, OFF(group_size_dist), SZ(group_size_dist), "", 0, 0, "",
      NULL, C | A | N,
      "population mode: group sizes, fixed:M | zipf:S:MIN:MAX | lognormal:MU:SIGMA"},
+    {"packet_size", RC_PT_INT, OFF(packet_size), 0, "2048", 1, 1 << 30, "B", NULL, C | A | N,
+     "bytes of one sub-message on the wire (a Sphinx packet; Loopix's 2 KiB), for the bandwidth "
+     "in bytes (docs/spec.md §1.12); changes no simulated event"},
     {"store_raw", RC_PT_BOOL, OFF(store_raw), 0, "false", 0, 1, "", NULL, RC_PF_STORED,
      "keep raw per-delivery latencies in the results"},
     {"check", RC_PT_BOOL, OFF(check), 0, "false", 0, 1, "", NULL, 0,

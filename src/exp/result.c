@@ -305,6 +305,24 @@ void rc_result_gather(rc_result *r, rc_mc *mc, bool keep_raw)
     c->cover_packets = n->cover_packets;
     c->pulls = n->pulls;
     c->mix_packets = n->mix_packets;
+    c->payload_slots = n->payload_slots;
+    rc_net_traffic t;
+    rc_net_traffic_summary(rc_mc_net(mc), &t);
+    c->bw_online_client_s = t.online_client_s;
+    c->bw_payload_pps = t.payload_pps;
+    c->bw_cover_pps = t.cover_pps;
+    c->bw_cover_used = t.cover_used;
+    c->bw_mix_load_mean_pps = t.mix_load_mean_pps;
+    c->bw_mix_load_max_pps = t.mix_load_max_pps;
+    c->unobs_active_gaps = t.active_gaps;
+    c->unobs_idle_gaps = t.idle_gaps;
+    c->unobs_active_rate_pps = t.active_rate_pps;
+    c->unobs_idle_rate_pps = t.idle_rate_pps;
+    c->unobs_ks = t.ks;
+    c->unobs_ks_crit05 = t.ks_crit05;
+    c->unobs_real_per_pull_mean = t.real_per_pull_mean;
+    c->unobs_real_per_pull_max = t.real_per_pull_max;
+    c->unobs_pulls_nonempty = t.pulls_nonempty_share;
 
     const rc_poptab *pt = rc_mc_poptab(mc);
     if (pt != NULL) {

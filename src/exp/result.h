@@ -32,8 +32,9 @@
 #include "core/err.h"
 #include "core/hist.h"
 
-#define RC_RESULT_LAYOUT 4 /* 2: the build that ran the job; 3: compact image (sparse buckets);
-                             4: adversary counters and the population section (issue 17) */
+#define RC_RESULT_LAYOUT 5 /* 2: the build that ran the job; 3: compact image (sparse buckets);
+                             4: adversary counters and the population section (issue 17);
+                             5: bandwidth and unobservability (issue 29) */
 
 /* Histogram geometry: core/hist.h (RC_HIST_BINS, rc_hist_bin, rc_hist_edge). */
 
@@ -81,6 +82,25 @@ typedef struct rc_counters {
     uint64_t adv_acks_withheld;   /* ACKs drop members did not send */
     uint64_t adv_acks_faked;      /* ACKs ack-drop members sent for copies they did not forward */
     uint64_t adv_delayed;         /* forwards, ACKs and repairs held back by adversary_delay */
+    /* bandwidth and unobservability (issue 29, loopix/net.h rc_net_traffic, docs/spec.md
+     * §1.12): per client = per client-second online; NaN where not measured */
+    uint64_t payload_slots;         /* payload-stream firings simulated (all with cover full) */
+    double bw_online_client_s;      /* client-seconds online */
+    double bw_payload_pps;          /* real sub-messages (payload, ACK, repair) per client per s */
+    double bw_cover_pps;            /* cover sub-messages per client per s (expected under skip) */
+    double bw_cover_used;           /* real share of the payload-stream slots */
+    double bw_bytes_per_client_s;   /* (payload + cover) x packet_size */
+    double bw_mix_load_mean_pps;    /* sub-messages a mix receives per s, mean over mixes */
+    double bw_mix_load_max_pps;     /* ... the busiest mix (cover full only) */
+    uint64_t unobs_active_gaps;     /* client inter-departure gaps begun with real mail held */
+    uint64_t unobs_idle_gaps;       /* ... without (cover full only) */
+    double unobs_active_rate_pps;   /* client departures (bundles) per s while active */
+    double unobs_idle_rate_pps;     /* ... while idle */
+    double unobs_ks;                /* two-sample KS statistic, active vs idle gaps */
+    double unobs_ks_crit05;         /* its 5 % critical value for these sample sizes */
+    double unobs_real_per_pull_mean; /* real messages a provider hands out per pull */
+    double unobs_real_per_pull_max;  /* ... most in one pull */
+    double unobs_pulls_nonempty;     /* share of pulls with a real message */
     double wall_s;                /* wall time of the simulation */
     double sim_s;                 /* simulated span */
     uint64_t peak_rss_kb;         /* peak resident set of the process after the job */

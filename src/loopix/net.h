@@ -64,7 +64,31 @@ typedef struct rc_net_counters {
     uint64_t cover_packets; /* cover sub-messages (drop/loop) that left a client */
     uint64_t pulls;         /* pulls that found something */
     uint64_t mix_packets;   /* packets through mixes, cover_full only */
+    /* bandwidth accounting (loopix/traffic.c, docs/spec.md §1.12) */
+    uint64_t real_packets;  /* real sub-messages (payload, ACK, repair) that left a client */
+    uint64_t payload_slots; /* payload-stream firings simulated (every one with cover_full) */
+    uint64_t online_us;     /* client-microseconds online, up to the last availability change */
 } rc_net_counters;
+
+/* What the wire carries, as a global observer would measure it
+ * (loopix/traffic.c; docs/spec.md §1.12 defines every field and says which
+ * are counted and which are expectations under cover=skip).  Rates are per
+ * second of simulated time; "per client" means per client-second online. */
+typedef struct rc_net_traffic {
+    bool counted;               /* cover_full: every cover figure is a count */
+    double online_client_s;     /* client-seconds online */
+    double payload_pps;         /* real sub-messages per client per second */
+    double cover_pps;           /* drop + loop + payload-stream cover sub-messages, likewise */
+    double cover_used;          /* real share of the payload-stream slots */
+    double mix_load_mean_pps;   /* sub-messages a mix receives per second, mean over mixes */
+    double mix_load_max_pps;    /* ... the busiest mix (NaN unless counted) */
+    /* unobservability (NaN unless counted): client departures (bundles) */
+    uint64_t active_gaps, idle_gaps; /* inter-departure gaps that began with / without real mail */
+    double active_rate_pps, idle_rate_pps; /* departures per second in each state */
+    double ks, ks_crit05;       /* two-sample KS statistic of the gaps, its 5 % critical value */
+    /* what a provider sees: real messages per pull of an online client */
+    double real_per_pull_mean, real_per_pull_max, pulls_nonempty_share;
+} rc_net_traffic;
 
 typedef struct rc_net_hooks {
     void *ctx;
@@ -119,5 +143,7 @@ uint32_t rc_net_hops(const rc_net *n);       /* mix layers + 1 */
 
 /* The counters so far (final after the run). */
 const rc_net_counters *rc_net_counts(const rc_net *n);
+/* The traffic figures at the end of the run (call after rc_sim_run). */
+void rc_net_traffic_summary(const rc_net *n, rc_net_traffic *out);
 
 #endif

@@ -90,13 +90,16 @@ void rc_net__on_pull(void *ctx, const rc_event *ev)
     n->in_pull = true;
     /* Take everything that has arrived by now, in arrival order; what the
      * hooks send now arrives later. */
+    uint32_t taken = 0;
     while (u->postbox.n > 0 && u->postbox.a[0].t <= ev->t) {
         pentry e = pbox_pop(&u->postbox);
         n->subs_pulled++;
+        taken++;
         bool online_label = n->frozen_pull ? (e.t > ev->t - n->pull_period)
                                            : (e.t >= u->last_online_at);
         n->hooks.deliver(n->hooks.ctx, ev->obj, e.body, online_label, ev->t);
     }
     n->in_pull = false;
+    rc_net__traffic_pull(n, taken);
     rc_net__ensure_pull(n, ev->obj, ev->t);
 }

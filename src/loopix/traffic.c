@@ -1,0 +1,169 @@
+/* traffic: what the wire carries, as a global passive observer would count it
+ * (docs/spec.md §1.12): bandwidth per client, the load of every mix, the
+ * departure process of clients with and without real mail, and what a
+ * provider hands out per pull.
+ *
+ * With cover=full every packet is simulated, so every figure is a count: the
+ * mix a packet visits in each layer is drawn here from a stream of its own
+ * (STREAM_ROUTE; no other draw moves, so results stay identical), and every
+ * client's inter-departure gaps are binned by whether it held a real message
+ * when the gap began.  With cover=skip idle clients' cover streams are not
+ * simulated (docs/spec.md §1.6), so the cover figures are their expectations
+ * from the stream rates and the measured online time, and the per-mix
+ * maximum and the departure process are not measured (NaN). */
+#include <math.h>
+#include <string.h>
+
+#include "core/hist.h"
+#include "loopix/net_internal.h"
+
+/* Gaps are binned in the latency histogram's geometry with the time scaled
+ * by 2^10: buckets start at 2^-20 s (about 1 us) and are 0.1 % wide. */
+#define GAP_SCALE 1024.0
+
+void rc_net__traffic_init(rc_net *n, uint64_t seed)
+{
+    traffic *t = &n->tr;
+    memset(t, 0, sizeof *t);
+    if (!n->cover_full) return;
+    t->mix_in = rc_xcalloc((size_t)n->layers * n->width, sizeof *t->mix_in);
+    t->rng_route = rc_rng_new(seed, STREAM_ROUTE);
+    t->last_emit = rc_xmalloc(n->n_users * sizeof *t->last_emit);
+    for (uint32_t i = 0; i < n->n_users; i++) t->last_emit[i] = NEVER;
+    t->last_active = rc_xcalloc(n->n_users, sizeof *t->last_active);
+    for (int c = 0; c < 2; c++) t->gaps[c] = rc_xcalloc(RC_HIST_BINS, sizeof *t->gaps[c]);
+}
+
+void rc_net__traffic_free(rc_net *n)
+{
+    traffic *t = &n->tr;
+    free(t->mix_in);
+    if (t->rng_route) rc_rng_free(t->rng_route);
+    free(t->last_emit);
+    free(t->last_active);
+    for (int c = 0; c < 2; c++) free(t->gaps[c]);
+}
+
+void rc_net__traffic_route(rc_net *n, uint32_t count)
+{
+    traffic *t = &n->tr;
+    for (uint32_t i = 0; i < count; i++)
+        for (uint32_t l = 0; l < n->layers; l++)
+            t->mix_in[l * n->width + rc_rng_below(t->rng_route, n->width)]++;
+}
+
+void rc_net__traffic_mix_loop(rc_net *n, uint32_t mix)
+{
+    traffic *t = &n->tr;
+    uint32_t own = mix / n->width;
+    for (uint32_t l = 0; l < n->layers; l++)
+        if (l != own) t->mix_in[l * n->width + rc_rng_below(t->rng_route, n->width)]++;
+    t->mix_in[mix]++; /* it comes back */
+}
+
+void rc_net__traffic_departure(rc_net *n, uint32_t ui, rc_time now)
+{
+    traffic *t = &n->tr;
+    if (t->last_emit[ui] != NEVER) {
+        int c = t->last_active[ui];
+        rc_time gap = now - t->last_emit[ui];
+        t->gaps[c][rc_hist_bin((double)gap / 1e6 * GAP_SCALE)]++;
+        t->n_gaps[c]++;
+        t->sum_gaps[c] += gap;
+    }
+    t->last_emit[ui] = now;
+    t->last_active[ui] = has_real(&n->users[ui]);
+}
+
+void rc_net__traffic_offline(rc_net *n, uint32_t ui, rc_time now)
+{
+    n->ctr.online_us += (uint64_t)(now - n->users[ui].last_online_at);
+    if (n->tr.last_emit) n->tr.last_emit[ui] = NEVER;
+}
+
+/* Two-sample KS statistic of two histograms on the same buckets: the
+ * largest gap between the empirical CDFs at a bucket edge.  Within 0.1 % of
+ * a gap's length this is the statistic of the raw samples (ties in the
+ * lattice model fall in one bucket, where both CDFs step together). */
+static double ks_hist(const uint32_t *a, uint64_t na, const uint32_t *b, uint64_t nb)
+{
+    if (na == 0 || nb == 0) return NAN;
+    double d = 0;
+    uint64_t ca = 0, cb = 0;
+    for (size_t i = 0; i < RC_HIST_BINS; i++) {
+        ca += a[i];
+        cb += b[i];
+        double x = fabs((double)ca / (double)na - (double)cb / (double)nb);
+        if (x > d) d = x;
+    }
+    return d;
+}
+
+/* A stream's mean firings per second: F(lambda)/tick on the lattice
+ * (docs/spec.md §1.4), lambda otherwise. */
+static double effective(const rc_net *n, double rate, double f)
+{
+    if (rate <= 0) return 0;
+    return n->lattice ? f / ((double)n->tick / 1e6) : rate;
+}
+
+void rc_net_traffic_summary(const rc_net *n, rc_net_traffic *o)
+{
+    memset(o, 0, sizeof *o);
+    const traffic *t = &n->tr;
+    rc_time end = n->sim->stop;
+    uint64_t online_us = n->ctr.online_us;
+    for (uint32_t i = 0; i < n->n_users; i++)
+        if (n->users[i].online && end > n->users[i].last_online_at)
+            online_us += (uint64_t)(end - n->users[i].last_online_at);
+    double online_s = (double)online_us / 1e6;
+    double span_s = (double)end / 1e6;
+    o->counted = n->cover_full;
+    o->online_client_s = online_s;
+    double eff_pay = effective(n, n->rate_pay, n->f_pay);
+    double eff_all = eff_pay + effective(n, n->rate_drop, n->f_drop) +
+                     effective(n, n->rate_loop, n->f_loop);
+    double eff_mixloop = 0;
+    if (n->mix_rate_loop > 0)
+        eff_mixloop = n->lattice ? -expm1(-n->mix_rate_loop * (double)n->tick / 1e6) /
+                                       ((double)n->tick / 1e6)
+                                 : n->mix_rate_loop;
+    double real = (double)n->ctr.real_packets;
+    uint32_t mixes = n->layers * n->width;
+    o->payload_pps = online_s > 0 ? real / online_s : NAN;
+    if (n->cover_full) {
+        o->cover_pps = online_s > 0 ? (double)n->ctr.cover_packets / online_s : NAN;
+        o->cover_used = n->ctr.payload_slots ? real / (double)n->ctr.payload_slots : NAN;
+        uint64_t sum = 0, max = 0;
+        for (uint32_t m = 0; m < mixes; m++) {
+            sum += t->mix_in[m];
+            if (t->mix_in[m] > max) max = t->mix_in[m];
+        }
+        o->mix_load_mean_pps = (double)sum / mixes / span_s;
+        o->mix_load_max_pps = (double)max / span_s;
+        o->idle_gaps = t->n_gaps[0];
+        o->active_gaps = t->n_gaps[1];
+        o->idle_rate_pps = t->sum_gaps[0] ? (double)t->n_gaps[0] / ((double)t->sum_gaps[0] / 1e6)
+                                          : NAN;
+        o->active_rate_pps =
+            t->sum_gaps[1] ? (double)t->n_gaps[1] / ((double)t->sum_gaps[1] / 1e6) : NAN;
+        o->ks = ks_hist(t->gaps[0], t->n_gaps[0], t->gaps[1], t->n_gaps[1]);
+        o->ks_crit05 = t->n_gaps[0] && t->n_gaps[1]
+                           ? 1.358 * sqrt((double)(t->n_gaps[0] + t->n_gaps[1]) /
+                                          ((double)t->n_gaps[0] * (double)t->n_gaps[1]))
+                           : NAN;
+    } else {
+        /* Expectations: every online client-second fills eff_all slots, of
+         * which the real sub-messages are counted; every slot crosses one mix
+         * per layer, and each mix loop visits one mix per layer. */
+        o->cover_pps = online_s > 0 ? eff_all - real / online_s : NAN;
+        o->cover_used = online_s > 0 && eff_pay > 0 ? real / (eff_pay * online_s) : NAN;
+        o->mix_load_mean_pps = eff_all * online_s / n->width / span_s + eff_mixloop * n->layers;
+        o->mix_load_max_pps = NAN;
+        o->active_rate_pps = o->idle_rate_pps = o->ks = o->ks_crit05 = NAN;
+    }
+    double pulls = online_s / ((double)n->pull_period / 1e6);
+    o->real_per_pull_mean = pulls > 0 ? (double)n->subs_pulled / pulls : NAN;
+    o->real_per_pull_max = t->pull_real_max;
+    o->pulls_nonempty_share = pulls > 0 ? (double)n->ctr.pulls / pulls : NAN;
+}
