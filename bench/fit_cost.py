@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Refit the constants of the sweep cost model (src/exp/sweep.c, rc_job_cost_estimate)
+"""Refit the constants of the sweep cost model (src/exp/cost.c, rc_job_cost_estimate)
 to measured jobs, or check the current constants against them.
 
 Usage: bench/fit_cost.py RESULTS.h5 [...]            fit, and compare with the current constants

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "exp/cost.h"
 #include "exp/job.h"
 #include "exp/param.h"
 #include "exp/sweep.h"

@@ -15,6 +15,7 @@
 #include "io/json.h"
 #include "core/err.h"
 #include "core/log.h"
+#include "exp/cost.h"
 #include "exp/job.h"
 #include "exp/param.h"
 #include "exp/sweep.h"
@@ -41,7 +42,7 @@ static void usage(FILE *out)
             "  -h, --help           this help\n"
             "\n"
             "The cost model is rough (seconds on one core, uncalibrated constants in\n"
-            "src/exp/sweep.c, rc_job_cost_estimate); use it to compare sweeps and size\n"
+            "src/exp/cost.c, rc_job_cost_estimate); use it to compare sweeps and size\n"
             "allocations, not as a promise.\n");
 }
 

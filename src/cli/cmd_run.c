@@ -1,52 +1,17 @@
 /* rcsim run: one job from command-line options.  Every registry parameter is
  * an option (--users 128, --strategy rc-k2-p2, --duration 24h, ...). */
-#include <errno.h>
 #include <math.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "cli/commands.h"
-#include "io/json.h"
 #include "core/version.h"
 #include "exp/param.h"
 #include "exp/run.h"
-#include "multicast/adversary.h"
-#include "multicast/strategy_name.h"
-#include "trace/trace_id.h"
-
 #include "io/h5out.h"
-
-/* Writes the job as a one-job results file: to PATH.tmp first, renamed into
- * place only when complete, so a failure leaves no partial file. */
-static int write_out(const char *path, const rc_job *job, const rc_result *r, rc_err *err)
-{
-    char tmp[4096], canon[8192];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    rc_job_canonical(job, canon, sizeof canon);
-    unlink(tmp);
-    rc_h5out_sweep sw = {"run", "", canon, r->job_id, 1, ""};
-    rc_h5out *h = rc_h5out_open(tmp, &sw, strlen(canon) + 1, err);
-    if (h == NULL) return err->code ? err->code : RC_EXIT_RUNTIME;
-    char host[256] = "unknown";
-    gethostname(host, sizeof host);
-    rc_h5out_prov prov = {host, 0, (double)time(NULL)};
-    void *image;
-    size_t len;
-    rc_result_pack(r, &image, &len);
-    int rc = rc_h5out_add(h, job, image, len, canon, &prov, err);
-    free(image);
-    bool locked;
-    if (rc == 0) rc = rc_h5out_flush(h, &locked, err);
-    rc_h5out_close(h);
-    if (rc == 0 && rename(tmp, path) != 0)
-        rc = rc_err_set(err, RC_EXIT_RUNTIME, "cannot rename %s to %s", tmp, path);
-    if (rc != 0) unlink(tmp);
-    return rc;
-}
+#include "io/json.h"
+#include "multicast/adversary.h"
 
 static void usage(FILE *out)
 {
@@ -343,41 +308,25 @@ int rc_cmd_run(int argc, char **argv)
     }
     rc_job_resolve(&job);
     rc_err err = {0};
+    int rc;
     if (rc_job_validate(&job, &err) != 0) {
         fprintf(stderr, "rcsim run: %s\n", err.msg);
         return RC_EXIT_USAGE;
     }
-    if (out_path) {
-        /* Fail before simulating if the file cannot be written there. */
-        char dir[4096];
-        snprintf(dir, sizeof dir, "%s", out_path);
-        char *slash = strrchr(dir, '/');
-        if (slash == NULL) strcpy(dir, ".");
-        else if (slash == dir) dir[1] = '\0';
-        else *slash = '\0';
-        if (access(dir, W_OK) != 0) {
-            fprintf(stderr, "rcsim run: --out %s: directory %s is not writable (%s)\n", out_path,
-                    dir, strerror(errno));
-            return RC_EXIT_USAGE;
-        }
+    /* Fail before simulating if the file cannot be written there. */
+    if (out_path && rc_h5out_check_dir(out_path, &err) != 0) {
+        fprintf(stderr, "rcsim run: --out %s: %s\n", out_path, err.msg);
+        return RC_EXIT_USAGE;
     }
-    if (out_path != NULL && strcmp(job.trace, "online") != 0) {
-        /* Bound before the run so that --out's canonical text and trace_*
-         * attributes name the trace's content, not its spelling (rc_run_job
-         * binds its own copy, so the printed job id names it either way; the
-         * second read costs one trace load, only with --out). */
-        rc_trace_id id;
-        rc_trace *t = rc_trace_id_load(job.trace, job.data_dir, rc_job_trace_lines_needed(&job),
-                                       &id, &err);
-        if (t == NULL) {
-            fprintf(stderr, "rcsim run: %s\n", err.msg);
-            return err.code ? err.code : RC_EXIT_USAGE;
-        }
-        rc_trace_free(t);
-        rc_job_bind_trace(&job, &id);
+    /* Bound before the run so that --out's canonical text and trace_* attributes
+     * name the trace's content, not its spelling (rc_run_job binds its own copy,
+     * so the printed job id names it either way; only --out pays the second read). */
+    if (out_path != NULL && (rc = rc_job_bind_trace_file(&job, &err)) != 0) {
+        fprintf(stderr, "rcsim run: %s\n", err.msg);
+        return rc;
     }
     rc_result res;
-    int rc = rc_run_job(&job, &res, NULL, NULL, &err);
+    rc = rc_run_job(&job, &res, NULL, NULL, &err);
     if (rc != 0) {
         fprintf(stderr, "rcsim run: %s\n", err.msg);
         return rc;
@@ -385,7 +334,7 @@ int rc_cmd_run(int argc, char **argv)
     if (!quiet && !json) print_human(&job, &res);
     if (json) print_json(&job, &res);
     if (out_path) {
-        rc = write_out(out_path, &job, &res, &err);
+        rc = rc_h5out_write_job(out_path, &job, &res, &err);
         if (rc != 0) fprintf(stderr, "rcsim run: %s\n", err.msg);
     }
     rc_result_free(&res);

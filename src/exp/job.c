@@ -136,6 +136,18 @@ int rc_job_check_trace(const rc_job *job, const rc_trace_id *id, rc_err *err)
                       job->trace_lines, job->trace_name);
 }
 
+int rc_job_bind_trace_file(rc_job *job, rc_err *err)
+{
+    if (!strcmp(job->trace, "online")) return 0;
+    rc_trace_id id;
+    rc_trace *t = rc_trace_id_load(job->trace, job->data_dir, rc_job_trace_lines_needed(job), &id,
+                                   err);
+    if (t == NULL) return err->code ? err->code : RC_EXIT_USAGE;
+    rc_trace_free(t);
+    rc_job_bind_trace(job, &id);
+    return 0;
+}
+
 void rc_job_net_cfg(const rc_job *job, rc_net_cfg *out)
 {
     memset(out, 0, sizeof *out);

@@ -140,6 +140,10 @@ void rc_job_bind_trace(rc_job *job, const struct rc_trace_id *id);
  * job was bound, or this host sees another file), else 0. */
 int rc_job_check_trace(const rc_job *job, const struct rc_trace_id *id, rc_err *err);
 
+/* Reads the job's trace (unless "online") and binds the job to its content
+ * (rc_job_bind_trace): 0, or the trace loader's error. */
+int rc_job_bind_trace_file(rc_job *job, rc_err *err);
+
 /* The configuration of each model layer, taken from a resolved job: a layer
  * reads only its own struct, and each quirk switch goes to the layer that
  * implements it.  (The structs are defined by the layers' headers.) */

@@ -1,5 +1,4 @@
-# sweep.c belongs to the sweep work (issue 4); result.c and run.c to the simulator.
-set(RCSIM_EXP_SOURCES src/exp/param.c src/exp/job.c src/exp/result.c src/exp/run.c)
-if(EXISTS ${CMAKE_SOURCE_DIR}/src/exp/sweep.c)
-  list(APPEND RCSIM_EXP_SOURCES src/exp/sweep.c)
-endif()
+# sweep.c (expansion, lifecycle), sweep_yaml.c (reading the file) and sweep_bind.c (traces)
+# share exp/sweep_internal.h; cost.c is the cost model; result.c and run.c are the simulator's.
+set(RCSIM_EXP_SOURCES src/exp/param.c src/exp/job.c src/exp/result.c src/exp/run.c
+    src/exp/sweep.c src/exp/sweep_yaml.c src/exp/sweep_bind.c src/exp/cost.c)

@@ -58,8 +58,4 @@ const char *rc_sweep_axis_name(const rc_sweep *s, size_t i);
 size_t rc_sweep_axis_size(const rc_sweep *s, size_t i);
 const char *rc_sweep_description(const rc_sweep *s); /* "" when the file has none */
 
-/* Relative cost estimate of a job (roughly: seconds on one core), used to
- * hand out expensive jobs first and to print `rcsim plan` estimates. */
-double rc_job_cost_estimate(const rc_job *job);
-
 #endif

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "core/log.h"
+#include "exp/cost.h"
 #include "farm/exec.h"
 #include "farm/progress.h"
 #include "farm/proto.h"

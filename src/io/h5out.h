@@ -125,6 +125,17 @@ int rc_h5out_flush(rc_h5out *h, bool *locked, rc_err *err);
  * journal).  NULL is fine. */
 void rc_h5out_close(rc_h5out *h);
 
+/* ---- one job (rcsim run --out) ---- */
+
+/* Whether a results file can be created at `path`, checked before a job runs:
+ * 0, or RC_EXIT_USAGE with "directory DIR is not writable (REASON)". */
+int rc_h5out_check_dir(const char *path, rc_err *err);
+
+/* Writes one job's result as a one-job results file: to PATH.tmp first,
+ * renamed into place only when complete, so a failure leaves no partial file.
+ * Provenance: this host, rank 0, now. */
+int rc_h5out_write_job(const char *path, const rc_job *job, const rc_result *r, rc_err *err);
+
 /* ---- reading a v2 file back as result images (rcsim merge) ---- */
 
 typedef struct rc_h5in rc_h5in;

@@ -24,6 +24,7 @@
 #include "core/err.h"
 #include "core/log.h"
 #include "core/version.h"
+#include "exp/cost.h"
 #include "exp/job.h"
 #include "exp/sweep.h"
 #include "slurm/merge_template.h"
