@@ -127,6 +127,17 @@ static void print_human(const rc_job *job, const rc_result *r)
                (unsigned long long)r->c.adv_members, (unsigned long long)r->c.adv_withheld,
                (unsigned long long)r->c.adv_acks_withheld,
                (unsigned long long)r->c.adv_acks_faked, (unsigned long long)r->c.adv_delayed);
+    printf("  bandwidth per client online: payload %.3f/s, cover %.3f/s%s, %.0f B/s; real share "
+           "of payload slots %.3f; mix load mean %.1f/s, max %.1f/s\n",
+           r->c.bw_payload_pps, r->c.bw_cover_pps, job->cover == RC_COVER_FULL ? "" : " (expected)",
+           r->c.bw_bytes_per_client_s, r->c.bw_cover_used, r->c.bw_mix_load_mean_pps,
+           r->c.bw_mix_load_max_pps);
+    if (job->cover == RC_COVER_FULL)
+        printf("  departures while active %.3f/s (%llu gaps), idle %.3f/s (%llu gaps), KS %.4f "
+               "(5 %% critical %.4f); real messages per pull mean %.3f, max %.0f\n",
+               r->c.unobs_active_rate_pps, (unsigned long long)r->c.unobs_active_gaps,
+               r->c.unobs_idle_rate_pps, (unsigned long long)r->c.unobs_idle_gaps, r->c.unobs_ks,
+               r->c.unobs_ks_crit05, r->c.unobs_real_per_pull_mean, r->c.unobs_real_per_pull_max);
     printf("  %llu events in %.3f s wall (%.2f M events/s), peak RSS %llu MiB\n",
            (unsigned long long)r->c.events, r->c.wall_s,
            r->c.wall_s > 0 ? (double)r->c.events / r->c.wall_s / 1e6 : 0.0,
@@ -232,6 +243,25 @@ static void print_json(const rc_job *job, const rc_result *r)
         PUT("adv_delayed", rc_json_u64(r->c.adv_delayed));
     }
     if (r->n_sizes > 0) put_population(o, job, r);
+    /* bandwidth and unobservability (docs/spec.md §1.12): null where not measured */
+    PUT("packet_size", json_integer(job->packet_size));
+    PUT("bw_online_client_s", rc_json_num(r->c.bw_online_client_s, 3));
+    PUT("bw_payload_pps", rc_json_num(r->c.bw_payload_pps, 6));
+    PUT("bw_cover_pps", rc_json_num(r->c.bw_cover_pps, 6));
+    PUT("bw_cover_used", rc_json_num(r->c.bw_cover_used, 6));
+    PUT("bw_bytes_per_client_s", rc_json_num(r->c.bw_bytes_per_client_s, 3));
+    PUT("bw_mix_load_mean_pps", rc_json_num(r->c.bw_mix_load_mean_pps, 6));
+    PUT("bw_mix_load_max_pps", rc_json_num(r->c.bw_mix_load_max_pps, 6));
+    PUT("payload_slots", rc_json_u64(r->c.payload_slots));
+    PUT("unobs_active_gaps", rc_json_u64(r->c.unobs_active_gaps));
+    PUT("unobs_idle_gaps", rc_json_u64(r->c.unobs_idle_gaps));
+    PUT("unobs_active_rate_pps", rc_json_num(r->c.unobs_active_rate_pps, 6));
+    PUT("unobs_idle_rate_pps", rc_json_num(r->c.unobs_idle_rate_pps, 6));
+    PUT("unobs_ks", rc_json_num(r->c.unobs_ks, 6));
+    PUT("unobs_ks_crit05", rc_json_num(r->c.unobs_ks_crit05, 6));
+    PUT("unobs_real_per_pull_mean", rc_json_num(r->c.unobs_real_per_pull_mean, 6));
+    PUT("unobs_real_per_pull_max", rc_json_num(r->c.unobs_real_per_pull_max, 0));
+    PUT("unobs_pulls_nonempty", rc_json_num(r->c.unobs_pulls_nonempty, 6));
     PUT("events", rc_json_u64(r->c.events));
     PUT("wall_s", rc_json_num(r->c.wall_s, 6));
     PUT("peak_rss_kb", rc_json_u64(r->c.peak_rss_kb));

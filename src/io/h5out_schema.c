@@ -145,6 +145,16 @@ const h5_counter_col h5_counter_cols[] = {
     COUNTER(adv_members, K_U64, ""),      COUNTER(adv_withheld, K_U64, ""),
     COUNTER(adv_acks_withheld, K_U64, ""), COUNTER(adv_acks_faked, K_U64, ""),
     COUNTER(adv_delayed, K_U64, ""),
+    /* bandwidth and unobservability (issue 29, docs/spec.md §1.12) */
+    COUNTER(payload_slots, K_U64, ""),    COUNTER(bw_online_client_s, K_F64, "s"),
+    COUNTER(bw_payload_pps, K_F64, "1/s"), COUNTER(bw_cover_pps, K_F64, "1/s"),
+    COUNTER(bw_cover_used, K_F64, ""),    COUNTER(bw_bytes_per_client_s, K_F64, "B/s"),
+    COUNTER(bw_mix_load_mean_pps, K_F64, "1/s"), COUNTER(bw_mix_load_max_pps, K_F64, "1/s"),
+    COUNTER(unobs_active_gaps, K_U64, ""), COUNTER(unobs_idle_gaps, K_U64, ""),
+    COUNTER(unobs_active_rate_pps, K_F64, "1/s"), COUNTER(unobs_idle_rate_pps, K_F64, "1/s"),
+    COUNTER(unobs_ks, K_F64, ""),         COUNTER(unobs_ks_crit05, K_F64, ""),
+    COUNTER(unobs_real_per_pull_mean, K_F64, ""), COUNTER(unobs_real_per_pull_max, K_F64, ""),
+    COUNTER(unobs_pulls_nonempty, K_F64, ""),
     COUNTER(wall_s, K_F64, "s"),          COUNTER(sim_s, K_F64, "s"),
     COUNTER(peak_rss_kb, K_U64, "KiB"),
 };

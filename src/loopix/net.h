@@ -82,11 +82,13 @@ typedef struct rc_net_traffic {
     double cover_used;          /* real share of the payload-stream slots */
     double mix_load_mean_pps;   /* sub-messages a mix receives per second, mean over mixes */
     double mix_load_max_pps;    /* ... the busiest mix (NaN unless counted) */
-    /* unobservability (NaN unless counted): client departures (bundles) */
-    uint64_t active_gaps, idle_gaps; /* inter-departure gaps that began with / without real mail */
-    double active_rate_pps, idle_rate_pps; /* departures per second in each state */
+    /* unobservability (NaN unless counted): the departures (bundles) of the clients the
+     * layer above marked active (rc_net_mark_active: group members) and of the others */
+    uint64_t active_gaps, idle_gaps; /* inter-departure gaps seen in each class */
+    double active_rate_pps, idle_rate_pps; /* departures per second in each class */
     double ks, ks_crit05;       /* two-sample KS statistic of the gaps, its 5 % critical value */
-    /* what a provider sees: real messages per pull of an online client */
+    /* what a provider sees: real messages per pull of an online active client (of every
+     * client when none is marked) */
     double real_per_pull_mean, real_per_pull_max, pulls_nonempty_share;
 } rc_net_traffic;
 
@@ -143,6 +145,9 @@ uint32_t rc_net_hops(const rc_net *n);       /* mix layers + 1 */
 
 /* The counters so far (final after the run). */
 const rc_net_counters *rc_net_counts(const rc_net *n);
+/* Marks `user` as active for the unobservability figures (the multicast layer
+ * marks its group members before rc_net_start); the others are idle users. */
+void rc_net_mark_active(rc_net *n, uint32_t user);
 /* The traffic figures at the end of the run (call after rc_sim_run). */
 void rc_net_traffic_summary(const rc_net *n, rc_net_traffic *out);
 

@@ -131,11 +131,14 @@ typedef struct traffic {
     uint64_t *mix_in;      /* per mix (layer-major): sub-messages it received */
     gsl_rng *rng_route;    /* which mix of a layer a packet visits; nothing else draws from it */
     rc_time *last_emit;    /* per user: its last bundle's departure (NEVER: none since online) */
-    uint8_t *last_active;  /* per user: it held a real message as that bundle left */
+    uint8_t *active;       /* per user: 1 if marked active (rc_net_mark_active) */
+    bool any_active;
     uint32_t *gaps[2];     /* [idle, active]: gap histograms, core/hist buckets of gap x 1024 */
     uint64_t n_gaps[2];
     rc_time sum_gaps[2];
-    uint32_t pull_real_max; /* most real messages one pull took */
+    uint64_t active_online_us;   /* online time of active users (up to their last offline) */
+    uint64_t active_pulled, active_pulls; /* real messages they pulled; pulls that found some */
+    uint32_t pull_real_max; /* most real messages one pull of an active user took */
 } traffic;
 
 typedef struct cover_pkt {
@@ -250,11 +253,8 @@ void rc_net__traffic_mix_loop(rc_net *n, uint32_t mix);
 void rc_net__traffic_departure(rc_net *n, uint32_t ui, rc_time t);
 /* Client ui went offline at t: its online time ends, and no gap spans the absence. */
 void rc_net__traffic_offline(rc_net *n, uint32_t ui, rc_time t);
-/* A pull took `real` real messages. */
-static inline void rc_net__traffic_pull(rc_net *n, uint32_t real)
-{
-    if (real > n->tr.pull_real_max) n->tr.pull_real_max = real;
-}
+/* A pull by client ui took `real` real messages. */
+void rc_net__traffic_pull(rc_net *n, uint32_t ui, uint32_t real);
 
 /* net.c (availability) */
 /* The time of the client's next availability change (NEVER without one);

@@ -100,6 +100,6 @@ void rc_net__on_pull(void *ctx, const rc_event *ev)
         n->hooks.deliver(n->hooks.ctx, ev->obj, e.body, online_label, ev->t);
     }
     n->in_pull = false;
-    rc_net__traffic_pull(n, taken);
+    rc_net__traffic_pull(n, ev->obj, taken);
     rc_net__ensure_pull(n, ev->obj, ev->t);
 }

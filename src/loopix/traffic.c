@@ -6,8 +6,11 @@
  * With cover=full every packet is simulated, so every figure is a count: the
  * mix a packet visits in each layer is drawn here from a stream of its own
  * (STREAM_ROUTE; no other draw moves, so results stay identical), and every
- * client's inter-departure gaps are binned by whether it held a real message
- * when the gap began.  With cover=skip idle clients' cover streams are not
+ * client's inter-departure gaps are binned by its class: active (a group
+ * member, marked by the layer above) or idle.  The class is fixed for the
+ * run on purpose: splitting one client's gaps by its hidden state (holding
+ * real mail or not) would condition on the bundling queue's phase, which
+ * the next gap depends on, and show a difference no observer can see.  With cover=skip idle clients' cover streams are not
  * simulated (docs/spec.md §1.6), so the cover figures are their expectations
  * from the stream rates and the measured online time, and the per-mix
  * maximum and the departure process are not measured (NaN). */
@@ -25,12 +28,12 @@ void rc_net__traffic_init(rc_net *n, uint64_t seed)
 {
     traffic *t = &n->tr;
     memset(t, 0, sizeof *t);
+    t->active = rc_xcalloc(n->n_users, sizeof *t->active);
     if (!n->cover_full) return;
     t->mix_in = rc_xcalloc((size_t)n->layers * n->width, sizeof *t->mix_in);
     t->rng_route = rc_rng_new(seed, STREAM_ROUTE);
     t->last_emit = rc_xmalloc(n->n_users * sizeof *t->last_emit);
     for (uint32_t i = 0; i < n->n_users; i++) t->last_emit[i] = NEVER;
-    t->last_active = rc_xcalloc(n->n_users, sizeof *t->last_active);
     for (int c = 0; c < 2; c++) t->gaps[c] = rc_xcalloc(RC_HIST_BINS, sizeof *t->gaps[c]);
 }
 
@@ -40,7 +43,7 @@ void rc_net__traffic_free(rc_net *n)
     free(t->mix_in);
     if (t->rng_route) rc_rng_free(t->rng_route);
     free(t->last_emit);
-    free(t->last_active);
+    free(t->active);
     for (int c = 0; c < 2; c++) free(t->gaps[c]);
 }
 
@@ -61,24 +64,47 @@ void rc_net__traffic_mix_loop(rc_net *n, uint32_t mix)
     t->mix_in[mix]++; /* it comes back */
 }
 
+void rc_net_mark_active(rc_net *n, uint32_t ui)
+{
+    n->tr.active[ui] = 1;
+    n->tr.any_active = true;
+}
+
 void rc_net__traffic_departure(rc_net *n, uint32_t ui, rc_time now)
 {
     traffic *t = &n->tr;
     if (t->last_emit[ui] != NEVER) {
-        int c = t->last_active[ui];
+        int c = t->active[ui];
         rc_time gap = now - t->last_emit[ui];
         t->gaps[c][rc_hist_bin((double)gap / 1e6 * GAP_SCALE)]++;
         t->n_gaps[c]++;
         t->sum_gaps[c] += gap;
     }
     t->last_emit[ui] = now;
-    t->last_active[ui] = has_real(&n->users[ui]);
+}
+
+/* Whether client ui counts for the provider's view (the active ones, or
+ * everyone when none is marked). */
+static inline bool provider_view(const traffic *t, uint32_t ui)
+{
+    return !t->any_active || t->active[ui];
 }
 
 void rc_net__traffic_offline(rc_net *n, uint32_t ui, rc_time now)
 {
-    n->ctr.online_us += (uint64_t)(now - n->users[ui].last_online_at);
+    uint64_t span = (uint64_t)(now - n->users[ui].last_online_at);
+    n->ctr.online_us += span;
+    if (provider_view(&n->tr, ui)) n->tr.active_online_us += span;
     if (n->tr.last_emit) n->tr.last_emit[ui] = NEVER;
+}
+
+void rc_net__traffic_pull(rc_net *n, uint32_t ui, uint32_t real)
+{
+    traffic *t = &n->tr;
+    if (!provider_view(t, ui)) return;
+    t->active_pulled += real;
+    if (real > 0) t->active_pulls++;
+    if (real > t->pull_real_max) t->pull_real_max = real;
 }
 
 /* Two-sample KS statistic of two histograms on the same buckets: the
@@ -112,10 +138,13 @@ void rc_net_traffic_summary(const rc_net *n, rc_net_traffic *o)
     memset(o, 0, sizeof *o);
     const traffic *t = &n->tr;
     rc_time end = n->sim->stop;
-    uint64_t online_us = n->ctr.online_us;
+    uint64_t online_us = n->ctr.online_us, view_us = t->active_online_us;
     for (uint32_t i = 0; i < n->n_users; i++)
-        if (n->users[i].online && end > n->users[i].last_online_at)
-            online_us += (uint64_t)(end - n->users[i].last_online_at);
+        if (n->users[i].online && end > n->users[i].last_online_at) {
+            uint64_t span = (uint64_t)(end - n->users[i].last_online_at);
+            online_us += span;
+            if (provider_view(t, i)) view_us += span;
+        }
     double online_s = (double)online_us / 1e6;
     double span_s = (double)end / 1e6;
     o->counted = n->cover_full;
@@ -162,8 +191,8 @@ void rc_net_traffic_summary(const rc_net *n, rc_net_traffic *o)
         o->mix_load_max_pps = NAN;
         o->active_rate_pps = o->idle_rate_pps = o->ks = o->ks_crit05 = NAN;
     }
-    double pulls = online_s / ((double)n->pull_period / 1e6);
-    o->real_per_pull_mean = pulls > 0 ? (double)n->subs_pulled / pulls : NAN;
+    double pulls = (double)view_us / (double)n->pull_period;
+    o->real_per_pull_mean = pulls > 0 ? (double)t->active_pulled / pulls : NAN;
     o->real_per_pull_max = t->pull_real_max;
-    o->pulls_nonempty_share = pulls > 0 ? (double)n->ctr.pulls / pulls : NAN;
+    o->pulls_nonempty_share = pulls > 0 ? (double)t->active_pulls / pulls : NAN;
 }
