@@ -155,9 +155,10 @@ def plot(rows, path):
     handles += [plt.Line2D([], [], color="k", marker=m, ls="", label="λ/%g" % d)
                 for d, m in MARKER.items() if any(k[2] == d for k in rows)]
     fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize=8, frameon=False)
-    fig.suptitle("Latency against anonymity; marker area = bytes per client-second "
-                 "(largest %.0f kB/s); lines join μ = 1, 3, 10 /s" % (bw_ref / 1e3), fontsize=10)
-    fig.tight_layout(rect=(0, 0.05, 1, 0.96))
+    fig.suptitle("Latency against %s\nmarker area = bytes per client-second online "
+                 "(largest %.0f kB/s); lines join μ = 1, 3, 10 /s"
+                 % ("anonymity" if have_entropy else "bandwidth", bw_ref / 1e3), fontsize=10)
+    fig.tight_layout(rect=(0, 0.05, 1, 0.93))
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
