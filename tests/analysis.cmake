@@ -22,3 +22,8 @@ set_property(TEST e2e_analysis_pipeline APPEND PROPERTY ENVIRONMENT "PYTHON=${RC
 
 rcsim_add_script(analysis_any_sweep e2e/analysis_any_sweep.sh TIMEOUT 600 LABELS analysis)
 set_property(TEST e2e_analysis_any_sweep APPEND PROPERTY ENVIRONMENT "PYTHON=${RCSIM_PYTHON}")
+
+# Issue 29: analysis/anon_recompute.py recomputes rcsim's anonymity metric from the
+# observation file alone (unicast, RC, RC-FT; corrupted nodes or not; both models).
+rcsim_add_script(anon_recompute e2e/anon_recompute.sh TIMEOUT 300 LABELS analysis)
+set_property(TEST e2e_anon_recompute APPEND PROPERTY ENVIRONMENT "PYTHON=${RCSIM_PYTHON}")

@@ -2,7 +2,7 @@
 # Layers point one way (README "Layout", docs/architecture.md): a file in src/AREA/ may
 # include "OTHER/x.h" only when OTHER is AREA itself or a layer below it:
 #
-#   core < trace < loopix < multicast < workload < exp < io < {farm, bench, slurm} < cli
+#   core < trace < loopix < anon < multicast < workload < exp < io < {farm, bench, slurm} < cli
 #
 # io, farm, bench and slurm sit side by side above exp; farm (and bench, slurm) may use
 # io's results writer, io may use none of them, and they do not include each other.
@@ -14,7 +14,7 @@
 # so a broken pattern cannot pass silently.  Exit 0: clean; 1: violations (listed).
 set -u
 
-ORDER="core:0 trace:1 loopix:2 multicast:3 workload:4 exp:5 io:6 farm:7 bench:7 slurm:7 cli:8"
+ORDER="core:0 trace:1 loopix:2 anon:3 multicast:4 workload:5 exp:6 io:7 farm:8 bench:8 slurm:8 cli:9"
 
 # check DIR: prints one line per violation, returns 1 if there is any.
 check() {

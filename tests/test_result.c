@@ -107,13 +107,17 @@ Test(result, image_is_compact_and_round_trips)
     r.deliveries = calloc(2, sizeof *r.deliveries);
     r.deliveries[1] = (rc_delivery){.message = 7, .group = 1, .sender = 2, .recipient = 3,
                                     .sent_s = 1.5, .delivered_s = 9.25, .online = 1};
+    r.n_anon_records = 1;
+    r.anon_records = calloc(1, sizeof *r.anon_records);
+    r.anon_records[0] = (rc_anon_record){.target = 3, .sender = 1, .recipient = 2,
+                                         .entropy_bits = 7.25, .sender_entropy_bits = NAN};
     void *buf;
     size_t len;
     rc_result_pack(&r, &buf, &len);
     /* Three nonzero buckets: 6 bytes each, not two 131 kB dense arrays (the
-     * header, with every counter and both summaries, is most of it: 870
-     * bytes with the bandwidth counters of issue 29). */
-    cr_assert_lt(len, 1024, "image of %zu bytes", len);
+     * header, with every counter and both summaries, is most of it; the
+     * anonymity record is 64 bytes, the bandwidth counters of issue 29 136). */
+    cr_assert_lt(len, 1100, "image of %zu bytes", len);
     rc_result_view v;
     rc_err err = {0};
     cr_assert_eq(rc_result_view_parse(&v, buf, len, &err), 0, "%s", err.msg);
@@ -133,6 +137,10 @@ Test(result, image_is_compact_and_round_trips)
     cr_assert_eq(b.deliveries[1].recipient, 3);
     cr_assert_eq(b.deliveries[1].delivered_s, 9.25);
     cr_assert_eq(b.undelivered[0].recipient, 6);
+    cr_assert_eq(b.n_anon_records, 1);
+    cr_assert_eq(b.anon_records[0].target, 3);
+    cr_assert_eq(b.anon_records[0].entropy_bits, 7.25);
+    cr_assert(isnan(b.anon_records[0].sender_entropy_bits));
     cr_assert_neq(rc_result_unpack(&b, buf, len - 1, &err), 0, "a truncated image must fail");
     free(buf);
     free(buf2);

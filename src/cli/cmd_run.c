@@ -138,6 +138,14 @@ static void print_human(const rc_job *job, const rc_result *r)
                r->c.unobs_active_rate_pps, (unsigned long long)r->c.unobs_active_gaps,
                r->c.unobs_idle_rate_pps, (unsigned long long)r->c.unobs_idle_gaps, r->c.unobs_ks,
                r->c.unobs_ks_crit05, r->c.unobs_real_per_pull_mean, r->c.unobs_real_per_pull_max);
+    if (job->anonymity)
+        printf("  anonymity (%llu tracked; %llu of the mixes and %llu of the providers corrupted): "
+               "entropy mean %.3f bits, median %.3f, p5 %.3f; min-entropy mean %.3f; sender "
+               "entropy mean %.3f\n",
+               (unsigned long long)r->c.anon_targets, (unsigned long long)r->c.anon_corrupt_mixes,
+               (unsigned long long)r->c.anon_corrupt_providers, r->c.anon_entropy_mean_bits,
+               r->c.anon_entropy_median_bits, r->c.anon_entropy_p5_bits,
+               r->c.anon_min_entropy_mean_bits, r->c.anon_sender_entropy_mean_bits);
     printf("  %llu events in %.3f s wall (%.2f M events/s), peak RSS %llu MiB\n",
            (unsigned long long)r->c.events, r->c.wall_s,
            r->c.wall_s > 0 ? (double)r->c.events / r->c.wall_s / 1e6 : 0.0,
@@ -262,6 +270,16 @@ static void print_json(const rc_job *job, const rc_result *r)
     PUT("unobs_real_per_pull_mean", rc_json_num(r->c.unobs_real_per_pull_mean, 6));
     PUT("unobs_real_per_pull_max", rc_json_num(r->c.unobs_real_per_pull_max, 0));
     PUT("unobs_pulls_nonempty", rc_json_num(r->c.unobs_pulls_nonempty, 6));
+    if (job->anonymity) {
+        PUT("anon_targets", rc_json_u64(r->c.anon_targets));
+        PUT("anon_entropy_mean_bits", rc_json_num(r->c.anon_entropy_mean_bits, 6));
+        PUT("anon_entropy_median_bits", rc_json_num(r->c.anon_entropy_median_bits, 6));
+        PUT("anon_entropy_p5_bits", rc_json_num(r->c.anon_entropy_p5_bits, 6));
+        PUT("anon_min_entropy_mean_bits", rc_json_num(r->c.anon_min_entropy_mean_bits, 6));
+        PUT("anon_sender_entropy_mean_bits", rc_json_num(r->c.anon_sender_entropy_mean_bits, 6));
+        PUT("anon_corrupt_mixes", rc_json_u64(r->c.anon_corrupt_mixes));
+        PUT("anon_corrupt_providers", rc_json_u64(r->c.anon_corrupt_providers));
+    }
     PUT("events", rc_json_u64(r->c.events));
     PUT("wall_s", rc_json_num(r->c.wall_s, 6));
     PUT("peak_rss_kb", rc_json_u64(r->c.peak_rss_kb));

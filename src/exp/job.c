@@ -63,6 +63,8 @@ void rc_job_resolve(rc_job *job)
         if (job->mixes_per_layer < mixes) job->mixes_per_layer = mixes;
     }
     if (job->group_size == 0) job->group_size = job->users;
+    /* The adversary sees every packet on the wire: cover traffic must be routed. */
+    if (job->cover == RC_COVER_AUTO) job->cover = job->anonymity ? RC_COVER_FULL : RC_COVER_SKIP;
 }
 
 int rc_job_group_size(const rc_job *job)
@@ -104,6 +106,40 @@ static int validate_population(const rc_job *job, rc_err *err)
         return rc_err_set(err, RC_EXIT_USAGE,
                           "%s: not available in population mode (population = %d)", unsupported,
                           job->population);
+    return 0;
+}
+
+/* The adversary's options (docs/spec.md §10). */
+static int validate_anonymity(const rc_job *job, rc_err *err)
+{
+    if (!job->anonymity) {
+        const char *stray = job->corrupt_mixes > 0         ? "corrupt_mixes"
+                            : job->corrupt_providers > 0   ? "corrupt_providers"
+                            : job->anon_trace[0] != '\0'   ? "anon_trace"
+                                                           : NULL;
+        if (stray)
+            return rc_err_set(err, RC_EXIT_USAGE, "%s: has no effect without --anonymity on",
+                              stray);
+        return 0;
+    }
+    if (job->cover == RC_COVER_SKIP)
+        return rc_err_set(err, RC_EXIT_USAGE,
+                          "cover: skip cannot go with --anonymity on: the adversary watches "
+                          "every packet on the wire, so cover traffic must be routed (anonymity "
+                          "implies --cover full; leave --cover out or say full)");
+    if (job->anon_trace[0] != '\0') {
+        char dir[sizeof job->anon_trace];
+        snprintf(dir, sizeof dir, "%s", job->anon_trace);
+        char *slash = strrchr(dir, '/');
+        if (slash == dir) slash[1] = '\0';
+        else if (slash != NULL) *slash = '\0';
+        else snprintf(dir, sizeof dir, ".");
+        struct stat st;
+        if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+            return rc_err_set(err, RC_EXIT_USAGE,
+                              "anon_trace: '%s': directory '%s' does not exist", job->anon_trace,
+                              dir);
+    }
     return 0;
 }
 
@@ -281,7 +317,7 @@ int rc_job_validate(const rc_job *job, rc_err *err)
         return rc_err_set(err, RC_EXIT_USAGE,
                           "adversary_delay: %g s; adversary delay needs a delay > 0",
                           job->adversary_delay_s);
-    return 0;
+    return validate_anonymity(job, err);
 }
 
 size_t rc_job_canonical(const rc_job *job, char *buf, size_t n)

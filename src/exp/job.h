@@ -18,7 +18,8 @@
 #define RC_AUTO (-1)
 
 typedef enum { RC_MODEL_EXACT = 0, RC_MODEL_PAPER = 1 } rc_model;
-typedef enum { RC_COVER_SKIP = 0, RC_COVER_FULL = 1 } rc_cover_mode;
+/* auto: full with --anonymity on, else skip (resolved by rc_job_resolve). */
+typedef enum { RC_COVER_SKIP = 0, RC_COVER_FULL = 1, RC_COVER_AUTO = 2 } rc_cover_mode;
 
 /* The reference simulator's quirks (docs/spec.md §9.1), each a switch.  Resolved
  * values (after rc_job_resolve) are 0 or 1. */
@@ -89,6 +90,12 @@ typedef struct rc_job {
     char group_size_dist[64];     /* fixed:M | zipf:S:MIN:MAX | lognormal:MU:SIGMA */
     /* bandwidth in bytes (docs/spec.md §1.12): the bytes of one sub-message on the wire */
     int packet_size;
+    /* the global passive adversary (issue 29, anon/anonymity.h, docs/spec.md §10) */
+    bool anonymity;               /* measure anonymity (implies cover full) */
+    double corrupt_mixes;         /* fraction of the mixes the adversary owns */
+    double corrupt_providers;     /* fraction of the providers it owns */
+    int anon_targets;             /* tracked real sub-messages */
+    char anon_trace[256];         /* "" or a file for the raw observations (output only) */
     /* output-only options (not part of the job id) */
     bool store_raw;               /* keep raw per-delivery latencies in the result */
     bool check;                   /* run-time invariant checks for this job */

@@ -66,8 +66,9 @@ static const rc_param_def table[] = {
     {"q_nonce_perm", RC_PT_TRI, OFF(quirks.nonce_perm), 0, "auto", -1, 1, "", NULL, C | A,
      "quirk: receivers shuffled by Python's Random(nonce) alone: every source's j-th message "
      "gets the same permutation (docs/spec.md §2.3.2)"},
-    {"cover", RC_PT_ENUM, OFF(cover), 0, "skip", 0, 1, "", "skip|full", C | A,
-     "skip = simulate only what shapes latency; full = route every cover packet too"},
+    {"cover", RC_PT_ENUM, OFF(cover), 0, "auto", 0, 2, "", "skip|full|auto", C | A,
+     "skip = simulate only what shapes latency; full = route every cover packet too; "
+     "auto = full with --anonymity on, else skip"},
     {"duration", RC_PT_DURATION, OFF(duration_s), 0, "86400", 1e-3, 1e9, "s", NULL, C | A,
      "simulated span (seconds, or with s/m/h/d suffix: 24h)"},
     {"seed", RC_PT_U64, OFF(seed), 0, "1", 0, 1.8e19, "", NULL, C | A,
@@ -129,6 +130,20 @@ static const rc_param_def table[] = {
     {"packet_size", RC_PT_INT, OFF(packet_size), 0, "2048", 1, 1 << 30, "B", NULL, C | A | N,
      "bytes of one sub-message on the wire (a Sphinx packet; Loopix's 2 KiB), for the bandwidth "
      "in bytes (docs/spec.md §1.12); changes no simulated event"},
+    {"anonymity", RC_PT_BOOL, OFF(anonymity), 0, "off", 0, 1, "", NULL, C | A | N,
+     "measure anonymity against a global passive adversary (docs/spec.md §10; implies "
+     "--cover full)"},
+    {"corrupt_mixes", RC_PT_DOUBLE, OFF(corrupt_mixes), 0, "0", 0, 1, "", NULL, C | A | N,
+     "anonymity: fraction of the mixes the adversary owns, chosen by the seed (rounded)"},
+    {"corrupt_providers", RC_PT_DOUBLE, OFF(corrupt_providers), 0, "0", 0, 1, "", NULL,
+     C | A | N,
+     "anonymity: fraction of the providers the adversary owns, chosen by the seed (rounded)"},
+    {"anon_targets", RC_PT_INT, OFF(anon_targets), 0, "1000", 1, 1 << 24, "", NULL, C | A | N,
+     "anonymity: real sub-messages tracked, at times drawn by the seed between a warm-up and "
+     "a cool-down (docs/spec.md §10.2)"},
+    {"anon_trace", RC_PT_STRING, OFF(anon_trace), SZ(anon_trace), "", 0, 0, "", NULL, 0,
+     "anonymity: write every observation of the run to this CSV file, and the tracked "
+     "messages' values to FILE.targets.csv (docs/spec.md §10.6; small runs)"},
     {"store_raw", RC_PT_BOOL, OFF(store_raw), 0, "false", 0, 1, "", NULL, RC_PF_STORED,
      "keep raw per-delivery latencies in the results"},
     {"check", RC_PT_BOOL, OFF(check), 0, "false", 0, 1, "", NULL, 0,

@@ -21,6 +21,9 @@ void rc_result_init(rc_result *r)
     memset(r, 0, sizeof *r);
     r->hist_online = rc_xcalloc(RC_HIST_BINS, sizeof(uint32_t));
     r->hist_all = rc_xcalloc(RC_HIST_BINS, sizeof(uint32_t));
+    /* not measured unless the job ran with --anonymity on */
+    r->c.anon_entropy_mean_bits = r->c.anon_entropy_median_bits = r->c.anon_entropy_p5_bits = NAN;
+    r->c.anon_min_entropy_mean_bits = r->c.anon_sender_entropy_mean_bits = NAN;
 }
 
 void rc_result_free(rc_result *r)
@@ -31,6 +34,7 @@ void rc_result_free(rc_result *r)
     free(r->undelivered);
     free(r->user_sent);
     free(r->user_groups);
+    free(r->anon_records);
     memset(r, 0, sizeof *r);
 }
 
@@ -383,6 +387,7 @@ typedef struct image_head {
     uint32_t n_hist_online, n_hist_all;
     uint32_t n_undelivered, n_deliveries;
     uint32_t n_sizes, n_users_load; /* population mode (issue 17) */
+    uint32_t n_anon_records, pad;   /* anonymity (issue 29) */
 } image_head;
 
 /* Before zlib, each region of an image is laid out the way it compresses:
@@ -391,7 +396,7 @@ typedef struct image_head {
  * shuffle filter: the high bytes of counts and the constant fields of
  * delivery records become long runs).  Measured on 24 h paper jobs: a third
  * of plain zlib's size.  The transform is its own inverse's mirror below. */
-enum { N_REGIONS = 9 };
+enum { N_REGIONS = 10 };
 
 static void image_regions(const image_head *h, size_t esize[N_REGIONS], size_t count[N_REGIONS])
 {
@@ -404,6 +409,7 @@ static void image_regions(const image_head *h, size_t esize[N_REGIONS], size_t c
     esize[6] = sizeof(rc_size_bucket), count[6] = h->n_sizes;
     esize[7] = 4, count[7] = h->n_users_load; /* user_sent */
     esize[8] = 4, count[8] = h->n_users_load; /* user_groups */
+    esize[9] = sizeof(rc_anon_record), count[9] = h->n_anon_records;
 }
 
 static void shuffle(unsigned char *dst, const unsigned char *src, size_t es, size_t n)
@@ -539,6 +545,8 @@ void rc_result_pack(const rc_result *r, void **buf, size_t *len)
     v.n_users_load = r->n_users_load;
     v.user_sent = (const unsigned char *)r->user_sent;
     v.user_groups = (const unsigned char *)r->user_groups;
+    v.n_anon_records = r->n_anon_records;
+    v.anon_records = (const unsigned char *)r->anon_records;
     rc_result_pack_view(&v, buf, len);
     free(sparse);
 }
@@ -548,7 +556,8 @@ void rc_result_pack_view(const rc_result_view *v, void **buf, size_t *len)
     size_t pair = sizeof(uint16_t) + sizeof(uint32_t);
     size_t n = sizeof(image_head) + (v->n_hist[0] + v->n_hist[1]) * pair +
                v->n_undelivered * sizeof(rc_undelivered) + v->n_deliveries * sizeof(rc_delivery) +
-               v->n_sizes * sizeof(rc_size_bucket) + v->n_users_load * 2 * sizeof(uint32_t);
+               v->n_sizes * sizeof(rc_size_bucket) + v->n_users_load * 2 * sizeof(uint32_t) +
+               v->n_anon_records * sizeof(rc_anon_record);
     unsigned char *p = rc_xmalloc(n), *q = p;
     image_head h;
     memset(&h, 0, sizeof h);
@@ -566,6 +575,7 @@ void rc_result_pack_view(const rc_result_view *v, void **buf, size_t *len)
     h.n_deliveries = (uint32_t)v->n_deliveries;
     h.n_sizes = (uint32_t)v->n_sizes;
     h.n_users_load = (uint32_t)v->n_users_load;
+    h.n_anon_records = (uint32_t)v->n_anon_records;
     memcpy(q, &h, sizeof h), q += sizeof h;
     for (int k = 0; k < 2; k++) {
         if (v->n_hist[k]) {
@@ -586,6 +596,9 @@ void rc_result_pack_view(const rc_result_view *v, void **buf, size_t *len)
         memcpy(q + v->n_users_load * sizeof(uint32_t), v->user_groups,
                v->n_users_load * sizeof(uint32_t));
     }
+    q += v->n_users_load * 2 * sizeof(uint32_t);
+    if (v->n_anon_records)
+        memcpy(q, v->anon_records, v->n_anon_records * sizeof(rc_anon_record));
     *buf = p;
     *len = n;
 }
@@ -648,7 +661,8 @@ int rc_result_view_parse(rc_result_view *v, const void *buf, size_t len, rc_err 
                   (size_t)h.n_undelivered * sizeof(rc_undelivered) +
                   (size_t)h.n_deliveries * sizeof(rc_delivery) +
                   (size_t)h.n_sizes * sizeof(rc_size_bucket) +
-                  (size_t)h.n_users_load * 2 * sizeof(uint32_t);
+                  (size_t)h.n_users_load * 2 * sizeof(uint32_t) +
+                  (size_t)h.n_anon_records * sizeof(rc_anon_record);
     if (len != need || h.n_undelivered > RC_UNDELIVERED_MAX || h.n_hist_online > RC_HIST_BINS ||
         h.n_hist_all > RC_HIST_BINS || h.n_sizes > RC_SIZE_BUCKETS)
         return rc_err_set(err, RC_EXIT_RUNTIME, "result image has %zu bytes, expected %zu", len,
@@ -683,6 +697,9 @@ int rc_result_view_parse(rc_result_view *v, const void *buf, size_t len, rc_err 
     v->user_sent = p;
     p += v->n_users_load * sizeof(uint32_t);
     v->user_groups = p;
+    p += v->n_users_load * sizeof(uint32_t);
+    v->n_anon_records = h.n_anon_records;
+    v->anon_records = p;
     return 0;
 }
 
@@ -725,6 +742,11 @@ int rc_result_unpack(rc_result *r, const void *buf, size_t len, rc_err *err)
         r->user_groups = rc_xmalloc(v.n_users_load * sizeof(uint32_t));
         memcpy(r->user_sent, v.user_sent, v.n_users_load * sizeof(uint32_t));
         memcpy(r->user_groups, v.user_groups, v.n_users_load * sizeof(uint32_t));
+    }
+    r->n_anon_records = v.n_anon_records;
+    if (v.n_anon_records) {
+        r->anon_records = rc_xmalloc(v.n_anon_records * sizeof(rc_anon_record));
+        memcpy(r->anon_records, v.anon_records, v.n_anon_records * sizeof(rc_anon_record));
     }
     rc_result_view_release(&v);
     return 0;

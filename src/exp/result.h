@@ -29,12 +29,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "anon/anonymity.h"
 #include "core/err.h"
 #include "core/hist.h"
 
 #define RC_RESULT_LAYOUT 5 /* 2: the build that ran the job; 3: compact image (sparse buckets);
                              4: adversary counters and the population section (issue 17);
-                             5: bandwidth and unobservability (issue 29) */
+                             5: anonymity, bandwidth and unobservability (issue 29) */
 
 /* Histogram geometry: core/hist.h (RC_HIST_BINS, rc_hist_bin, rc_hist_edge). */
 
@@ -101,6 +102,13 @@ typedef struct rc_counters {
     double unobs_real_per_pull_mean; /* real messages a provider hands out per pull */
     double unobs_real_per_pull_max;  /* ... most in one pull */
     double unobs_pulls_nonempty;     /* share of pulls with a real message */
+    /* anonymity against a global passive adversary (issue 29, anon/anonymity.h,
+     * docs/spec.md §10): tracked messages measured (0 without --anonymity) and
+     * their entropies in bits (NaN without --anonymity) */
+    uint64_t anon_targets;
+    uint64_t anon_corrupt_mixes, anon_corrupt_providers; /* nodes the adversary owns */
+    double anon_entropy_mean_bits, anon_entropy_median_bits, anon_entropy_p5_bits;
+    double anon_min_entropy_mean_bits, anon_sender_entropy_mean_bits;
     double wall_s;                /* wall time of the simulation */
     double sim_s;                 /* simulated span */
     uint64_t peak_rss_kb;         /* peak resident set of the process after the job */
@@ -151,6 +159,9 @@ typedef struct rc_result {
     uint32_t *user_sent;              /* per user: real sub-messages that left it */
     uint32_t *user_groups;            /* per user: groups it is in */
     size_t n_users_load;
+    /* --anonymity on with store_raw: one record per tracked message (NULL otherwise) */
+    rc_anon_record *anon_records;
+    size_t n_anon_records;
 } rc_result;
 
 void rc_result_init(rc_result *r);   /* zeroes and allocates the histograms */
@@ -220,6 +231,8 @@ typedef struct rc_result_view {
     size_t n_users_load;                /* population mode: users */
     const unsigned char *user_sent;     /* uint32_t[n_users_load] */
     const unsigned char *user_groups;   /* uint32_t[n_users_load] */
+    size_t n_anon_records;
+    const unsigned char *anon_records;  /* rc_anon_record[n_anon_records] */
     void *owned;                        /* the inflated image, if it was compressed */
 } rc_result_view;
 

@@ -6,6 +6,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "anon/anonymity.h"
 #include "core/build.h"
 #include "core/log.h"
 #include "core/sim.h"
@@ -75,6 +76,18 @@ int rc_run_job(const rc_job *job_in, rc_result *out, rc_run_progress_fn progress
         rc_sim_free(&sim);
         return err && err->code ? err->code : RC_EXIT_USAGE;
     }
+    rc_anon *anon = NULL;
+    if (job.anonymity) {
+        rc_anon_cfg acfg = {job.seed, job.corrupt_mixes, job.corrupt_providers,
+                            (uint32_t)job.anon_targets, job.anon_trace};
+        anon = rc_anon_new(&sim, rc_mc_net(mc), &acfg, err);
+        if (anon == NULL) {
+            rc_mc_free(mc);
+            rc_sim_free(&sim);
+            rc_check_enabled = saved_check;
+            return err && err->code ? err->code : RC_EXIT_USAGE;
+        }
+    }
     rc_app_cfg app_cfg;
     rc_job_app_cfg(&job, &app_cfg);
     rc_app *app = rc_app_new(&sim, mc, &app_cfg);
@@ -89,6 +102,27 @@ int rc_run_job(const rc_job *job_in, rc_result *out, rc_run_progress_fn progress
     snprintf(out->build_id, sizeof out->build_id, "%s", rc_build()->id);
     snprintf(out->build_revision, sizeof out->build_revision, "%s", rc_build()->revision);
     rc_result_gather(out, mc, job.store_raw);
+    if (anon != NULL) {
+        rc = rc_anon_finish(anon, err);
+        rc_anon_summary as;
+        rc_anon_summarize(anon, &as);
+        out->c.anon_targets = as.targets;
+        out->c.anon_corrupt_mixes = as.corrupt_mixes;
+        out->c.anon_corrupt_providers = as.corrupt_providers;
+        out->c.anon_entropy_mean_bits = as.entropy_mean_bits;
+        out->c.anon_entropy_median_bits = as.entropy_median_bits;
+        out->c.anon_entropy_p5_bits = as.entropy_p5_bits;
+        out->c.anon_min_entropy_mean_bits = as.min_entropy_mean_bits;
+        out->c.anon_sender_entropy_mean_bits = as.sender_entropy_mean_bits;
+        size_t nr;
+        const rc_anon_record *rec = rc_anon_records(anon, &nr);
+        if (job.store_raw && nr > 0) {
+            out->anon_records = rc_xmalloc(nr * sizeof *rec);
+            memcpy(out->anon_records, rec, nr * sizeof *rec);
+            out->n_anon_records = nr;
+        }
+        rc_anon_free(anon);
+    }
     out->c.events = sim.events;
     out->c.sim_s = job.duration_s;
     out->c.bw_bytes_per_client_s = (out->c.bw_payload_pps + out->c.bw_cover_pps) * job.packet_size;
@@ -100,7 +134,8 @@ int rc_run_job(const rc_job *job_in, rc_result *out, rc_run_progress_fn progress
     rc_mc_free(mc);
     rc_sim_free(&sim);
     rc_check_enabled = saved_check;
-    return 0;
+    if (rc) rc_result_free(out);
+    return rc;
 }
 
 void rc_run_warm(const rc_job *jobs, size_t n)

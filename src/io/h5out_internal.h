@@ -97,7 +97,8 @@ typedef struct ragged {
     uint64_t pending;  /* buffered elements */
 } ragged;
 
-enum { RG_HIST_ONLINE, RG_HIST_ALL, RG_UNDELIVERED, RG_DELIVERIES, RG_SIZES, RG_USERS, RG_COUNT };
+enum { RG_HIST_ONLINE, RG_HIST_ALL, RG_UNDELIVERED, RG_DELIVERIES, RG_SIZES, RG_USERS, RG_ANON,
+       RG_COUNT };
 
 typedef struct h5_counter_col {
     const char *name;

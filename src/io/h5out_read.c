@@ -21,7 +21,7 @@ struct rc_h5in {
     size_t text_block;  /* block of canonical texts in text_buf, or SIZE_MAX */
     char *text_buf;
     char *canon;        /* the current row's text */
-    unsigned char *und, *dlv; /* the current row's records */
+    unsigned char *und, *dlv, *anon; /* the current row's records */
     unsigned char sizes[RC_SIZE_BUCKETS * sizeof(rc_size_bucket)];
 };
 
@@ -93,7 +93,8 @@ rc_h5in *rc_h5in_open(const char *path, rc_err *err)
         if (t >= 0) H5Gclose(t);
         for (int i = 0; i < RG_COUNT && !bad; i++) {
             ragged *g = &in->defs->rg[i];
-            if (i >= RG_SIZES && H5Lexists(in->file, "population", H5P_DEFAULT) <= 0) {
+            const char *top = i == RG_ANON ? "anonymity" : "population";
+            if (i >= RG_SIZES && H5Lexists(in->file, top, H5P_DEFAULT) <= 0) {
                 /* a file from before population mode: no rows in these groups */
                 bad = load_column(in->file, &g->end, info.rows);
                 for (int j = 0; j < g->ncol && !bad; j++) bad = load_column(in->file, &g->col[j], 0);
@@ -278,6 +279,23 @@ int rc_h5in_row(rc_h5in *in, size_t row, uint64_t *job_id, const char **canonica
     v.n_users_load = ub2 - ua2;
     v.user_sent = us->col[0].buf + 4 * ua2;
     v.user_groups = us->col[1].buf + 4 * ua2;
+    ragged *an = &d->rg[RG_ANON];
+    uint64_t aa = row ? u64_at(&an->end, row - 1) : 0, ab = u64_at(&an->end, row);
+    free(in->anon);
+    in->anon = rc_xmalloc((ab - aa + 1) * sizeof(rc_anon_record));
+    for (uint64_t i = aa; i < ab; i++) {
+        rc_anon_record x;
+        memset(&x, 0, sizeof x);
+        memcpy(&x.target, an->col[0].buf + 4 * i, 4);
+        memcpy(&x.sender, an->col[1].buf + 4 * i, 4);
+        memcpy(&x.recipient, an->col[2].buf + 4 * i, 4);
+        double *f[6] = {&x.sent_s, &x.latency_s, &x.entropy_bits, &x.min_entropy_bits,
+                        &x.sender_entropy_bits, &x.mass};
+        for (int k = 0; k < 6; k++) memcpy(f[k], an->col[3 + k].buf + 8 * i, 8);
+        memcpy(in->anon + (i - aa) * sizeof x, &x, sizeof x);
+    }
+    v.n_anon_records = ab - aa;
+    v.anon_records = in->anon;
     /* canonical text, read in blocks */
     column *cc = &d->col[d->col_canon];
     size_t block = row / TEXT_BLOCK;
@@ -316,6 +334,7 @@ void rc_h5in_close(rc_h5in *in)
     free(in->canon);
     free(in->und);
     free(in->dlv);
+    free(in->anon);
     free(in);
 }
 

@@ -155,6 +155,11 @@ const h5_counter_col h5_counter_cols[] = {
     COUNTER(unobs_ks, K_F64, ""),         COUNTER(unobs_ks_crit05, K_F64, ""),
     COUNTER(unobs_real_per_pull_mean, K_F64, ""), COUNTER(unobs_real_per_pull_max, K_F64, ""),
     COUNTER(unobs_pulls_nonempty, K_F64, ""),
+    COUNTER(anon_targets, K_U64, ""),     COUNTER(anon_corrupt_mixes, K_U64, ""),
+    COUNTER(anon_corrupt_providers, K_U64, ""),
+    COUNTER(anon_entropy_mean_bits, K_F64, "bit"), COUNTER(anon_entropy_median_bits, K_F64, "bit"),
+    COUNTER(anon_entropy_p5_bits, K_F64, "bit"), COUNTER(anon_min_entropy_mean_bits, K_F64, "bit"),
+    COUNTER(anon_sender_entropy_mean_bits, K_F64, "bit"),
     COUNTER(wall_s, K_F64, "s"),          COUNTER(sim_s, K_F64, "s"),
     COUNTER(peak_rss_kb, K_U64, "KiB"),
 };
@@ -283,6 +288,22 @@ void h5_define_ragged(rc_h5out *h)
                "it and groups it is in; rows of job row i are [end[i-1], end[i])";
     rg_col(us, "sent", K_U32, "");
     rg_col(us, "groups", K_U32, "");
+    /* Anonymity (issue 29, docs/spec.md §10.4): one row per tracked message. */
+    ragged *an = &h->rg[RG_ANON];
+    an->path = "anonymity/targets";
+    an->what = "jobs run with anonymity and store_raw: one row per tracked message (its "
+               "number, sender and recipient users, sending time, latency to the pull, "
+               "entropy, min-entropy and sender entropy in bits, the probability that left "
+               "the mixes); rows of job row i are [end[i-1], end[i])";
+    rg_col(an, "target", K_U32, "");
+    rg_col(an, "sender", K_U32, "");
+    rg_col(an, "recipient", K_U32, "");
+    rg_col(an, "sent_s", K_F64, "s");
+    rg_col(an, "latency_s", K_F64, "s");
+    rg_col(an, "entropy_bits", K_F64, "bit");
+    rg_col(an, "min_entropy_bits", K_F64, "bit");
+    rg_col(an, "sender_entropy_bits", K_F64, "bit");
+    rg_col(an, "mass", K_F64, "");
     for (int i = 0; i < RG_COUNT; i++) {
         column *e = &h->rg[i].end;
         memset(e, 0, sizeof *e);

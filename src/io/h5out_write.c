@@ -496,6 +496,20 @@ int h5_add_row(rc_h5out *h, const rc_job *job, const rc_result_view *v,
     us->pending += v->n_users_load;
     uint64_t usend = us->total + us->pending;
     h5_col_put(&us->end, &usend);
+    ragged *an = &h->rg[RG_ANON];
+    for (size_t i = 0; i < v->n_anon_records; i++) {
+        rc_anon_record x;
+        memcpy(&x, v->anon_records + i * sizeof x, sizeof x);
+        h5_col_put(&an->col[0], &x.target);
+        h5_col_put(&an->col[1], &x.sender);
+        h5_col_put(&an->col[2], &x.recipient);
+        double f[6] = {x.sent_s, x.latency_s, x.entropy_bits, x.min_entropy_bits,
+                       x.sender_entropy_bits, x.mass};
+        for (int k = 0; k < 6; k++) h5_col_put(&an->col[3 + k], &f[k]);
+    }
+    an->pending += v->n_anon_records;
+    uint64_t anend = an->total + an->pending;
+    h5_col_put(&an->end, &anend);
     h->row_ids = rc_xrealloc(h->row_ids, (h->pending + 1) * sizeof *h->row_ids);
     h->row_ids[h->pending++] = v->job_id;
     return 0;

@@ -66,17 +66,14 @@ static rc_time next_stream_time(const user *u)
 
 /* ---------- bundles ---------- */
 
-/* Covers ahead of the first real entry of the bundling queue (all of it when
- * none is real). */
-static inline uint32_t covers_ahead(const user *u)
-{
-    return u->wait_sub.n > 0 ? ring_at(&u->wait_at, 0) - u->wait_head : u->wait_n;
-}
-
 static void emit_bundle(rc_net *n, uint32_t ui, rc_time t)
 {
     user *u = &n->users[ui];
     RC_DCHECK(u->online, "client %u sent a packet while offline at t=%lld", ui, (long long)t);
+    if (n->wire.link != NULL) {
+        rc_net__wire_bundle(n, ui, t);
+        return;
+    }
     rc_time hand = n->lattice ? n->tick : 0; /* one tick of hand-off per hop (docs/spec.md §1.2) */
     unsigned shared_hops = (n->ingress_delay ? 1u : 0u) + (n->layers > 0 ? n->layers - 1 : 0);
     bool any_real = covers_ahead(u) < (uint32_t)n->p;

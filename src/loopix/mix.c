@@ -57,20 +57,26 @@ static uint32_t cover_new(rc_net *n, uint8_t hops)
     return i;
 }
 
-void rc_net__cover_send(rc_net *n, uint8_t hops, rc_time t)
+uint32_t rc_net__cover_send(rc_net *n, uint8_t hops, rc_time t)
 {
-    cover_hop_schedule(n, cover_new(n, hops), t);
+    uint32_t i = cover_new(n, hops);
+    cover_hop_schedule(n, i, t);
+    return i;
 }
 
 void rc_net__on_cover_hop(void *ctx, const rc_event *ev)
 {
     rc_net *n = ctx;
     cover_pkt *c = &n->cpk[ev->obj];
-    if (c->hops_left == 0) return; /* reached its provider: dropped or ignored */
+    if (c->hops_left == 0) { /* reached its provider: dropped or ignored */
+        if (n->wire.link != NULL) rc_net__wire_loop_end(n, ev->obj, n->sim->now);
+        return;
+    }
     c->hops_left--;
     n->ctr.mix_packets++;
-    rc_time d = rc_net__hop_delay(n) + (n->lattice ? n->tick : 0);
-    cover_hop_schedule(n, ev->obj, n->sim->now + d);
+    rc_time hand = n->lattice ? n->tick : 0, delay = rc_net__hop_delay(n);
+    if (n->wire.link != NULL) rc_net__wire_loop_hop(n, ev->obj, n->sim->now, delay, hand);
+    cover_hop_schedule(n, ev->obj, n->sim->now + delay + hand);
 }
 
 void rc_net__on_mix_loop(void *ctx, const rc_event *ev)
@@ -78,8 +84,12 @@ void rc_net__on_mix_loop(void *ctx, const rc_event *ev)
     rc_net *n = ctx;
     /* A mix loop visits the remaining layers, a provider, the earlier layers
      * and returns: layers + 1 hops at the mix-loop delay rate. */
-    rc_net__cover_send(n, (uint8_t)(n->layers + 1), n->sim->now);
-    rc_net__traffic_mix_loop(n, ev->obj);
+    if (n->wire.link != NULL) {
+        rc_net__wire_loop_start(n, ev->obj, n->sim->now); /* wire.c counts its mixes */
+    } else {
+        rc_net__cover_send(n, (uint8_t)(n->layers + 1), n->sim->now);
+        rc_net__traffic_mix_loop(n, ev->obj);
+    }
     rc_time gap = (rc_time)llround(rc_rng_exp(n->rng_mixloop, 1e6 / n->mix_rate_loop));
     if (n->lattice) gap = ((gap + n->tick - 1) / n->tick) * n->tick;
     if (gap < 1) gap = 1;

@@ -173,6 +173,7 @@ rc_net *rc_net_new(rc_sim *sim, const rc_net_cfg *cfg, const rc_trace *trace, in
     n->rng_cover = rc_rng_new(cfg->seed, STREAM_COVER);
     n->rng_delay = rc_rng_new(cfg->seed, STREAM_DELAY);
     n->rng_mixloop = rc_rng_new(cfg->seed, STREAM_MIXLOOP);
+    n->seed = cfg->seed;
     n->free_head = UINT32_MAX;
     n->cpk_free = UINT32_MAX;
     rc_net__traffic_init(n, cfg->seed);
@@ -185,6 +186,7 @@ rc_net *rc_net_new(rc_sim *sim, const rc_net_cfg *cfg, const rc_trace *trace, in
     gsl_rng *phase = rc_rng_new(cfg->seed, STREAM_PHASE);
     n->users = rc_xcalloc(n->n_users, sizeof *n->users);
     uint32_t upp = (uint32_t)cfg->users_per_provider;
+    n->n_providers = (n->n_users + upp - 1) / upp;
     for (uint32_t i = 0; i < n->n_users; i++) {
         user *u = &n->users[i];
         u->provider = i / upp; /* providers filled greedily, docs/spec.md §1.1 */
@@ -247,6 +249,8 @@ void rc_net_free(rc_net *n)
     rc_rng_free(n->rng_cover);
     rc_rng_free(n->rng_delay);
     rc_rng_free(n->rng_mixloop);
+    if (n->rng_wire) rc_rng_free(n->rng_wire);
+    free(n->wloop);
     free(n);
 }
 

@@ -106,6 +106,62 @@ typedef struct rc_net_hooks {
     void (*prefetch)(void *ctx, uint32_t body);
 } rc_net_hooks;
 
+/* ---------- the wire (optional observer) ----------
+ *
+ * What a global passive observer sees (docs/spec.md §10): every packet's
+ * passage over every link, with node ids and exact times, reported as the net
+ * decides it (a real bundle's whole path when it leaves its sender, a mix
+ * loop's next hop at each hop).  Attached with rc_net_observe before
+ * rc_net_start; without it the net does none of this work.  Observing routes
+ * what --cover full routes, with the cover sub-messages of a bundle inside
+ * their bundle (as on a real wire) instead of as packets of their own, and
+ * draws mixes and cover destinations from a stream of its own: latencies keep
+ * their law, not their samples.
+ *
+ * Node ids: clients 0 .. users-1, then providers, then mixes layer by layer
+ * (rc_net_node_provider, rc_net_node_mix). */
+#define RC_WIRE_NONE UINT64_MAX
+
+typedef enum {
+    RC_WIRE_LINK = 0,   /* `packet` left `from` at `sent` and reached `to` at `received` */
+    RC_WIRE_CREATE = 1, /* `packet` appeared at mix `from` (= `to`) at `sent`: a mix loop */
+    RC_WIRE_END = 2,    /* `packet` (a mix loop) came back to its mix `to` at `received` */
+    RC_WIRE_PULL = 3,   /* client `to` pulled real sub-message `body` from provider `from` */
+} rc_wire_kind;
+
+typedef struct rc_wire_link {
+    rc_wire_kind kind;
+    uint64_t packet;        /* wire id, unique within the job (0, 1, ...) */
+    uint64_t parent;        /* the bundle this packet was split from at `from`, or RC_WIRE_NONE */
+    uint32_t from, to;      /* node ids */
+    rc_time sent, received; /* received >= sent (one lattice tick apart in the paper model) */
+    uint32_t split;         /* `to` splits the packet into this many (the last mix layer), else 1 */
+    uint32_t body;          /* a real sub-message it carries alone (after a split, and pulls),
+                               else UINT32_MAX */
+    uint32_t sender;        /* the client that emitted it (bundles and their parts), else UINT32_MAX */
+    bool exits;             /* `to` is the provider at the end of a path through the mixes */
+    bool real;              /* it carries a real sub-message: for checking only */
+} rc_wire_link;
+
+typedef struct rc_net_wire {
+    void *ctx;
+    void (*link)(void *ctx, const rc_wire_link *l);
+    /* A real sub-message (`body`, from `sender` to `recipient`) left in bundle `packet`. */
+    void (*carry)(void *ctx, uint64_t packet, uint32_t body, uint32_t sender, uint32_t recipient,
+                  rc_time now);
+} rc_net_wire;
+
+/* Attaches the observer (call once, before rc_net_start; cfg->cover_full must be on). */
+void rc_net_observe(rc_net *n, rc_net_wire wire);
+uint32_t rc_net_providers(const rc_net *n);
+uint32_t rc_net_mix_layers(const rc_net *n);
+uint32_t rc_net_mixes_per_layer(const rc_net *n);
+uint32_t rc_net_node_provider(const rc_net *n, uint32_t provider);
+uint32_t rc_net_node_mix(const rc_net *n, uint32_t layer, uint32_t index);
+uint32_t rc_net_nodes(const rc_net *n); /* clients + providers + mixes */
+/* Whether the sender's provider delays packets (cfg->ingress_delay). */
+bool rc_net_provider_mixes(const rc_net *n);
+
 /* Same-time event classes (docs/spec.md §1.2 order). */
 enum { RC_CLS_MIX = 0, RC_CLS_PROVIDER = 1, RC_CLS_AVAIL = 2, RC_CLS_PULL = 3, RC_CLS_STREAM = 4,
        RC_CLS_TIMER = 5, RC_CLS_APP = 6 };

@@ -30,8 +30,8 @@
 enum { EV_PULL = 1, EV_STREAM = 2, EV_AVAIL = 3, EV_COVER_HOP = 4, EV_MIX_LOOP = 5,
        EV_FORCE = 6 };
 /* Random streams of the net (core/rng.h stream ids). */
-enum { STREAM_COVER = 1, STREAM_DELAY = 2, STREAM_PHASE = 3, STREAM_MIXLOOP = 4,
-       STREAM_ROUTE = 6 /* 5 is kept for the observed wire's paths (issue 29) */ };
+enum { STREAM_COVER = 1, STREAM_DELAY = 2, STREAM_PHASE = 3, STREAM_MIXLOOP = 4, STREAM_WIRE = 5,
+       STREAM_ROUTE = 6 };
 
 #define NEVER INT64_MAX
 
@@ -145,6 +145,13 @@ typedef struct cover_pkt {
     uint8_t hops_left;
 } cover_pkt;
 
+/* What the wire (wire.c) keeps of a mix loop, beside its cover_pkt. */
+typedef struct wire_loop {
+    uint64_t id;   /* wire id */
+    uint32_t node; /* where it is */
+    uint32_t origin;
+} wire_loop;
+
 struct rc_net {
     rc_sim *sim;
     rc_net_hooks hooks;
@@ -178,6 +185,14 @@ struct rc_net {
     traffic tr;
     cover_pkt *cpk;
     uint32_t n_cpk, cap_cpk, cpk_free;
+    /* The wire (wire.c): wire.link is NULL unless an observer is attached. */
+    rc_net_wire wire;
+    uint64_t seed;
+    gsl_rng *rng_wire; /* mixes of each path, cover destinations */
+    uint64_t wire_seq;
+    uint32_t n_providers;
+    wire_loop *wloop; /* per cover packet (mix loops), cap_wloop entries */
+    uint32_t cap_wloop;
 };
 
 /* ---------- small helpers ---------- */
@@ -210,6 +225,13 @@ static inline rc_time step(const rc_net *n) { return n->lattice ? n->tick : 1; }
 
 static inline bool has_real(const user *u) { return u->out.n > 0 || u->wait_sub.n > 0; }
 
+/* Covers ahead of the first real entry of the bundling queue (all of it when
+ * none is real). */
+static inline uint32_t covers_ahead(const user *u)
+{
+    return u->wait_sub.n > 0 ? ring_at(&u->wait_at, 0) - u->wait_head : u->wait_n;
+}
+
 /* ---------- across the parts ---------- */
 
 /* client.c */
@@ -237,8 +259,8 @@ void rc_net__on_pull(void *ctx, const rc_event *ev); /* EV_PULL */
 rc_time rc_net__hop_delay(rc_net *n);
 /* Builds steps_hop (lattice). */
 void rc_net__hop_steps(rc_net *n);
-/* A cover packet enters the mixes at time t and makes `hops` hops. */
-void rc_net__cover_send(rc_net *n, uint8_t hops, rc_time t);
+/* A cover packet enters the mixes at time t and makes `hops` hops; returns its index. */
+uint32_t rc_net__cover_send(rc_net *n, uint8_t hops, rc_time t);
 void rc_net__on_cover_hop(void *ctx, const rc_event *ev); /* EV_COVER_HOP */
 void rc_net__on_mix_loop(void *ctx, const rc_event *ev);  /* EV_MIX_LOOP */
 
@@ -255,6 +277,20 @@ void rc_net__traffic_departure(rc_net *n, uint32_t ui, rc_time t);
 void rc_net__traffic_offline(rc_net *n, uint32_t ui, rc_time t);
 /* A pull by client ui took `real` real messages. */
 void rc_net__traffic_pull(rc_net *n, uint32_t ui, uint32_t real);
+/* The observed wire (wire.c) chose the mixes: `count` sub-messages reached wire node `node`
+ * (nothing when it is not a mix). */
+void rc_net__traffic_at_node(rc_net *n, uint32_t node, uint32_t count);
+
+/* wire.c (only when an observer is attached, loopix/net.h) */
+/* emit_bundle's twin that routes the bundle, its covers included, node by node. */
+void rc_net__wire_bundle(rc_net *n, uint32_t ui, rc_time t);
+/* A mix loop starts at mix index m (layer-major) at t. */
+void rc_net__wire_loop_start(rc_net *n, uint32_t m, rc_time t);
+/* Mix loop pk, now at its node, leaves after `delay` and arrives `hand` later. */
+void rc_net__wire_loop_hop(rc_net *n, uint32_t pk, rc_time now, rc_time delay, rc_time hand);
+/* Mix loop pk is back at its mix. */
+void rc_net__wire_loop_end(rc_net *n, uint32_t pk, rc_time now);
+void rc_net__wire_pull(rc_net *n, uint32_t ui, uint32_t body, rc_time now);
 
 /* net.c (availability) */
 /* The time of the client's next availability change (NEVER without one);

@@ -55,6 +55,12 @@ void rc_net__traffic_route(rc_net *n, uint32_t count)
             t->mix_in[l * n->width + rc_rng_below(t->rng_route, n->width)]++;
 }
 
+void rc_net__traffic_at_node(rc_net *n, uint32_t node, uint32_t count)
+{
+    uint32_t first = n->n_users + n->n_providers;
+    if (node >= first && node - first < n->layers * n->width) n->tr.mix_in[node - first] += count;
+}
+
 void rc_net__traffic_mix_loop(rc_net *n, uint32_t mix)
 {
     traffic *t = &n->tr;

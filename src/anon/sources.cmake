@@ -1,0 +1,1 @@
+set(RCSIM_ANON_SOURCES src/anon/anonymity.c)

@@ -1,0 +1,169 @@
+/* wire: what a global passive observer sees of the net (loopix/net.h, "the
+ * wire"; docs/spec.md §10).  Runs only when an observer is attached
+ * (rc_net_observe); then every bundle is routed node by node — the sender's
+ * provider, one mix of each layer chosen uniformly, the last layer splitting
+ * the bundle into its sub-messages, each to its provider — and the covers of
+ * a bundle travel inside it, as they do on a real wire.  Mix loops (mix.c)
+ * report each hop here.  The delays are the ones emit_bundle would draw
+ * (same stream, same order for the real sub-messages); the choice of mixes
+ * and of a cover's destination provider comes from a stream of its own, since
+ * nothing in the model depends on it (docs/spec.md §1.1). */
+#include "loopix/net_internal.h"
+
+void rc_net_observe(rc_net *n, rc_net_wire wire)
+{
+    RC_ASSERT(n->cover_full && n->wire.link == NULL && wire.link != NULL);
+    n->wire = wire;
+    n->rng_wire = rc_rng_new(n->seed, STREAM_WIRE);
+}
+
+uint32_t rc_net_providers(const rc_net *n) { return n->n_providers; }
+uint32_t rc_net_mix_layers(const rc_net *n) { return n->layers; }
+uint32_t rc_net_mixes_per_layer(const rc_net *n) { return n->width; }
+uint32_t rc_net_node_provider(const rc_net *n, uint32_t provider) { return n->n_users + provider; }
+uint32_t rc_net_node_mix(const rc_net *n, uint32_t layer, uint32_t index)
+{
+    return n->n_users + n->n_providers + layer * n->width + index;
+}
+uint32_t rc_net_nodes(const rc_net *n) { return n->n_users + n->n_providers + n->layers * n->width; }
+bool rc_net_provider_mixes(const rc_net *n) { return n->ingress_delay; }
+
+static uint32_t any_mix(rc_net *n, uint32_t layer)
+{
+    return rc_net_node_mix(n, layer, rc_rng_below(n->rng_wire, n->width));
+}
+
+static void report(rc_net *n, rc_wire_kind kind, uint64_t id, uint32_t from, uint32_t to,
+                   rc_time sent, rc_time received)
+{
+    rc_wire_link l = {kind, id, RC_WIRE_NONE, from, to, sent, received, 1, UINT32_MAX,
+                      UINT32_MAX, false, false};
+    n->wire.link(n->wire.ctx, &l);
+}
+
+void rc_net__wire_bundle(rc_net *n, uint32_t ui, rc_time t)
+{
+    user *u = &n->users[ui];
+    rc_time hand = n->lattice ? n->tick : 0;
+    uint32_t p = (uint32_t)n->p;
+    uint64_t id = n->wire_seq++;
+    rc_wire_link l = {RC_WIRE_LINK, id, RC_WIRE_NONE, ui, rc_net_node_provider(n, u->provider),
+                      t, t + hand, 1, UINT32_MAX, ui, false, covers_ahead(u) < p};
+    n->wire.link(n->wire.ctx, &l);
+    /* The shared hops: the sender's provider, then every layer but the last
+     * (emit_bundle's `shared`). */
+    rc_time dep = t + hand + (n->ingress_delay ? rc_net__hop_delay(n) : 0);
+    for (uint32_t layer = 0; layer < n->layers; layer++) {
+        l.from = l.to;
+        l.to = any_mix(n, layer);
+        l.sent = dep;
+        l.received = dep + hand;
+        if (layer + 1 == n->layers) l.split = p;
+        n->wire.link(n->wire.ctx, &l);
+        rc_net__traffic_at_node(n, l.to, p); /* a bundle carries p sub-messages' bytes */
+        if (layer + 1 < n->layers) dep = l.received + rc_net__hop_delay(n);
+    }
+    rc_time at_last = l.received;
+    uint32_t last = l.to;
+    n->ctr.bundles++;
+    /* The sub-messages leave the last layer one by one, in bundle order. */
+    rc_wire_link part = {RC_WIRE_LINK, 0, id, last, 0, 0, 0, 1, UINT32_MAX, ui, true, false};
+    for (uint32_t left = p; left > 0;) {
+        uint32_t covers = covers_ahead(u) < left ? covers_ahead(u) : left;
+        if (covers > 0) {
+            u->wait_head += covers;
+            u->wait_n -= covers;
+            left -= covers;
+            n->ctr.cover_packets += covers;
+            n->ctr.mix_packets += covers * n->layers;
+            for (uint32_t c = 0; c < covers; c++) {
+                part.packet = n->wire_seq++;
+                part.to = rc_net_node_provider(n, rc_rng_below(n->rng_wire, n->n_providers));
+                part.sent = at_last + rc_net__hop_delay(n);
+                part.received = part.sent + hand;
+                part.body = UINT32_MAX;
+                part.real = false;
+                n->wire.link(n->wire.ctx, &part);
+            }
+            continue;
+        }
+        u->wait_head++;
+        u->wait_n--;
+        left--;
+        ring_pop(&u->wait_at);
+        uint32_t s = ring_pop(&u->wait_sub);
+        n->subs[s].emitted = t;
+        n->hooks.sent(n->hooks.ctx, ui, n->subs[s].body, t);
+        if (n->wire.carry)
+            n->wire.carry(n->wire.ctx, id, n->subs[s].body, ui, n->subs[s].recipient, t);
+        rc_time arrive = at_last + rc_net__hop_delay(n) + hand;
+        n->ctr.mix_packets += n->layers;
+        part.packet = n->wire_seq++;
+        part.to = rc_net_node_provider(n, n->users[n->subs[s].recipient].provider);
+        part.sent = arrive - hand;
+        part.received = arrive;
+        part.body = n->subs[s].body;
+        part.real = true;
+        n->wire.link(n->wire.ctx, &part);
+        n->ctr.real_packets++;
+        rc_net__deliver_to_postbox(n, s, arrive);
+    }
+    rc_net__traffic_departure(n, ui, t);
+}
+
+/* ---------- mix loops ---------- */
+
+/* A loop from a mix of layer `o` visits layers o+1 .. L-1, a provider, layers
+ * 0 .. o-1 and its own mix (docs/spec.md §1.6): hop j (1-based) goes to ... */
+static uint32_t loop_next(rc_net *n, const wire_loop *w, uint32_t hops_left)
+{
+    uint32_t L = n->layers;
+    uint32_t origin_layer = (w->origin - n->n_users - n->n_providers) / n->width;
+    uint32_t j = L + 1 - hops_left; /* hops_left already counts this hop off */
+    if (j == L + 1) return w->origin;
+    uint32_t k = origin_layer + j;
+    if (k < L) return any_mix(n, k);
+    if (k == L) return rc_net_node_provider(n, rc_rng_below(n->rng_wire, n->n_providers));
+    return any_mix(n, k - L - 1);
+}
+
+void rc_net__wire_loop_start(rc_net *n, uint32_t m, rc_time t)
+{
+    uint32_t pk = rc_net__cover_send(n, (uint8_t)(n->layers + 1), t);
+    if (pk >= n->cap_wloop) {
+        uint32_t cap = n->cap_wloop ? n->cap_wloop : 1024;
+        while (cap <= pk) cap *= 2;
+        n->wloop = rc_xrealloc(n->wloop, cap * sizeof *n->wloop);
+        n->cap_wloop = cap;
+    }
+    uint32_t node = rc_net_node_mix(n, m / n->width, m % n->width);
+    n->wloop[pk] = (wire_loop){n->wire_seq++, node, node};
+    report(n, RC_WIRE_CREATE, n->wloop[pk].id, node, node, t, t);
+}
+
+void rc_net__wire_loop_hop(rc_net *n, uint32_t pk, rc_time now, rc_time delay, rc_time hand)
+{
+    wire_loop *w = &n->wloop[pk];
+    uint32_t next = loop_next(n, w, n->cpk[pk].hops_left);
+    rc_wire_link l = {RC_WIRE_LINK, w->id, RC_WIRE_NONE, w->node, next, now + delay,
+                      now + delay + hand, 1, UINT32_MAX, UINT32_MAX, false, false};
+    /* Arriving at a provider from the last layer ends a path through the mixes. */
+    l.exits = next >= n->n_users && next < n->n_users + n->n_providers;
+    n->wire.link(n->wire.ctx, &l);
+    rc_net__traffic_at_node(n, next, 1);
+    w->node = next;
+}
+
+void rc_net__wire_loop_end(rc_net *n, uint32_t pk, rc_time now)
+{
+    const wire_loop *w = &n->wloop[pk];
+    report(n, RC_WIRE_END, w->id, w->node, w->node, now, now);
+}
+
+void rc_net__wire_pull(rc_net *n, uint32_t ui, uint32_t body, rc_time now)
+{
+    rc_wire_link l = {RC_WIRE_PULL, RC_WIRE_NONE, RC_WIRE_NONE,
+                      rc_net_node_provider(n, n->users[ui].provider), ui, now, now, 1, body,
+                      UINT32_MAX, false, true};
+    n->wire.link(n->wire.ctx, &l);
+}

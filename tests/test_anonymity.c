@@ -1,0 +1,307 @@
+/* Anonymity against a global passive adversary (issue 29, src/anon/anonymity.h,
+ * docs/spec.md §10): the single Poisson mix against its exact value (§10.5), the
+ * directions every mix network must show (slower mixes and more cover raise the
+ * entropy, corrupted mixes lower it, a network of corrupted nodes leaves none),
+ * determinism, and the options' rules. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exp/job.h"
+#include "exp/param.h"
+#include "exp/run.h"
+
+/* ---------- the exact value of §10.5 ---------- */
+
+/* E[H] for a tracked message entering an M/M/inf pool (arrivals lambda,
+ * exponential delays of rate mu) under the pool-mean rule: solve
+ *   (lambda + n mu) f(n) = lambda f(n+1) + n mu g(n) + (n-1) mu f(n-1)
+ * (tridiagonal, truncated with f(N+1) = f(N)), then average f(k+1) over
+ * k ~ Poisson(lambda/mu). */
+static double single_mix_entropy(double lambda, double mu)
+{
+    double rho = lambda / mu;
+    size_t n_max = (size_t)(rho + 30 * sqrt(rho) + 200);
+    double *a = calloc(n_max, sizeof *a), *d = calloc(n_max, sizeof *d);
+    double *c = calloc(n_max, sizeof *c), *b = calloc(n_max, sizeof *b);
+    for (size_t i = 0; i < n_max; i++) {
+        double n = (double)(i + 1);
+        double g = i == 0 ? 0 : log2(n) - (n - 1) / n * log2(n - 1);
+        d[i] = lambda + n * mu;
+        if (i + 1 < n_max) c[i] = -lambda;
+        else d[i] -= lambda;
+        if (i > 0) a[i] = -(n - 1) * mu;
+        b[i] = n * mu * g;
+    }
+    for (size_t i = 1; i < n_max; i++) {
+        double w = a[i] / d[i - 1];
+        d[i] -= w * c[i - 1];
+        b[i] -= w * b[i - 1];
+    }
+    double *f = calloc(n_max, sizeof *f);
+    f[n_max - 1] = b[n_max - 1] / d[n_max - 1];
+    for (size_t i = n_max - 1; i-- > 0;) f[i] = (b[i] - c[i] * f[i + 1]) / d[i];
+    double e = 0, p = exp(-rho);
+    for (size_t k = 0; k < n_max; k++) {
+        e += p * f[k];
+        p *= rho / (double)(k + 1);
+    }
+    free(a), free(b), free(c), free(d), free(f);
+    return e;
+}
+
+Test(anonymity, exact_value_matches_a_direct_simulation_of_the_pool)
+{
+    /* The recurrence itself, against the numbers docs/spec.md §10.5 quotes
+     * (also obtained by simulating the pool directly: 5.4419 +- 0.0018 at rho 16). */
+    cr_assert_float_eq(single_mix_entropy(48, 3), 5.4422, 1e-4);
+    cr_assert_float_eq(single_mix_entropy(48, 1), 7.0276, 1e-4);
+    cr_assert_float_eq(single_mix_entropy(48, 10), 3.6949, 1e-4);
+    /* A pool of nothing but the message: log2 of ... 1 packet = 0 bits. */
+    cr_assert_float_eq(single_mix_entropy(1e-9, 1), 0.0, 1e-6);
+}
+
+/* ---------- jobs ---------- */
+
+static void base(rc_job *job, const char *strategy, int users, double duration_s)
+{
+    rc_job_defaults(job);
+    strcpy(job->strategy, strategy);
+    job->users = users;
+    job->duration_s = duration_s;
+    job->anonymity = true;
+    job->store_raw = true;
+}
+
+static rc_result run(const rc_job *job)
+{
+    rc_result r;
+    rc_err err = {0};
+    int rc = rc_run_job(job, &r, NULL, NULL, &err);
+    cr_assert_eq(rc, 0, "rc_run_job: %s", err.msg);
+    return r;
+}
+
+/* 8 unicast clients (6 packets/s each, Poisson in the exact model) into one
+ * mix; providers that do not delay pass packets through; no mix loops. */
+static void single_mix(rc_job *job, double mu, double duration_s, int targets, uint64_t seed)
+{
+    base(job, "unicast", 8, duration_s);
+    job->mix_layers = 1;
+    job->mixes_per_layer = 1;
+    job->quirks.ingress_delay = 0;
+    job->mix_rate_loop = 0;
+    job->app_rate = 1;
+    job->rate_delay = mu;
+    job->anon_targets = targets;
+    job->seed = seed;
+}
+
+Test(anonymity, single_poisson_mix_matches_its_exact_value, .timeout = 300)
+{
+    /* Standard error of the mean over 3000 tracked messages: 0.26 / sqrt(3000)
+     * = 0.005 bits if they were independent (neighbours share pools, so a
+     * little more).  Tolerance 0.02: choosing messages by time instead of
+     * uniformly (docs/spec.md §10.2) is 0.035 off and fails. */
+    double mus[2] = {3, 1};
+    for (int i = 0; i < 2; i++) {
+        rc_job job;
+        single_mix(&job, mus[i], 3600, 3000, 7);
+        rc_result r = run(&job);
+        double want = single_mix_entropy(48, mus[i]);
+        cr_assert_geq(r.c.anon_targets, 2900);
+        cr_assert_float_eq(r.c.anon_entropy_mean_bits, want, 0.02,
+                           "mu %g: simulated %.4f bits, exact %.4f", mus[i],
+                           r.c.anon_entropy_mean_bits, want);
+        /* Nothing in this network ends a packet early: every share leaves, but
+         * for what is still in the pool after the cool-down (e^-20 at most). */
+        for (size_t k = 0; k < r.n_anon_records; k++)
+            cr_assert_float_eq(r.anon_records[k].mass, 1.0, 1e-8);
+        rc_result_free(&r);
+    }
+}
+
+/* The network of the issue's check, smaller: RC k=2 p=2, 32 users, 10 minutes. */
+static rc_job rc32(void)
+{
+    rc_job job;
+    base(&job, "rc-k2-p2", 32, 600);
+    job.app_rate = 1.0 / 5;
+    job.anon_targets = 400;
+    return job;
+}
+
+static double mean_h(const rc_job *job)
+{
+    rc_result r = run(job);
+    cr_assert_geq(r.c.anon_targets, 300, "%llu tracked", (unsigned long long)r.c.anon_targets);
+    double h = r.c.anon_entropy_mean_bits;
+    rc_result_free(&r);
+    return h;
+}
+
+Test(anonymity, entropy_rises_with_the_mean_mix_delay, .timeout = 300)
+{
+    rc_job job = rc32();
+    job.rate_delay = 10;
+    double fast = mean_h(&job);
+    job.rate_delay = 3;
+    double mid = mean_h(&job);
+    job.rate_delay = 1;
+    double slow = mean_h(&job);
+    cr_assert_gt(mid, fast + 0.5, "mu 10: %.3f bits, mu 3: %.3f", fast, mid);
+    cr_assert_gt(slow, mid + 0.5, "mu 3: %.3f bits, mu 1: %.3f", mid, slow);
+}
+
+Test(anonymity, entropy_rises_with_cover_traffic, .timeout = 300)
+{
+    rc_job job = rc32();
+    job.rate_drop = job.rate_loop = 0.5;
+    double thin = mean_h(&job);
+    job.rate_drop = job.rate_loop = 4;
+    double thick = mean_h(&job);
+    cr_assert_gt(thick, thin + 0.3, "drop+loop 1/s: %.3f bits, 8/s: %.3f", thin, thick);
+}
+
+Test(anonymity, entropy_falls_with_corrupted_mixes, .timeout = 300)
+{
+    rc_job job = rc32();
+    double honest = mean_h(&job);
+    job.corrupt_mixes = 0.34; /* 3 of 9 */
+    double third = mean_h(&job);
+    job.corrupt_mixes = 0.67; /* 6 of 9 */
+    double two_thirds = mean_h(&job);
+    cr_assert_lt(third, honest - 0.2, "honest %.3f bits, 3 of 9 corrupted %.3f", honest, third);
+    cr_assert_lt(two_thirds, third - 0.2, "3 of 9: %.3f bits, 6 of 9: %.3f", third, two_thirds);
+}
+
+Test(anonymity, a_fully_corrupted_network_leaves_no_entropy, .timeout = 300)
+{
+    /* Unicast: every packet is linked from sender to exit: 0 bits exactly. */
+    rc_job job;
+    base(&job, "unicast", 16, 300);
+    job.app_rate = 1.0 / 5;
+    job.anon_targets = 100;
+    job.corrupt_mixes = job.corrupt_providers = 1;
+    rc_result r = run(&job);
+    cr_assert_gt(r.c.anon_targets, 50);
+    cr_assert_eq(r.c.anon_corrupt_mixes, 9);
+    cr_assert_eq(r.c.anon_corrupt_providers, 1);
+    for (size_t k = 0; k < r.n_anon_records; k++) {
+        cr_assert_eq(r.anon_records[k].entropy_bits, 0.0);
+        cr_assert_eq(r.anon_records[k].min_entropy_bits, 0.0);
+        cr_assert_eq(r.anon_records[k].sender_entropy_bits, 0.0);
+    }
+    rc_result_free(&r);
+    /* Bundles of p = 2: the adversary sees the bundle split in two and cannot
+     * tell which part holds the message (docs/spec.md §10.3): exactly 1 bit,
+     * and it still knows the sender. */
+    strcpy(job.strategy, "rc-k2-p2");
+    r = run(&job);
+    cr_assert_gt(r.c.anon_targets, 50);
+    for (size_t k = 0; k < r.n_anon_records; k++) {
+        cr_assert_float_eq(r.anon_records[k].entropy_bits, 1.0, 1e-12);
+        cr_assert_float_eq(r.anon_records[k].min_entropy_bits, 1.0, 1e-12);
+        cr_assert_eq(r.anon_records[k].sender_entropy_bits, 0.0);
+    }
+    rc_result_free(&r);
+}
+
+Test(anonymity, results_are_deterministic_and_records_are_complete, .timeout = 300)
+{
+    rc_job job;
+    base(&job, "rc-k2-p2-ft", 16, 300);
+    job.model = RC_MODEL_PAPER;
+    job.app_rate = 1.0 / 5;
+    job.anon_targets = 80;
+    job.corrupt_mixes = 0.34;
+    rc_result a = run(&job), b = run(&job);
+    cr_assert_eq(a.c.anon_targets, b.c.anon_targets);
+    cr_assert_eq(a.n_anon_records, a.c.anon_targets);
+    cr_assert_eq(memcmp(a.anon_records, b.anon_records, a.n_anon_records * sizeof *a.anon_records),
+                 0, "same seed, same records");
+    cr_assert_eq(memcmp(&a.c.anon_entropy_mean_bits, &b.c.anon_entropy_mean_bits, sizeof(double)),
+                 0);
+    for (size_t k = 0; k < a.n_anon_records; k++) {
+        const rc_anon_record *x = &a.anon_records[k];
+        cr_assert(x->entropy_bits >= x->min_entropy_bits - 1e-12, "H >= min-entropy");
+        cr_assert(x->sender_entropy_bits >= 0 && x->sender_entropy_bits <= log2(16) + 1e-12);
+        cr_assert(x->mass > 0.5 && x->mass <= 1 + 1e-12, "mass %g", x->mass);
+        cr_assert(isnan(x->latency_s) || x->latency_s > 0);
+    }
+    /* Another seed, other numbers. */
+    job.seed = 2;
+    rc_result c = run(&job);
+    cr_assert_neq(c.c.anon_entropy_mean_bits, a.c.anon_entropy_mean_bits);
+    rc_result_free(&a), rc_result_free(&b), rc_result_free(&c);
+}
+
+/* ---------- options ---------- */
+
+static int validate(rc_job *job, char *msg, size_t n)
+{
+    rc_err err = {0};
+    rc_job_resolve(job);
+    int rc = rc_job_validate(job, &err);
+    snprintf(msg, n, "%s", err.msg);
+    return rc;
+}
+
+Test(anonymity, options_and_their_rules)
+{
+    rc_job job;
+    char msg[sizeof ((rc_err *)0)->msg];
+    rc_err err = {0};
+    rc_job_defaults(&job);
+    cr_assert_eq(job.cover, RC_COVER_AUTO);
+    cr_assert_eq(job.anon_targets, 1000);
+    /* anonymity implies cover full; without it cover stays skip (job ids unchanged) */
+    rc_job j = job;
+    rc_job_resolve(&j);
+    cr_assert_eq(j.cover, RC_COVER_SKIP);
+    j = job;
+    j.anonymity = true;
+    rc_job_resolve(&j);
+    cr_assert_eq(j.cover, RC_COVER_FULL);
+    rc_job plain;
+    rc_job_defaults(&plain);
+    plain.cover = RC_COVER_SKIP;
+    cr_assert_eq(rc_job_id(&job), rc_job_id(&plain), "cover auto = skip in the job id");
+    /* explicit skip with anonymity: exit 2 with the reason */
+    j = job;
+    j.anonymity = true;
+    j.cover = RC_COVER_SKIP;
+    cr_assert_eq(validate(&j, msg, sizeof msg), RC_EXIT_USAGE);
+    cr_assert(strstr(msg, "cover") && strstr(msg, "anonymity"), "%s", msg);
+    /* ranges, named */
+    cr_assert_eq(rc_param_set_by_name(&job, "corrupt_mixes", "1.5", &err), RC_EXIT_USAGE);
+    cr_assert(strstr(err.msg, "corrupt_mixes"), "%s", err.msg);
+    err = (rc_err){0};
+    cr_assert_eq(rc_param_set_by_name(&job, "corrupt-providers", "-0.1", &err), RC_EXIT_USAGE);
+    cr_assert(strstr(err.msg, "corrupt_providers"), "%s", err.msg);
+    err = (rc_err){0};
+    cr_assert_eq(rc_param_set_by_name(&job, "anon_targets", "0", &err), RC_EXIT_USAGE);
+    cr_assert(strstr(err.msg, "anon_targets"), "%s", err.msg);
+    /* a trace into a directory that does not exist */
+    j = job;
+    j.anonymity = true;
+    strcpy(j.anon_trace, "/nonexistent-rcsim-dir/obs.csv");
+    cr_assert_eq(validate(&j, msg, sizeof msg), RC_EXIT_USAGE);
+    cr_assert(strstr(msg, "anon_trace") && strstr(msg, "/nonexistent-rcsim-dir"), "%s", msg);
+    /* adversary options without the adversary */
+    j = job;
+    j.corrupt_mixes = 0.5;
+    cr_assert_eq(validate(&j, msg, sizeof msg), RC_EXIT_USAGE);
+    cr_assert(strstr(msg, "corrupt_mixes"), "%s", msg);
+    /* the options are sweepable and only change job ids when set */
+    const char *axes[] = {"anonymity", "corrupt_mixes", "corrupt_providers", "anon_targets"};
+    for (int i = 0; i < 4; i++) {
+        const rc_param_def *d = rc_param_find(axes[i]);
+        cr_assert_not_null(d, "%s", axes[i]);
+        cr_assert(d->flags & RC_PF_AXIS, "%s is a sweep axis", axes[i]);
+        cr_assert(d->flags & RC_PF_CANON_NONDEF, "%s keeps old job ids", axes[i]);
+    }
+    cr_assert_eq(rc_param_find("anon_trace")->flags & RC_PF_CANON, 0u, "output only");
+}
