@@ -152,3 +152,39 @@ Test(traffic, online_time_follows_forced_offline)
     near_poisson(r.c.bw_cover_pps, 6.0, r.c.bw_online_client_s, 5, "cover pps");
     rc_result_free(&r);
 }
+
+/* With the adversary observing (--anonymity on), the wire routes every
+ * bundle with its covers inside and chooses the mixes itself (loopix/wire.c);
+ * the accounting follows it and must tell the same story as --cover full. */
+Test(traffic, observed_wire_counts_like_cover_full)
+{
+    rc_result r[2];
+    for (int w = 0; w < 2; w++) {
+        rc_job j;
+        rc_job_defaults(&j);
+        j.users = 32;
+        j.group_size = 26;
+        j.duration_s = 900;
+        j.app_rate = 0.2;
+        j.cover = RC_COVER_FULL;
+        j.anonymity = w == 1;
+        j.anon_targets = 20;
+        strcpy(j.strategy, "rc-k2-p2");
+        rc_err err = {0};
+        cr_assert_eq(rc_run_job(&j, &r[w], NULL, NULL, &err), 0, "%s", err.msg);
+    }
+    double exposure = r[0].c.bw_online_client_s;
+    cr_assert_float_eq(r[1].c.bw_online_client_s, exposure, 1e-9);
+    /* the streams are the same draws: the slot counts agree exactly */
+    cr_assert_eq(r[1].c.payload_slots, r[0].c.payload_slots);
+    cr_assert_float_eq(r[1].c.bw_cover_pps + r[1].c.bw_payload_pps,
+                       r[0].c.bw_cover_pps + r[0].c.bw_payload_pps, 1e-9);
+    near_poisson(r[1].c.bw_mix_load_mean_pps, r[0].c.bw_mix_load_mean_pps, 9 * 900.0, 6,
+                 "mix load, observed vs full");
+    cr_assert_geq(r[1].c.bw_mix_load_max_pps, r[1].c.bw_mix_load_mean_pps);
+    cr_assert_lt(r[1].c.bw_mix_load_max_pps, 1.05 * r[1].c.bw_mix_load_mean_pps);
+    cr_assert_eq(r[1].c.unobs_active_gaps, r[0].c.unobs_active_gaps);
+    cr_assert_eq(r[1].c.unobs_idle_gaps, r[0].c.unobs_idle_gaps);
+    cr_assert_gt(r[1].c.unobs_idle_gaps, 1000);
+    for (int w = 0; w < 2; w++) rc_result_free(&r[w]);
+}
