@@ -23,16 +23,17 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rcplot import results  # noqa: E402
+from rcplot import results, strategies  # noqa: E402
 
 KINDS = ["drop", "ack-drop", "delay"]
 TRACE_LABEL = {"online": "always online", "gen_os15": "gen_os15 (80 % online)"}
 
 
 def strategy_label(strategy, gossip):
-    if strategy == "unicast":
-        return "unicast"
-    if "-ft" in strategy:
+    info = strategies.info(strategy)  # the family and parameters, from the simulator's table
+    if info["family"] != "rc":
+        return info["name"]
+    if info["params"]["ft"]:
         return "RC-FT + anti-entropy" if gossip > 0 else "RC-FT"
     return "RC"
 

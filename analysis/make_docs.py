@@ -21,7 +21,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from rcplot import compare, names, settle  # noqa: E402
+from rcplot import compare, names, settle, strategies  # noqa: E402
 from rcplot.stats import HEATMAP_FIGURES, tolerance_rule, within  # noqa: E402
 from rcplot.figures import FIGURES, YLIM  # noqa: E402
 
@@ -250,8 +250,7 @@ def figure_note(n, model, frows, traces, spread):
                            max(ratios), ", and \"Means with traces\" below places the "
                            "paper's means among 20 runs" if spread else ""))
         deep = [r for r in _rows(frows, lambda_div=16)
-                if names.strategy(r["strategy"]).startswith("rc-k")
-                and "-p1-" in names.strategy(r["strategy"]) and fnum(r["paper_s"]) > 0]
+                if _rc_p1_ft(r["strategy"]) and fnum(r["paper_s"]) > 0]
         if deep:
             rs = [fnum(r["ours_s"]) / fnum(r["paper_s"]) for r in deep]
             out.append("The λ/16, p = 1 cells are %.2f–%.2f× the paper's." % (min(rs), max(rs)))
@@ -515,15 +514,25 @@ def paper_vs_exact(root, lines, suffix=""):
     lines.append("")
 
 
-# Our strategy names -> the reference's (its notebook's names), for the commands.
+def _rc_p1_ft(name):
+    """Rollercoaster with p = 1 and timeouts or drop-offline (the λ/16 heatmap cells)."""
+    info = strategies.info(name)
+    p = info["params"]
+    return info["family"] == "rc" and p["p"] == 1 and (p["ft"] or p["dropoffline"])
+
+
+# Our strategy names -> the reference's (its notebook's names), for the commands; the
+# parameters come from the simulator's strategy table (rcplot/strategies.py).
 def _ref_strategy(ours):
-    if ours == "unicast":
-        return "unicast"
-    base, _, rest = ours.partition("-ft")
-    base = base.replace("rc-", "rollercoaster-")
-    if not ours.count("-ft"):
+    info = strategies.info(ours)
+    if info["family"] != "rc":
+        return info["name"]
+    p = info["params"]
+    base = "rollercoaster-k%d-p%d" % (p["k"], p["p"])
+    if not p["ft"]:
         return base + "-notimeout"
-    return base + "-timeout10x" + ("-dropoffline" if rest == "-dropoffline" else "")
+    return base + "-timeout%02dx" % round(p["multiplier"] * 10) + (
+        "-dropoffline" if p["dropoffline"] else "")
 
 
 def _ref_config(r):

@@ -15,7 +15,8 @@ endif()
 add_test(NAME unit_analysis_stats
          COMMAND ${RCSIM_PYTHON} -m unittest discover -s ${CMAKE_CURRENT_SOURCE_DIR}/analysis
                  -p "test_*.py")
-set_tests_properties(unit_analysis_stats PROPERTIES TIMEOUT 120 LABELS analysis)
+set_tests_properties(unit_analysis_stats PROPERTIES TIMEOUT 120 LABELS analysis
+                     ENVIRONMENT "RCSIM_BIN=$<TARGET_FILE:rcsim>")
 
 rcsim_add_script(analysis_pipeline e2e/analysis_pipeline.sh TIMEOUT 600 LABELS analysis)
 set_property(TEST e2e_analysis_pipeline APPEND PROPERTY ENVIRONMENT "PYTHON=${RCSIM_PYTHON}")

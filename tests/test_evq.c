@@ -2,6 +2,10 @@
 #include <criterion/criterion.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "core/evq.h"
 #include "core/rng.h"
@@ -120,6 +124,63 @@ Test(sim, runs_until_stop_and_drops_later_events)
     cr_assert_eq(s.events, 4);
     cr_assert_eq(s.now, 350);
     rc_sim_free(&s);
+}
+
+static void other_handler(void *ctx, const rc_event *ev)
+{
+    (void)ctx;
+    (void)ev;
+}
+
+/* Runs `fn` in a child with stderr into a pipe; returns the signal that ended
+ * it (0 if it exited) and what it wrote in msg. */
+static int in_child(void (*fn)(void), char *msg, size_t n)
+{
+    int fd[2];
+    cr_assert_eq(pipe(fd), 0);
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        dup2(fd[1], 2);
+        close(fd[0]);
+        fn();
+        _exit(0);
+    }
+    close(fd[1]);
+    size_t got = 0;
+    ssize_t r;
+    while (got + 1 < n && (r = read(fd[0], msg + got, n - 1 - got)) > 0) got += (size_t)r;
+    msg[got] = '\0';
+    close(fd[0]);
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    return WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+}
+
+static void register_kind_3_twice(void)
+{
+    rc_sim s;
+    rc_sim_init(&s, 10);
+    rc_sim_on(&s, 3, count_handler, &s);
+    rc_sim_on(&s, 3, other_handler, NULL); /* must not replace the first */
+}
+
+static void register_two_kinds(void)
+{
+    rc_sim s;
+    rc_sim_init(&s, 10);
+    rc_sim_on(&s, RC_EV_PULL, count_handler, &s);
+    rc_sim_on(&s, RC_EV_APP, other_handler, NULL);
+    rc_sim_free(&s);
+}
+
+Test(sim, on_refuses_a_kind_already_taken)
+{
+    char msg[1024];
+    int sig = in_child(register_kind_3_twice, msg, sizeof msg);
+    cr_assert_eq(sig, SIGABRT, "a second handler for a taken kind must abort (signal %d)", sig);
+    cr_assert(strstr(msg, "event kind 3 is registered twice") != NULL, "message: %s", msg);
+    cr_assert_eq(in_child(register_two_kinds, msg, sizeof msg), 0, "two kinds: %s", msg);
 }
 
 Test(rng, streams_are_independent_of_each_other_and_reproducible)

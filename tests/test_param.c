@@ -4,7 +4,7 @@
 
 #include "exp/job.h"
 #include "exp/param.h"
-#include "multicast/strategy_name.h"
+#include "multicast/strategy_table.h"
 
 Test(param, defaults_are_the_paper_values)
 {
@@ -126,12 +126,16 @@ Test(param, strategy_names)
 {
     rc_strategy_spec s;
     cr_assert_eq(rc_strategy_parse("rc-k2-p2-ft1.5-dropoffline", &s, NULL), 0);
-    cr_assert(s.kind == RC_STRAT_ROLLERCOASTER && s.k == 2 && s.p == 2 && s.timeouts &&
-              s.drop_offline && s.multiplier == 1.5);
+#define V(name) rc_strategy_param_value(&s, name)
+    cr_assert_str_eq(s.family->family, "rc");
+    cr_assert(V("k") == 2 && V("p") == 2 && V("ft") == 1 && V("dropoffline") == 1 &&
+              V("multiplier") == 1.5);
     cr_assert_eq(rc_strategy_parse("rollercoaster-k4-p1-timeout10x-dropoffline", &s, NULL), 0);
-    cr_assert(s.k == 4 && s.p == 1 && s.timeouts && s.multiplier == 1.0 && s.drop_offline);
+    cr_assert(V("k") == 4 && V("p") == 1 && V("ft") == 1 && V("multiplier") == 1.0 &&
+              V("dropoffline") == 1);
     cr_assert_eq(rc_strategy_parse("rollercoaster-k2-p2-notimeout", &s, NULL), 0);
-    cr_assert(!s.timeouts);
+    cr_assert(V("ft") == 0);
+#undef V
     const char *bad[] = {"multicast", "rc-p2", "rc-k2-p0", "rc-k2-p2-ft-ft", "rc-k2-x"};
     for (size_t i = 0; i < 5; i++)
         cr_assert_neq(rc_strategy_parse(bad[i], &s, NULL), 0, "%s accepted", bad[i]);

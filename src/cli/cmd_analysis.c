@@ -12,7 +12,8 @@
  *      to the executable: PREFIX/share/rcsim when installed, BUILD/share/rcsim
  *      (links into the source tree) in a build tree.
  * The interpreter is $RCSIM_PYTHON, else /usr/bin/python3 (not the first
- * python3 on PATH, which may lack h5py and matplotlib).  Exit codes are the
+ * python3 on PATH, which may lack h5py and matplotlib).  $RCSIM_BIN is set to
+ * this binary: the scripts read strategy families from it.  Exit codes are the
  * script's; this file adds 1 when the script or the interpreter cannot be
  * found or started.
  */
@@ -120,6 +121,14 @@ static int run_script(const script_cmd *c, int argc, char **argv)
     char prog[64];
     snprintf(prog, sizeof prog, "rcsim %s", c->name);
     setenv("RCSIM_PROG", prog, 1); /* the script's usage lines name the command */
+    /* The scripts ask this binary for strategy families and parameters
+     * (`rcsim strategies --json`, analysis/rcplot/strategies.py). */
+    char self[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len > 0) {
+        self[len] = '\0';
+        setenv("RCSIM_BIN", self, 1);
+    }
     fflush(NULL);
     execvp(py, args);
     fprintf(stderr, "rcsim %s: cannot run %s: %s (set RCSIM_PYTHON to a python3 with h5py, "

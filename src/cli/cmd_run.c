@@ -12,6 +12,7 @@
 #include "io/h5out.h"
 #include "io/json.h"
 #include "multicast/adversary.h"
+#include "multicast/strategy_table.h"
 
 static void usage(FILE *out)
 {
@@ -35,60 +36,15 @@ static void usage(FILE *out)
             "  %-24s also write the job's results to an HDF5 file (docs/results-layout.md)\n"
             "  %-24s no human summary\n"
             "  %-24s this help; --help strategies: strategy names in full\n\n"
-            "Strategies:\n"
-            "  unicast                 sequential unicast: the sender queues one copy per member\n"
-            "  rc-kK-pP                Rollercoaster, branching factor K, parallelism P, no timeouts\n"
-            "  rc-kK-pP-ft             ... fault tolerant (ACK timeouts, reassignment), multiplier 1.0\n"
-            "  rc-kK-pP-ftM            ... timeout multiplier M (e.g. rc-k2-p2-ft1.5)\n"
-            "  ...-dropoffline         members that got a copy after being offline neither forward\n"
-            "                          nor ACK it (the source reassigns their role)\n"
-            "  The reference's names (rollercoaster-k2-p2-timeout10x-dropoffline) work too.\n\n"
-            "Models: --model exact (continuous-time Loopix, default) or --model paper (the\n"
-            "reference simulator's 10 ms lattice and quirks; every quirk also has its own\n"
-            "--q-* switch: auto follows the model).\n",
+            "Strategies (families of the strategy table; rcsim strategies --json):\n",
             "--json", "--out FILE", "--quiet", "--help");
-}
-
-/* `--help strategies`: the grammar of strategy names, which the parameter's
- * one-line help points to (multicast/strategy_name.h parses them). */
-static void help_strategies(FILE *out)
-{
-    fprintf(out,
-            "Strategies: the `strategy` parameter (--strategy NAME on `rcsim run`, strategy:\n"
-            "in a sweep file's defaults or axes).\n\n"
-            "  unicast              sequential unicast: the sender queues one copy per member\n"
-            "                       on its own send queue, in group order (docs/spec.md §2.2)\n"
-            "  rc-kK-pP             Rollercoaster (docs/spec.md §2.3): the members form a\n"
-            "                       schedule tree of branching factor K, and each recipient\n"
-            "                       forwards to its children; P is the parallelism, the number\n"
-            "                       of sub-messages one packet carries (-pP may be left out:\n"
-            "                       P = 1).  No ACKs and no timeouts.  K, P: integers 1..4096\n"
-            "  rc-kK-pP-ft          fault tolerant (RC-FT, docs/spec.md §2.4): recipients ACK,\n"
-            "                       and a role whose ACK is late is reassigned; the timeout is\n"
-            "                       the estimate times the multiplier 1.0\n"
-            "  rc-kK-pP-ftM         RC-FT with timeout multiplier M, a number in (0, 1000]\n"
-            "                       (rc-k2-p2-ft1.5)\n"
-            "  ...-dropoffline      a member that received its copy while offline neither\n"
-            "                       forwards nor ACKs it (under RC-FT the source reassigns\n"
-            "                       its role); goes last: rc-k2-p2-ft-dropoffline\n\n"
-            "The reference simulator's names work too:\n"
-            "  rollercoaster-kK-pP[-notimeout|-timeoutNNx][-dropoffline]\n"
-            "with timeoutNNx = RC-FT with multiplier NN/10, e.g.\n"
-            "  rollercoaster-k2-p2-timeout10x-dropoffline = rc-k2-p2-ft-dropoffline.\n"
-            "Results files and tables use the short form (rc-k2-p2-ft1.5-dropoffline).\n\n"
-            "Related parameters: --rc-base-delay-factor (the RC-FT timeout estimate) and the\n"
-            "quirks --q-arm-once, --q-acks-always, --q-nonce0-plain, --q-nonce-perm\n"
-            "(rcsim run --help lists them).\n");
-}
-
-int rc_help_topic(const char *topic, FILE *out)
-{
-    if (!strcmp(topic, "strategies") || !strcmp(topic, "strategy")) {
-        help_strategies(out);
-        return RC_EXIT_OK;
-    }
-    fprintf(stderr, "rcsim: no help topic '%s' (topics: strategies)\n", topic);
-    return RC_EXIT_USAGE;
+    size_t nf;
+    const rc_strategy_family *const *fam = rc_strategy_families(&nf);
+    for (size_t i = 0; i < nf; i++) fprintf(out, "  %-31s %s\n", fam[i]->pattern, fam[i]->summary);
+    fprintf(out, "  The reference's names (rollercoaster-k2-p2-timeout10x-dropoffline) work too.\n\n"
+                 "Models: --model exact (continuous-time Loopix, default) or --model paper (the\n"
+                 "reference simulator's 10 ms lattice and quirks; every quirk also has its own\n"
+                 "--q-* switch: auto follows the model).\n");
 }
 
 static void print_human(const rc_job *job, const rc_result *r)
@@ -194,6 +150,34 @@ static void put_population(json_t *o, const rc_job *job, const rc_result *r)
     json_object_set_new(o, "user_load", u);
 }
 
+/* When `rcsim run --json` prints a counter (the json column of multicast/counters.def). */
+typedef enum { WHEN_ALWAYS, WHEN_IF_SO, WHEN_IF_ADV, WHEN_IF_ANON, WHEN_LAST } json_when;
+
+/* The counters printed at `when`, in the list's order, under their json_key. */
+static void put_counters(json_t *o, const rc_counters *c, json_when when)
+{
+#define RC_COUNTER(name, from, type, units, json, json_key) PUT_##json(json_key, JSON_##type(c->name))
+#define JSON_U64(v) rc_json_u64(v)
+#define JSON_F64(v) rc_json_num(v, 6)
+#define PUT_IF(w, key, v) if (when == (w)) json_object_set_new(o, key, v);
+#define PUT_ALWAYS(key, v) PUT_IF(WHEN_ALWAYS, key, v)
+#define PUT_IF_SO(key, v) PUT_IF(WHEN_IF_SO, key, v)
+#define PUT_IF_ADV(key, v) PUT_IF(WHEN_IF_ADV, key, v)
+#define PUT_IF_ANON(key, v) PUT_IF(WHEN_IF_ANON, key, v)
+#define PUT_LAST(key, v) PUT_IF(WHEN_LAST, key, v)
+#define PUT_NEVER(key, v)
+#include "multicast/counters.def"
+#undef JSON_U64
+#undef JSON_F64
+#undef PUT_IF
+#undef PUT_ALWAYS
+#undef PUT_IF_SO
+#undef PUT_IF_ADV
+#undef PUT_IF_ANON
+#undef PUT_LAST
+#undef PUT_NEVER
+}
+
 /* One line of JSON (io/json.h); keys and formats are what scripts parse. */
 static void print_json(const rc_job *job, const rc_result *r)
 {
@@ -212,19 +196,7 @@ static void print_json(const rc_job *job, const rc_result *r)
     PUT("seed", rc_json_u64(job->seed));
     PUT("duration_s", rc_json_num(job->duration_s, 3));
     PUT("deliveries", rc_json_u64(s->count));
-    PUT("deliveries_all", rc_json_u64(r->c.deliveries));
-    PUT("multicasts", rc_json_u64(r->c.multicasts));
-    PUT("undelivered", rc_json_u64(r->c.undelivered));
-    PUT("duplicates", rc_json_u64(r->c.duplicates));
-    PUT("payload_packets", rc_json_u64(r->c.payload_packets));
-    PUT("ack_packets", rc_json_u64(r->c.ack_packets));
-    PUT("reassignments", rc_json_u64(r->c.reassignments));
-    PUT("timeouts", rc_json_u64(r->c.timeouts));
-    PUT("repair_packets", rc_json_u64(r->c.repair_packets));
-    PUT("repairs", rc_json_u64(r->c.repairs));
-    PUT("joins", rc_json_u64(r->c.joins));
-    PUT("leaves", rc_json_u64(r->c.leaves));
-    PUT("expected_deliveries", rc_json_u64(r->c.expected_deliveries));
+    put_counters(o, &r->c, WHEN_ALWAYS);
     PUT("mean_s", rc_json_num(s->mean_s, 6));
     PUT("p1_s", rc_json_num(s->q[0], 6));
     PUT("p25_s", rc_json_num(s->q[3], 6));
@@ -234,8 +206,7 @@ static void print_json(const rc_job *job, const rc_result *r)
     PUT("p99_s", rc_json_num(s->q[8], 6));
     PUT("max_s", rc_json_num(s->max_s, 6));
     if (job->source_offline[0]) {
-        PUT("so_expected", rc_json_u64(r->c.so_expected));
-        PUT("so_delivered", rc_json_u64(r->c.so_delivered));
+        put_counters(o, &r->c, WHEN_IF_SO);
         PUT("so_latency_mean_s",
             rc_json_num(r->c.so_delivered
                             ? (double)r->c.so_latency_sum_ms / 1e3 / (double)r->c.so_delivered
@@ -243,46 +214,12 @@ static void print_json(const rc_job *job, const rc_result *r)
                         3));
         PUT("so_latency_max_s", rc_json_num((double)r->c.so_latency_max_ms / 1e3, 3));
     }
-    if (job->adversary != RC_ADV_NONE) {
-        PUT("adv_members", rc_json_u64(r->c.adv_members));
-        PUT("adv_withheld", rc_json_u64(r->c.adv_withheld));
-        PUT("adv_acks_withheld", rc_json_u64(r->c.adv_acks_withheld));
-        PUT("adv_acks_faked", rc_json_u64(r->c.adv_acks_faked));
-        PUT("adv_delayed", rc_json_u64(r->c.adv_delayed));
-    }
+    if (job->adversary != RC_ADV_NONE) put_counters(o, &r->c, WHEN_IF_ADV);
     if (r->n_sizes > 0) put_population(o, job, r);
-    /* bandwidth and unobservability (docs/spec.md §1.12): null where not measured */
+    /* bandwidth in bytes: the packet size it assumes (docs/spec.md §1.12) */
     PUT("packet_size", json_integer(job->packet_size));
-    PUT("bw_online_client_s", rc_json_num(r->c.bw_online_client_s, 3));
-    PUT("bw_payload_pps", rc_json_num(r->c.bw_payload_pps, 6));
-    PUT("bw_cover_pps", rc_json_num(r->c.bw_cover_pps, 6));
-    PUT("bw_cover_used", rc_json_num(r->c.bw_cover_used, 6));
-    PUT("bw_bytes_per_client_s", rc_json_num(r->c.bw_bytes_per_client_s, 3));
-    PUT("bw_mix_load_mean_pps", rc_json_num(r->c.bw_mix_load_mean_pps, 6));
-    PUT("bw_mix_load_max_pps", rc_json_num(r->c.bw_mix_load_max_pps, 6));
-    PUT("payload_slots", rc_json_u64(r->c.payload_slots));
-    PUT("unobs_active_gaps", rc_json_u64(r->c.unobs_active_gaps));
-    PUT("unobs_idle_gaps", rc_json_u64(r->c.unobs_idle_gaps));
-    PUT("unobs_active_rate_pps", rc_json_num(r->c.unobs_active_rate_pps, 6));
-    PUT("unobs_idle_rate_pps", rc_json_num(r->c.unobs_idle_rate_pps, 6));
-    PUT("unobs_ks", rc_json_num(r->c.unobs_ks, 6));
-    PUT("unobs_ks_crit05", rc_json_num(r->c.unobs_ks_crit05, 6));
-    PUT("unobs_real_per_pull_mean", rc_json_num(r->c.unobs_real_per_pull_mean, 6));
-    PUT("unobs_real_per_pull_max", rc_json_num(r->c.unobs_real_per_pull_max, 0));
-    PUT("unobs_pulls_nonempty", rc_json_num(r->c.unobs_pulls_nonempty, 6));
-    if (job->anonymity) {
-        PUT("anon_targets", rc_json_u64(r->c.anon_targets));
-        PUT("anon_entropy_mean_bits", rc_json_num(r->c.anon_entropy_mean_bits, 6));
-        PUT("anon_entropy_median_bits", rc_json_num(r->c.anon_entropy_median_bits, 6));
-        PUT("anon_entropy_p5_bits", rc_json_num(r->c.anon_entropy_p5_bits, 6));
-        PUT("anon_min_entropy_mean_bits", rc_json_num(r->c.anon_min_entropy_mean_bits, 6));
-        PUT("anon_sender_entropy_mean_bits", rc_json_num(r->c.anon_sender_entropy_mean_bits, 6));
-        PUT("anon_corrupt_mixes", rc_json_u64(r->c.anon_corrupt_mixes));
-        PUT("anon_corrupt_providers", rc_json_u64(r->c.anon_corrupt_providers));
-    }
-    PUT("events", rc_json_u64(r->c.events));
-    PUT("wall_s", rc_json_num(r->c.wall_s, 6));
-    PUT("peak_rss_kb", rc_json_u64(r->c.peak_rss_kb));
+    if (job->anonymity) put_counters(o, &r->c, WHEN_IF_ANON);
+    put_counters(o, &r->c, WHEN_LAST);
 #undef PUT
     rc_json_print(stdout, o, JSON_COMPACT | RC_JSON_FIXED);
 }

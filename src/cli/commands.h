@@ -18,9 +18,13 @@ int rc_cmd_report(int argc, char **argv);  /* cli/cmd_analysis.c: exec analysis/
 int rc_cmd_figures(int argc, char **argv); /* cli/cmd_analysis.c: the paper's figures (Python) */
 int rc_cmd_summarize(int argc, char **argv); /* cli/cmd_analysis.c: results table (Python) */
 
-/* `rcsim --help TOPIC`, `rcsim run --help TOPIC` (cli/cmd_run.c): prints the topic
+/* `rcsim --help TOPIC`, `rcsim run --help TOPIC` (cli/cmd_strategies.c): prints the topic
  * ("strategies") to `out` and returns 0, or names the topics on stderr and returns 2. */
 int rc_help_topic(const char *topic, FILE *out);
+/* cli/cmd_strategies.c: the strategy families (multicast/strategy_table.h), as text or
+ * JSON; rc_strategies_help prints the `--help strategies` text. */
+int rc_cmd_strategies(int argc, char **argv);
+void rc_strategies_help(FILE *out);
 int rc_cmd_merge(int argc, char **argv);   /* cli/cmd_merge.c: combine results files (shards) */
 int rc_cmd_convert(int argc, char **argv); /* cli/cmd_convert.c: results layout 1 -> 2 */
 

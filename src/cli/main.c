@@ -46,6 +46,7 @@ static const command commands[] = {
     {"report", rc_cmd_report, "one-page HTML + Markdown report of a results file"},
     {"figures", rc_cmd_figures, "draw the paper's figures (5-9, 14-16) from results files"},
     {"summarize", rc_cmd_summarize, "print results files as a table, one line per configuration"},
+    {"strategies", rc_cmd_strategies, "list the strategy families and their parameters (--json)"},
     {"merge", rc_cmd_merge, "combine results files of one sweep (e.g. its shards) into one"},
     {"convert", rc_cmd_convert, "convert a results file of the old layout (rcsim-results/1)"},
 };
@@ -58,7 +59,7 @@ static void usage(FILE *out)
             "commands:\n",
             RCSIM_VERSION, RCSIM_GIT_REVISION);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (commands[i].fn != NULL) fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
+        if (commands[i].fn != NULL) fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(out, "\n  --version           print the version and the build, and exit\n"
                  "  --help strategies   strategy names in full\n");
 }

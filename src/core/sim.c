@@ -15,7 +15,12 @@ void rc_sim_free(rc_sim *s) { rc_evq_free(&s->q); }
 
 void rc_sim_on(rc_sim *s, uint32_t kind, rc_handler_fn fn, void *ctx)
 {
-    RC_ASSERT(kind < RC_SIM_MAX_KINDS);
+    RC_ASSERTF(kind < RC_SIM_MAX_KINDS, "event kind %u is out of range (at most %d kinds)", kind,
+               RC_SIM_MAX_KINDS);
+    RC_ASSERTF(s->handlers[kind] == NULL,
+               "event kind %u is registered twice (rc_sim_on): each kind has one handler, and "
+               "core/sim.h gives out the numbers", kind);
+    RC_ASSERTF(fn != NULL, "event kind %u: no handler given (rc_sim_on)", kind);
     s->handlers[kind] = fn;
     s->ctx[kind] = ctx;
 }

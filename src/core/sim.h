@@ -14,6 +14,26 @@
 
 #include "core/evq.h"
 
+/* Same-time event classes: events at one instant pop in this order (docs/spec.md
+ * §1.2): mixes < providers < availability < pulls < client streams < strategy
+ * timers < apps.  The class is the second key of the event queue. */
+enum { RC_CLS_MIX = 0, RC_CLS_PROVIDER = 1, RC_CLS_AVAIL = 2, RC_CLS_PULL = 3, RC_CLS_STREAM = 4,
+       RC_CLS_TIMER = 5, RC_CLS_APP = 6 };
+
+/* Event kinds: each names one handler (rc_sim_on), and the numbers are given out
+ * here, in one place, so that no two layers take the same one. */
+enum {
+    /* loopix/net */
+    RC_EV_PULL = 1, RC_EV_STREAM = 2, RC_EV_AVAIL = 3, RC_EV_COVER_HOP = 4, RC_EV_MIX_LOOP = 5,
+    RC_EV_FORCE = 6, RC_EV_RELAY = 7,
+    /* multicast/mc */
+    RC_EV_MC_TIMER = 8, RC_EV_MC_MEMBERSHIP = 11, RC_EV_MC_ADV_RELEASE = 13,
+    /* multicast/antientropy */
+    RC_EV_AE_GOSSIP = 12,
+    /* workload/app */
+    RC_EV_APP = 9,
+};
+
 #define RC_SIM_MAX_KINDS 32
 
 typedef void (*rc_handler_fn)(void *ctx, const rc_event *ev);
@@ -29,6 +49,9 @@ typedef struct rc_sim {
 
 void rc_sim_init(rc_sim *s, rc_time stop);
 void rc_sim_free(rc_sim *s);
+/* Registers the handler of events of `kind` (one of the RC_EV_* above).  A kind
+ * has one handler: registering a kind already taken is a programming error and
+ * aborts, naming the kind (it would silently take the other layer's events). */
 void rc_sim_on(rc_sim *s, uint32_t kind, rc_handler_fn fn, void *ctx);
 /* Schedules an event; false (and nothing queued) when t is at or after the
  * stop time, where it could never run. */

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "exp/param.h"
-#include "multicast/strategy_name.h"
+#include "multicast/strategy_table.h"
 
 double rc_job_cost_estimate(const rc_job *in)
 {
@@ -20,8 +20,11 @@ double rc_job_cost_estimate(const rc_job *in)
      * 0.70-1.49, and the set's total is within 1 %.
      *  - SEC_PER_COPY: the whole cost of one sub-message copy (its send,
      *    bundle, delivery and its share of the sender's stream firings);
-     *    copies = gs - 1 per multicast, twice that with Rollercoaster's ACKs;
-     *  - SEC_PER_TIMEOUT: RC-FT arms one timeout per member and multicast;
+     *    each strategy family states its copies per recipient and per
+     *    multicast (multicast/strategy_table.h, rc_strategy_cost): gs - 1 per
+     *    multicast for unicast, twice that with Rollercoaster's ACKs;
+     *    provider-injected copies are costed as client ones (not fitted);
+     *  - SEC_PER_TIMEOUT: per timeout armed (RC-FT: one per member and multicast);
      *  - large p costs more per copy (bundling work): x(1 + (p/12)^3.4);
      *  - a saturated network (utilisation rho near 1, docs/spec.md §6 Fig. 8)
      *    keeps long queues: x(1 + 1.2 rho^2);
@@ -43,23 +46,29 @@ double rc_job_cost_estimate(const rc_job *in)
     rc_job job = *in;
     rc_job_resolve(&job);
     rc_strategy_spec s;
-    if (rc_strategy_parse(job.strategy, &s, NULL) != 0)
-        s = (rc_strategy_spec){.kind = RC_STRAT_UNICAST, .k = 1, .p = 1};
-    bool rc = s.kind == RC_STRAT_ROLLERCOASTER;
+    if (rc_strategy_parse(job.strategy, &s, NULL) != 0) rc_strategy_parse("unicast", &s, NULL);
+    rc_strategy_cost c;
+    rc_strategy_cost_of(&s, &c);
     double m = job.users, gs = rc_job_group_size(&job), g = job.groups;
-    double p = s.p > 0 ? s.p : 1;
+    double p = c.p > 0 ? c.p : 1;
     double div = job.lambda_div > 0 ? job.lambda_div : 1;
     bool traced = strcmp(job.trace, "online") != 0;
 
     double multicasts = g * job.app_rate * job.burst * job.duration_s;
-    double copies = multicasts * (gs - 1) * (rc ? 2.0 : 1.0);
+    /* client copies take their senders' payload slots; provider copies do not */
+    double client = multicasts * (gs - 1) * c.client_copies_per_recipient;
+    if (c.client_copies_per_multicast > 0) client += multicasts * c.client_copies_per_multicast;
+    double copies = client;
+    if (c.provider_copies_per_recipient > 0)
+        copies += multicasts * (gs - 1) * c.provider_copies_per_recipient;
     double work = copies * SEC_PER_COPY;
-    if (s.timeouts) work += multicasts * gs * SEC_PER_TIMEOUT;
+    if (c.timeouts_per_member > 0)
+        work += multicasts * gs * SEC_PER_TIMEOUT * c.timeouts_per_member;
 
     /* Utilisation: real sub-messages per second against the payload slots of
      * all clients (lambda_P * p / div each), docs/spec.md §6 "Load check". */
     double slots = m * job.rate_payload * p / div;
-    double rho = job.duration_s > 0 && slots > 0 ? copies / job.duration_s / slots : 0;
+    double rho = job.duration_s > 0 && slots > 0 ? client / job.duration_s / slots : 0;
     if (rho > 2) rho = 2;
     double load = 1 + 1.2 * rho * rho;
     double wide = 1 + pow(p / 12.0, 3.4);

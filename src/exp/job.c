@@ -10,7 +10,7 @@
 #include "multicast/adversary.h"
 #include "multicast/mc.h"
 #include "multicast/population.h"
-#include "multicast/strategy_name.h"
+#include "multicast/strategy_table.h"
 #include "trace/trace_id.h"
 #include "workload/app.h"
 
@@ -206,6 +206,7 @@ void rc_job_net_cfg(const rc_job *job, rc_net_cfg *out)
     out->trace16 = job->quirks.trace16 != 0;
     out->frozen_pull = job->quirks.frozen_pull == 1;
     out->ingress_delay = job->quirks.ingress_delay == 1;
+    out->provider_rate = job->provider_rate;
 }
 
 void rc_job_mc_cfg(const rc_job *job, rc_mc_cfg *out)

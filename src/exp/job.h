@@ -42,7 +42,7 @@ typedef struct rc_job {
     int users;                 /* m */
     int group_size;            /* 0 means "= users" */
     int groups;                /* number of groups over the same population */
-    char strategy[64];         /* e.g. "unicast", "rc-k2-p2-ft" (multicast/strategy.h) */
+    char strategy[64];         /* e.g. "unicast", "rc-k2-p2-ft" (multicast/strategy_table.h) */
     int burst;                 /* multicasts per app event (multi-message workload) */
     double app_rate;           /* group events per second, per group */
     double heavy_fraction;     /* first floor(f*|G|) members in group order are heavy */
@@ -72,6 +72,7 @@ typedef struct rc_job {
     int mix_layers, mixes_per_layer, users_per_provider;
     /* strategy options not expressed in the name */
     double rc_base_delay_factor;  /* docs/spec.md §2.4: factor 2 in t_msg */
+    double provider_rate;         /* provider-fanout: packets a provider injects per second (0 = unlimited) */
     /* scenario hooks used by tests and studies */
     char offline_members[128];    /* comma list of group positions forced offline all run */
     char source_offline[64];      /* "" or "AT:FOR" seconds: the first sender goes offline (issue 8) */

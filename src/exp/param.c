@@ -26,7 +26,8 @@ static const rc_param_def table[] = {
     {"groups", RC_PT_INT, OFF(groups), 0, "1", 1, 1 << 24, "", NULL, C | A,
      "number of groups over the same population (a user may be in several)"},
     {"strategy", RC_PT_STRING, OFF(strategy), SZ(strategy), "unicast", 0, 0, "", NULL, C | A,
-     "multicast strategy: unicast | rc-kK-pP[-ft[M]][-dropoffline] (see --help strategies)"},
+     "multicast strategy: unicast | rc-kK-pP[-ft[M]][-dropoffline] | provider-fanout "
+     "(see --help strategies)"},
     {"burst", RC_PT_INT, OFF(burst), 0, "1", 1, 100000, "", NULL, C | A,
      "multicasts a sender starts per app event (multi-message workload)"},
     {"app_rate", RC_PT_DOUBLE, OFF(app_rate), 0, "1/30", 0, 1e6, "1/s", NULL,
@@ -99,6 +100,9 @@ static const rc_param_def table[] = {
      C | A, "clients per provider (filled greedily)"},
     {"rc_base_delay_factor", RC_PT_DOUBLE, OFF(rc_base_delay_factor), 0, "2", 0, 1e6, "", NULL,
      C | A, "RC-FT timeout estimate: t_msg = factor * hops / mu (docs/spec.md §2.4)"},
+    {"provider_rate", RC_PT_DOUBLE, OFF(provider_rate), 0, "0", 0, 1e6, "1/s", NULL, C | A | N,
+     "provider-fanout: packets a provider injects into the mixes per second, one after the "
+     "other (0 = unlimited; not divided by lambda_div; docs/spec.md §2.6)"},
     {"offline_members", RC_PT_STRING, OFF(offline_members), SZ(offline_members), "", 0, 0, "",
      NULL, C | A, "comma list of group-0 positions forced offline for the whole run"},
     {"source_offline", RC_PT_STRING, OFF(source_offline), SZ(source_offline), "", 0, 0, "",

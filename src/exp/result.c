@@ -279,54 +279,25 @@ void rc_result_gather(rc_result *r, rc_mc *mc, bool keep_raw)
 {
     rc_mc_finish(mc, note_missed, r);
     const rc_mc_counters *m = rc_mc_counts(mc);
-    rc_counters *c = &r->c;
-    c->multicasts = m->multicasts;
-    c->deliveries = m->deliveries;
-    c->deliveries_online = m->deliveries_online;
-    c->duplicates = m->duplicates;
-    c->expected_deliveries = m->expected_deliveries;
-    c->undelivered = m->undelivered;
-    c->payload_packets = m->payload_packets;
-    c->ack_packets = m->ack_packets;
-    c->repair_packets = m->repair_packets;
-    c->reassignments = m->reassignments;
-    c->timeouts = m->timeouts;
-    c->joins = m->joins;
-    c->leaves = m->leaves;
-    c->repairs = m->repairs;
-    c->so_expected = m->so_expected;
-    c->so_delivered = m->so_delivered;
-    c->so_delivered_online = m->so_delivered_online;
-    c->so_latency_sum_ms = m->so_latency_sum_ms;
-    c->so_latency_max_ms = m->so_latency_max_ms;
-    c->adv_members = m->adv_members;
-    c->adv_withheld = m->adv_withheld;
-    c->adv_acks_withheld = m->adv_acks_withheld;
-    c->adv_acks_faked = m->adv_acks_faked;
-    c->adv_delayed = m->adv_delayed;
     const rc_net_counters *n = rc_net_counts(rc_mc_net(mc));
-    c->bundles = n->bundles;
-    c->cover_packets = n->cover_packets;
-    c->pulls = n->pulls;
-    c->mix_packets = n->mix_packets;
-    c->payload_slots = n->payload_slots;
-    rc_net_traffic t;
+    rc_counters *c = &r->c;
+    rc_net_traffic t; /* the TRAFFIC rows (loopix/traffic.c, docs/spec.md §1.12) */
     rc_net_traffic_summary(rc_mc_net(mc), &t);
-    c->bw_online_client_s = t.online_client_s;
-    c->bw_payload_pps = t.payload_pps;
-    c->bw_cover_pps = t.cover_pps;
-    c->bw_cover_used = t.cover_used;
-    c->bw_mix_load_mean_pps = t.mix_load_mean_pps;
-    c->bw_mix_load_max_pps = t.mix_load_max_pps;
-    c->unobs_active_gaps = t.active_gaps;
-    c->unobs_idle_gaps = t.idle_gaps;
-    c->unobs_active_rate_pps = t.active_rate_pps;
-    c->unobs_idle_rate_pps = t.idle_rate_pps;
-    c->unobs_ks = t.ks;
-    c->unobs_ks_crit05 = t.ks_crit05;
-    c->unobs_real_per_pull_mean = t.real_per_pull_mean;
-    c->unobs_real_per_pull_max = t.real_per_pull_max;
-    c->unobs_pulls_nonempty = t.pulls_nonempty_share;
+    /* The engine's and the run's rows are filled by rc_run_job. */
+#define RC_COUNTER(name, from, type, units, json, json_key) GATHER_##from(name)
+#define GATHER_MC(name) c->name = m->name;
+#define GATHER_NET(name) c->name = n->name;
+#define GATHER_TRAFFIC(name) c->name = t.name;
+#define GATHER_ANON(name)
+#define GATHER_ENGINE(name)
+#define GATHER_RUN(name)
+#include "multicast/counters.def"
+#undef GATHER_MC
+#undef GATHER_NET
+#undef GATHER_TRAFFIC
+#undef GATHER_ANON
+#undef GATHER_ENGINE
+#undef GATHER_RUN
 
     const rc_poptab *pt = rc_mc_poptab(mc);
     if (pt != NULL) {

@@ -53,65 +53,15 @@ typedef struct rc_summary {
 /* The job's counters, gathered from the layers that count them: the engine
  * (events), the network (rc_net_counters: bundles, cover_packets, pulls,
  * mix_packets), the multicast layer (rc_mc_counters: the rest) and the run
- * itself (wall_s, sim_s, peak_rss_kb).  The field names are the output names
- * (HDF5 counter_*, --json). */
+ * itself (wall_s, sim_s, peak_rss_kb): every row of multicast/counters.def, in
+ * its order.  The field names are the output names (HDF5 counter_*, --json). */
 typedef struct rc_counters {
-    uint64_t events;              /* engine events processed */
-    uint64_t multicasts;          /* payloads created by the apps */
-    uint64_t deliveries;          /* first receipts (recipient, payload) */
-    uint64_t deliveries_online;   /* ... of which marked DELIVERED_ONLINE */
-    uint64_t duplicates;          /* later copies (already_seen) */
-    uint64_t expected_deliveries; /* recipients x payloads */
-    uint64_t undelivered;         /* (recipient, payload) pairs not delivered by the end */
-    uint64_t payload_packets;     /* real payload sub-messages that left a client */
-    uint64_t ack_packets;         /* ACK sub-messages that left a client */
-    uint64_t repair_packets;      /* reconciliation digests and pushes (issue 8) */
-    uint64_t cover_packets;       /* cover sub-messages (drop/loop) that left a client */
-    uint64_t bundles;             /* packets (bundles of p sub-messages) emitted */
-    uint64_t reassignments;       /* RC-FT role reassignments */
-    uint64_t timeouts;            /* RC-FT timeouts that fired */
-    uint64_t pulls;               /* pulls that found something */
-    uint64_t mix_packets;         /* packets through mixes, --cover full only */
-    uint64_t joins, leaves;       /* membership changes (membership_rate > 0) */
-    uint64_t repairs;             /* payloads first delivered by anti-entropy */
-    /* source_offline scenario: the multicast whose source went offline */
-    uint64_t so_expected, so_delivered, so_delivered_online;
-    uint64_t so_latency_sum_ms, so_latency_max_ms;
-    /* misbehaving members (issue 17, multicast/adversary.h) */
-    uint64_t adv_members;         /* users that misbehave */
-    uint64_t adv_withheld;        /* payload copies and repairs they did not forward */
-    uint64_t adv_acks_withheld;   /* ACKs drop members did not send */
-    uint64_t adv_acks_faked;      /* ACKs ack-drop members sent for copies they did not forward */
-    uint64_t adv_delayed;         /* forwards, ACKs and repairs held back by adversary_delay */
-    /* bandwidth and unobservability (issue 29, loopix/net.h rc_net_traffic, docs/spec.md
-     * §1.12): per client = per client-second online; NaN where not measured */
-    uint64_t payload_slots;         /* payload-stream firings simulated (all with cover full) */
-    double bw_online_client_s;      /* client-seconds online */
-    double bw_payload_pps;          /* real sub-messages (payload, ACK, repair) per client per s */
-    double bw_cover_pps;            /* cover sub-messages per client per s (expected under skip) */
-    double bw_cover_used;           /* real share of the payload-stream slots */
-    double bw_bytes_per_client_s;   /* (payload + cover) x packet_size */
-    double bw_mix_load_mean_pps;    /* sub-messages a mix receives per s, mean over mixes */
-    double bw_mix_load_max_pps;     /* ... the busiest mix (cover full only) */
-    uint64_t unobs_active_gaps;     /* client inter-departure gaps begun with real mail held */
-    uint64_t unobs_idle_gaps;       /* ... without (cover full only) */
-    double unobs_active_rate_pps;   /* client departures (bundles) per s while active */
-    double unobs_idle_rate_pps;     /* ... while idle */
-    double unobs_ks;                /* two-sample KS statistic, active vs idle gaps */
-    double unobs_ks_crit05;         /* its 5 % critical value for these sample sizes */
-    double unobs_real_per_pull_mean; /* real messages a provider hands out per pull */
-    double unobs_real_per_pull_max;  /* ... most in one pull */
-    double unobs_pulls_nonempty;     /* share of pulls with a real message */
-    /* anonymity against a global passive adversary (issue 29, anon/anonymity.h,
-     * docs/spec.md §10): tracked messages measured (0 without --anonymity) and
-     * their entropies in bits (NaN without --anonymity) */
-    uint64_t anon_targets;
-    uint64_t anon_corrupt_mixes, anon_corrupt_providers; /* nodes the adversary owns */
-    double anon_entropy_mean_bits, anon_entropy_median_bits, anon_entropy_p5_bits;
-    double anon_min_entropy_mean_bits, anon_sender_entropy_mean_bits;
-    double wall_s;                /* wall time of the simulation */
-    double sim_s;                 /* simulated span */
-    uint64_t peak_rss_kb;         /* peak resident set of the process after the job */
+#define RC_COUNTER(name, from, type, units, json, json_key) RC_COUNTER_CTYPE_##type name;
+#define RC_COUNTER_CTYPE_U64 uint64_t
+#define RC_COUNTER_CTYPE_F64 double
+#include "multicast/counters.def"
+#undef RC_COUNTER_CTYPE_U64
+#undef RC_COUNTER_CTYPE_F64
 } rc_counters;
 
 /* Population mode (issue 17): first deliveries by the size of their group,

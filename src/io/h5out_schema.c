@@ -128,40 +128,10 @@ int h5_col_flush(hid_t loc, column *c, hsize_t start)
     return rc;
 }
 
-#define COUNTER(f, k, u) {"counter_" #f, offsetof(rc_counters, f), k, u}
 const h5_counter_col h5_counter_cols[] = {
-    COUNTER(events, K_U64, ""),           COUNTER(multicasts, K_U64, ""),
-    COUNTER(deliveries, K_U64, ""),       COUNTER(deliveries_online, K_U64, ""),
-    COUNTER(duplicates, K_U64, ""),       COUNTER(expected_deliveries, K_U64, ""),
-    COUNTER(undelivered, K_U64, ""),      COUNTER(payload_packets, K_U64, ""),
-    COUNTER(ack_packets, K_U64, ""),      COUNTER(repair_packets, K_U64, ""),
-    COUNTER(cover_packets, K_U64, ""),    COUNTER(bundles, K_U64, ""),
-    COUNTER(reassignments, K_U64, ""),    COUNTER(timeouts, K_U64, ""),
-    COUNTER(pulls, K_U64, ""),            COUNTER(mix_packets, K_U64, ""),
-    COUNTER(joins, K_U64, ""),            COUNTER(leaves, K_U64, ""),
-    COUNTER(repairs, K_U64, ""),          COUNTER(so_expected, K_U64, ""),
-    COUNTER(so_delivered, K_U64, ""),     COUNTER(so_delivered_online, K_U64, ""),
-    COUNTER(so_latency_sum_ms, K_U64, "ms"), COUNTER(so_latency_max_ms, K_U64, "ms"),
-    COUNTER(adv_members, K_U64, ""),      COUNTER(adv_withheld, K_U64, ""),
-    COUNTER(adv_acks_withheld, K_U64, ""), COUNTER(adv_acks_faked, K_U64, ""),
-    COUNTER(adv_delayed, K_U64, ""),
-    /* bandwidth and unobservability (issue 29, docs/spec.md §1.12) */
-    COUNTER(payload_slots, K_U64, ""),    COUNTER(bw_online_client_s, K_F64, "s"),
-    COUNTER(bw_payload_pps, K_F64, "1/s"), COUNTER(bw_cover_pps, K_F64, "1/s"),
-    COUNTER(bw_cover_used, K_F64, ""),    COUNTER(bw_bytes_per_client_s, K_F64, "B/s"),
-    COUNTER(bw_mix_load_mean_pps, K_F64, "1/s"), COUNTER(bw_mix_load_max_pps, K_F64, "1/s"),
-    COUNTER(unobs_active_gaps, K_U64, ""), COUNTER(unobs_idle_gaps, K_U64, ""),
-    COUNTER(unobs_active_rate_pps, K_F64, "1/s"), COUNTER(unobs_idle_rate_pps, K_F64, "1/s"),
-    COUNTER(unobs_ks, K_F64, ""),         COUNTER(unobs_ks_crit05, K_F64, ""),
-    COUNTER(unobs_real_per_pull_mean, K_F64, ""), COUNTER(unobs_real_per_pull_max, K_F64, ""),
-    COUNTER(unobs_pulls_nonempty, K_F64, ""),
-    COUNTER(anon_targets, K_U64, ""),     COUNTER(anon_corrupt_mixes, K_U64, ""),
-    COUNTER(anon_corrupt_providers, K_U64, ""),
-    COUNTER(anon_entropy_mean_bits, K_F64, "bit"), COUNTER(anon_entropy_median_bits, K_F64, "bit"),
-    COUNTER(anon_entropy_p5_bits, K_F64, "bit"), COUNTER(anon_min_entropy_mean_bits, K_F64, "bit"),
-    COUNTER(anon_sender_entropy_mean_bits, K_F64, "bit"),
-    COUNTER(wall_s, K_F64, "s"),          COUNTER(sim_s, K_F64, "s"),
-    COUNTER(peak_rss_kb, K_U64, "KiB"),
+#define RC_COUNTER(name, from, type, units, json, json_key) \
+    {"counter_" #name, offsetof(rc_counters, name), K_##type, units},
+#include "multicast/counters.def"
 };
 const size_t h5_n_counters = sizeof h5_counter_cols / sizeof h5_counter_cols[0];
 

@@ -77,9 +77,10 @@ static void emit_bundle(rc_net *n, uint32_t ui, rc_time t)
     rc_time hand = n->lattice ? n->tick : 0; /* one tick of hand-off per hop (docs/spec.md §1.2) */
     unsigned shared_hops = (n->ingress_delay ? 1u : 0u) + (n->layers > 0 ? n->layers - 1 : 0);
     bool any_real = covers_ahead(u) < (uint32_t)n->p;
-    rc_time shared = t;
+    rc_time shared = t, at_provider = t; /* at_provider: when it has left the ingress provider */
     if (any_real) {
         shared += hand + (n->ingress_delay ? rc_net__hop_delay(n) : 0);
+        at_provider = shared;
         for (uint32_t l = 0; l + 1 < n->layers; l++) shared += hand + rc_net__hop_delay(n);
     } else {
         /* Nobody observes an all-cover bundle's path: consume its delay
@@ -107,6 +108,15 @@ static void emit_bundle(rc_net *n, uint32_t ui, rc_time t)
         uint32_t s = ring_pop(&u->wait_sub);
         n->subs[s].emitted = t;
         n->hooks.sent(n->hooks.ctx, ui, n->subs[s].body, t);
+        if (n->subs[s].recipient == TO_PROVIDER) {
+            /* Ends at the provider (provider.c): the strategy acts there, at
+             * that time (an event, so providers serve in time order). */
+            uint32_t body = n->subs[s].body;
+            sub_free(n, s);
+            n->subs_relayed++;
+            rc_sim_at(n->sim, at_provider, RC_CLS_PROVIDER, RC_EV_RELAY, ui, body);
+            continue;
+        }
         /* The last layer delays each sub-message separately, then the egress
          * provider files it in the next tick (delay 0). */
         rc_time arrive = shared + hand + rc_net__hop_delay(n) + hand;
@@ -197,7 +207,7 @@ void rc_net__idle_catch_up(rc_net *n, uint32_t ui, rc_time limit)
 void rc_net__schedule_stream(rc_net *n, uint32_t ui)
 {
     user *u = &n->users[ui];
-    rc_sim_at(n->sim, next_stream_time(u), RC_CLS_STREAM, EV_STREAM, ui, u->stream_ver);
+    rc_sim_at(n->sim, next_stream_time(u), RC_CLS_STREAM, RC_EV_STREAM, ui, u->stream_ver);
 }
 
 void rc_net__on_stream(void *ctx, const rc_event *ev)
@@ -215,9 +225,9 @@ void rc_net__on_stream(void *ctx, const rc_event *ev)
     /* (The bound is re-read each step: a hook may force the client offline.) */
     if (!n->cover_full) {
         for (rc_time t = next_stream_time(u);
-             u->out.n > 0 && t < n->sim->stop && t < rc_net__next_toggle(n, u);
+             u->out.n > 0 && t < n->sim->stop && t < next_toggle(n, u);
              t = next_stream_time(u)) {
-            RC_DCHECK(rc_net__wanted_online(n, u, t), "client %u would send at %lld while offline",
+            RC_DCHECK(wanted_online(u, t), "client %u would send at %lld while offline",
                       ev->obj, (long long)t);
             stream_step(n, ev->obj, t);
             last = t;
@@ -229,6 +239,11 @@ void rc_net__on_stream(void *ctx, const rc_event *ev)
         u->busy = false;
         u->idle_since = last + step(n);
     }
+}
+
+void rc_net_send_provider(rc_net *n, uint32_t ui, uint32_t body)
+{
+    rc_net_send(n, ui, TO_PROVIDER, body);
 }
 
 void rc_net_send(rc_net *n, uint32_t ui, uint32_t recipient, uint32_t body)

@@ -38,7 +38,7 @@ rc_time rc_net__hop_delay(rc_net *n)
 
 static void cover_hop_schedule(rc_net *n, uint32_t pk, rc_time t)
 {
-    rc_sim_at(n->sim, t, RC_CLS_MIX, EV_COVER_HOP, pk, 0);
+    rc_sim_at(n->sim, t, RC_CLS_MIX, RC_EV_COVER_HOP, pk, 0);
 }
 
 static uint32_t cover_new(rc_net *n, uint8_t hops)
@@ -93,5 +93,5 @@ void rc_net__on_mix_loop(void *ctx, const rc_event *ev)
     rc_time gap = (rc_time)llround(rc_rng_exp(n->rng_mixloop, 1e6 / n->mix_rate_loop));
     if (n->lattice) gap = ((gap + n->tick - 1) / n->tick) * n->tick;
     if (gap < 1) gap = 1;
-    rc_sim_at(n->sim, n->sim->now + gap, RC_CLS_MIX, EV_MIX_LOOP, ev->obj, 0);
+    rc_sim_at(n->sim, n->sim->now + gap, RC_CLS_MIX, RC_EV_MIX_LOOP, ev->obj, 0);
 }

@@ -14,26 +14,6 @@
 
 /* ---------- availability ---------- */
 
-/* The time of user ui's next availability change (NEVER without a trace). */
-rc_time rc_net__next_toggle(const rc_net *n, const user *u)
-{
-    rc_time t = NEVER;
-    if (n->trace != NULL && !u->forced_offline) {
-        bool at0;
-        size_t cnt;
-        const uint32_t *tg = rc_trace_toggles(n->trace, u->line, &at0, &cnt);
-        if (cnt > 0)
-            t = ((rc_time)u->toggle_period_k * n->trace_period_s + tg[u->toggle_idx]) * 1000000;
-        /* the day's wrap can flip the state too (on_avail) */
-        rc_time wrap = ((rc_time)u->toggle_period_k + 1) * n->trace_period_s * 1000000;
-        if (wrap < t) t = wrap;
-    }
-    /* a forced-offline window that has not started yet */
-    if (u->force_from != NEVER && u->force_from > n->sim->now && u->force_from < t)
-        t = u->force_from;
-    return t;
-}
-
 static void schedule_toggle(rc_net *n, uint32_t ui)
 {
     user *u = &n->users[ui];
@@ -42,7 +22,7 @@ static void schedule_toggle(rc_net *n, uint32_t ui)
     const uint32_t *tg = rc_trace_toggles(n->trace, u->line, &at0, &cnt);
     if (cnt == 0) return;
     rc_time t = ((rc_time)u->toggle_period_k * n->trace_period_s + tg[u->toggle_idx]) * 1000000;
-    rc_sim_at(n->sim, t, RC_CLS_AVAIL, EV_AVAIL, ui, 0);
+    rc_sim_at(n->sim, t, RC_CLS_AVAIL, RC_EV_AVAIL, ui, 0);
 }
 
 static void go_offline(rc_net *n, uint32_t ui, rc_time t)
@@ -81,18 +61,10 @@ static void go_online(rc_net *n, uint32_t ui, rc_time t)
     n->hooks.online(n->hooks.ctx, ui, true, t);
 }
 
-/* The online state the client should have now: its trace says online and it
- * is not inside a forced-offline window. */
-bool rc_net__wanted_online(const rc_net *n, const user *u, rc_time t)
-{
-    (void)n;
-    return !u->forced_offline && u->trace_on && !(t >= u->force_from && t < u->force_until);
-}
-
 static void apply_state(rc_net *n, uint32_t ui, rc_time t)
 {
     user *u = &n->users[ui];
-    bool want = rc_net__wanted_online(n, u, t);
+    bool want = wanted_online(u, t);
     if (want && !u->online) go_online(n, ui, t);
     else if (!want && u->online) go_offline(n, ui, t);
 }
@@ -113,7 +85,7 @@ static void on_avail(void *ctx, const rc_event *ev)
          * second 0 flips again at the wrap (docs/spec.md §4: line[(now div 1000) mod 86400]). */
         if (u->trace_on != at0) {
             rc_sim_at(n->sim, (rc_time)u->toggle_period_k * n->trace_period_s * 1000000,
-                      RC_CLS_AVAIL, EV_AVAIL, ev->obj, 1);
+                      RC_CLS_AVAIL, RC_EV_AVAIL, ev->obj, 1);
             u->toggle_idx = 0;
         }
     }
@@ -131,8 +103,8 @@ void rc_net_force_offline(rc_net *n, uint32_t ui, rc_time from, rc_time until)
     user *u = &n->users[ui];
     u->force_from = from;
     u->force_until = until;
-    rc_sim_at(n->sim, from, RC_CLS_AVAIL, EV_FORCE, ui, 0);
-    rc_sim_at(n->sim, until, RC_CLS_AVAIL, EV_FORCE, ui, 0);
+    rc_sim_at(n->sim, from, RC_CLS_AVAIL, RC_EV_FORCE, ui, 0);
+    rc_sim_at(n->sim, until, RC_CLS_AVAIL, RC_EV_FORCE, ui, 0);
 }
 
 /* ---------- construction ---------- */
@@ -186,7 +158,6 @@ rc_net *rc_net_new(rc_sim *sim, const rc_net_cfg *cfg, const rc_trace *trace, in
     gsl_rng *phase = rc_rng_new(cfg->seed, STREAM_PHASE);
     n->users = rc_xcalloc(n->n_users, sizeof *n->users);
     uint32_t upp = (uint32_t)cfg->users_per_provider;
-    n->n_providers = (n->n_users + upp - 1) / upp;
     for (uint32_t i = 0; i < n->n_users; i++) {
         user *u = &n->users[i];
         u->provider = i / upp; /* providers filled greedily, docs/spec.md §1.1 */
@@ -202,12 +173,16 @@ rc_net *rc_net_new(rc_sim *sim, const rc_net_cfg *cfg, const rc_trace *trace, in
         u->force_from = u->force_until = NEVER;
     }
     rc_rng_free(phase);
-    rc_sim_on(sim, EV_PULL, rc_net__on_pull, n);
-    rc_sim_on(sim, EV_STREAM, rc_net__on_stream, n);
-    rc_sim_on(sim, EV_AVAIL, on_avail, n);
-    rc_sim_on(sim, EV_COVER_HOP, rc_net__on_cover_hop, n);
-    rc_sim_on(sim, EV_MIX_LOOP, rc_net__on_mix_loop, n);
-    rc_sim_on(sim, EV_FORCE, on_force, n);
+    n->n_providers = (n->n_users + upp - 1) / upp;
+    n->provider_free = rc_xcalloc(n->n_providers, sizeof *n->provider_free);
+    n->provider_gap = cfg->provider_rate > 0 ? 1e6 / cfg->provider_rate : 0;
+    rc_sim_on(sim, RC_EV_PULL, rc_net__on_pull, n);
+    rc_sim_on(sim, RC_EV_STREAM, rc_net__on_stream, n);
+    rc_sim_on(sim, RC_EV_AVAIL, on_avail, n);
+    rc_sim_on(sim, RC_EV_COVER_HOP, rc_net__on_cover_hop, n);
+    rc_sim_on(sim, RC_EV_MIX_LOOP, rc_net__on_mix_loop, n);
+    rc_sim_on(sim, RC_EV_FORCE, on_force, n);
+    if (hooks.relay != NULL) rc_sim_on(sim, RC_EV_RELAY, rc_net__on_relay, n);
     return n;
 }
 
@@ -216,7 +191,7 @@ void rc_net_start(rc_net *n)
     for (uint32_t i = 0; i < n->n_users; i++) {
         user *u = &n->users[i];
         u->trace_on = n->trace == NULL || rc_trace_online_at(n->trace, u->line, 0);
-        bool on = rc_net__wanted_online(n, u, 0);
+        bool on = wanted_online(u, 0);
         u->online = on;
         u->idle_since = 0;
         rc_net__streams_redraw(n, u, -step(n));
@@ -228,7 +203,7 @@ void rc_net_start(rc_net *n)
     }
     if (n->cover_full && n->mix_rate_loop > 0)
         for (uint32_t m = 0; m < n->layers * n->width; m++)
-            rc_sim_at(n->sim, 0, RC_CLS_MIX, EV_MIX_LOOP, m, 0);
+            rc_sim_at(n->sim, 0, RC_CLS_MIX, RC_EV_MIX_LOOP, m, 0);
 }
 
 void rc_net_free(rc_net *n)
@@ -244,6 +219,7 @@ void rc_net_free(rc_net *n)
     free(n->subs);
     free(n->cpk);
     rc_net__traffic_free(n);
+    free(n->provider_free);
     free(n->stat_cdf);
     for (int i = 0; i < 4; i++) free(n->steps_own[i]);
     rc_rng_free(n->rng_cover);
@@ -260,14 +236,14 @@ rc_time rc_net_tick(const rc_net *n) { return n->lattice ? n->tick : 1; }
 
 void rc_net_check_conservation(const rc_net *n)
 {
-    /* Every real message handed to the net was pulled by its recipient, or
-     * is still queued at its sender or waiting in a postbox (possibly with a
-     * future arrival time: in flight). */
+    /* Every real message handed to the net was pulled by its recipient,
+     * ended at its sender's provider, or is still queued at its sender or
+     * waiting in a postbox (possibly with a future arrival time: in flight). */
     uint64_t held = rc_net_backlog(n);
-    RC_DCHECK(n->subs_created == n->subs_pulled + held,
-              "message conservation: %llu sent != %llu pulled + %llu held",
+    RC_DCHECK(n->subs_created == n->subs_pulled + n->subs_relayed + held,
+              "message conservation: %llu sent != %llu pulled + %llu relayed + %llu held",
               (unsigned long long)n->subs_created, (unsigned long long)n->subs_pulled,
-              (unsigned long long)held);
+              (unsigned long long)n->subs_relayed, (unsigned long long)held);
 }
 
 uint64_t rc_net_backlog(const rc_net *n)

@@ -55,6 +55,9 @@ typedef struct rc_net_cfg {
     bool trace16;       /* §9.1.1: user U_i of every provider gets trace line i */
     bool frozen_pull;   /* §9.1.2: pull countdown frozen offline; ONLINE = waited < 1 period */
     bool ingress_delay; /* §9.1.4: the sender's provider applies a mixing delay */
+    /* Packets a provider injects into the mixes per second on behalf of a
+     * strategy (rc_net_provider_send), one after the other; 0 = unlimited. */
+    double provider_rate;
 } rc_net_cfg;
 
 /* What the network counts; the net owns them (rc_net_counts), exp/result
@@ -75,21 +78,21 @@ typedef struct rc_net_counters {
  * are counted and which are expectations under cover=skip).  Rates are per
  * second of simulated time; "per client" means per client-second online. */
 typedef struct rc_net_traffic {
-    bool counted;               /* cover_full: every cover figure is a count */
-    double online_client_s;     /* client-seconds online */
-    double payload_pps;         /* real sub-messages per client per second */
-    double cover_pps;           /* drop + loop + payload-stream cover sub-messages, likewise */
-    double cover_used;          /* real share of the payload-stream slots */
-    double mix_load_mean_pps;   /* sub-messages a mix receives per second, mean over mixes */
-    double mix_load_max_pps;    /* ... the busiest mix (NaN unless counted) */
+    double bw_online_client_s;     /* client-seconds online */
+    double bw_payload_pps;         /* real sub-messages per client per second */
+    double bw_cover_pps;           /* drop + loop + payload-stream cover sub-messages, likewise */
+    double bw_cover_used;          /* real share of the payload-stream slots */
+    double bw_mix_load_mean_pps;   /* sub-messages a mix receives per second, mean over mixes */
+    double bw_mix_load_max_pps;    /* ... the busiest mix (NaN unless counted) */
     /* unobservability (NaN unless counted): the departures (bundles) of the clients the
      * layer above marked active (rc_net_mark_active: group members) and of the others */
-    uint64_t active_gaps, idle_gaps; /* inter-departure gaps seen in each class */
-    double active_rate_pps, idle_rate_pps; /* departures per second in each class */
-    double ks, ks_crit05;       /* two-sample KS statistic of the gaps, its 5 % critical value */
+    uint64_t unobs_active_gaps, unobs_idle_gaps; /* inter-departure gaps seen in each class */
+    double unobs_active_rate_pps, unobs_idle_rate_pps; /* departures per second in each */
+    double unobs_ks, unobs_ks_crit05; /* two-sample KS statistic of the gaps, 5 % critical */
     /* what a provider sees: real messages per pull of an online active client (of every
      * client when none is marked) */
-    double real_per_pull_mean, real_per_pull_max, pulls_nonempty_share;
+    double unobs_real_per_pull_mean, unobs_real_per_pull_max, unobs_pulls_nonempty;
+    bool counted;                  /* cover_full: every cover figure is a count */
 } rc_net_traffic;
 
 typedef struct rc_net_hooks {
@@ -104,6 +107,9 @@ typedef struct rc_net_hooks {
      * what `sent` will read).  A saturated client's queue holds thousands of
      * messages made long ago; their records are cold by the time they leave. */
     void (*prefetch)(void *ctx, uint32_t body);
+    /* A message sent with rc_net_send_provider reached the sender's provider
+     * (at the engine's now).  Needed only by strategies that use providers. */
+    void (*relay)(void *ctx, uint32_t user, uint32_t body);
 } rc_net_hooks;
 
 /* ---------- the wire (optional observer) ----------
@@ -162,13 +168,6 @@ uint32_t rc_net_nodes(const rc_net *n); /* clients + providers + mixes */
 /* Whether the sender's provider delays packets (cfg->ingress_delay). */
 bool rc_net_provider_mixes(const rc_net *n);
 
-/* Same-time event classes (docs/spec.md §1.2 order). */
-enum { RC_CLS_MIX = 0, RC_CLS_PROVIDER = 1, RC_CLS_AVAIL = 2, RC_CLS_PULL = 3, RC_CLS_STREAM = 4,
-       RC_CLS_TIMER = 5, RC_CLS_APP = 6 };
-
-/* Event kinds 0..7 belong to the net; the layers above use 8 and up. */
-enum { RC_EV_NET_FIRST = 0, RC_EV_NET_LAST = 7 };
-
 /* Builds the network (cfg is read here only).  `trace` may be NULL (all online).
  * `forced_offline` (may be NULL) marks users that are offline all run.
  * `split` is the p of the job's strategy (cover rates are multiplied by it). */
@@ -181,6 +180,16 @@ void rc_net_start(rc_net *n);
 
 /* Appends a real message for `recipient` to `user`'s send queue. */
 void rc_net_send(rc_net *n, uint32_t user, uint32_t recipient, uint32_t body);
+
+/* Appends a message for `user`'s own provider to `user`'s send queue: it
+ * takes a payload slot like any message, and its packet ends at the provider
+ * (after the ingress hop's hand-off and, with ingress_delay, its mixing delay),
+ * where the relay hook gets it. */
+void rc_net_send_provider(rc_net *n, uint32_t user, uint32_t body);
+/* `user`'s provider sends a message for `recipient` into the mixes now: the
+ * next free injection slot of that provider (provider_rate), then every mix
+ * layer's hop, then the recipient's postbox, as any packet's last hops. */
+void rc_net_provider_send(rc_net *n, uint32_t user, uint32_t recipient, uint32_t body);
 
 bool rc_net_online(const rc_net *n, uint32_t user);
 /* Forces `user` offline during [from, until), whatever its trace says. */

@@ -10,7 +10,10 @@
  *               windows, going on- and offline) and the public API
  * A function one part calls in another is named rc_net__<verb> and declared
  * here; everything else stays static in its file.  Small helpers that the hot
- * paths of several parts use are static inline below.
+ * paths of several parts use are static inline below, and so are the
+ * availability predicates: net.c drives the actors, and they read a client's
+ * availability from its record instead of calling back into net.c, so calls
+ * between the files never go round in a circle (tests/check_structure.sh).
  *
  * Ownership: rc_net owns the users, the sub-message records (a free list),
  * the postbox heaps and the cover packet records; rc_net_free releases all.
@@ -26,9 +29,6 @@
 #include "core/rng.h"
 #include "loopix/net.h"
 
-/* Net event kinds. */
-enum { EV_PULL = 1, EV_STREAM = 2, EV_AVAIL = 3, EV_COVER_HOP = 4, EV_MIX_LOOP = 5,
-       EV_FORCE = 6 };
 /* Random streams of the net (core/rng.h stream ids). */
 enum { STREAM_COVER = 1, STREAM_DELAY = 2, STREAM_PHASE = 3, STREAM_MIXLOOP = 4, STREAM_WIRE = 5,
        STREAM_ROUTE = 6 };
@@ -90,7 +90,9 @@ typedef struct pbox {
 
 /* A real sub-message from its send until it is filed in its recipient's
  * postbox: recipient, the upper layer's body handle, and when its bundle
- * left the sender. */
+ * left the sender.  recipient = TO_PROVIDER: the message ends at the
+ * sender's own provider (rc_net_send_provider). */
+#define TO_PROVIDER UINT32_MAX
 typedef struct sub {
     uint32_t recipient, body;
     rc_time emitted;
@@ -162,6 +164,13 @@ struct rc_net {
     uint32_t n_subs, cap_subs, free_head; /* free list threaded through recipient */
     uint64_t postbox_seq;
     uint64_t subs_created, subs_pulled; /* message conservation (run-time check) */
+    uint64_t subs_relayed;              /* ... ended at their sender's provider */
+    /* Provider injections (rc_net_provider_send): per provider, when its next
+     * injection slot is free (us, continuous); the gap between slots (us, 0 =
+     * unlimited). */
+    double *provider_free;
+    double provider_gap;
+    uint32_t n_providers;
     int p;
     bool lattice, frozen_pull, ingress_delay, cover_full, in_pull;
     rc_time tick;        /* lattice step (us); 1 when off */
@@ -190,7 +199,6 @@ struct rc_net {
     uint64_t seed;
     gsl_rng *rng_wire; /* mixes of each path, cover destinations */
     uint64_t wire_seq;
-    uint32_t n_providers;
     wire_loop *wloop; /* per cover packet (mix loops), cap_wloop entries */
     uint32_t cap_wloop;
 };
@@ -232,6 +240,36 @@ static inline uint32_t covers_ahead(const user *u)
     return u->wait_sub.n > 0 ? ring_at(&u->wait_at, 0) - u->wait_head : u->wait_n;
 }
 
+/* ---------- availability, read by net.c (which drives it) and client.c ---------- */
+
+/* The time of the client's next availability change (NEVER without one);
+ * bounds a busy client's look-ahead. */
+static inline rc_time next_toggle(const rc_net *n, const user *u)
+{
+    rc_time t = NEVER;
+    if (n->trace != NULL && !u->forced_offline) {
+        bool at0;
+        size_t cnt;
+        const uint32_t *tg = rc_trace_toggles(n->trace, u->line, &at0, &cnt);
+        if (cnt > 0)
+            t = ((rc_time)u->toggle_period_k * n->trace_period_s + tg[u->toggle_idx]) * 1000000;
+        /* the day's wrap can flip the state too (net.c, on_avail) */
+        rc_time wrap = ((rc_time)u->toggle_period_k + 1) * n->trace_period_s * 1000000;
+        if (wrap < t) t = wrap;
+    }
+    /* a forced-offline window that has not started yet */
+    if (u->force_from != NEVER && u->force_from > n->sim->now && u->force_from < t)
+        t = u->force_from;
+    return t;
+}
+
+/* The online state the client should have at t: its trace says online and no
+ * forced-offline window covers t. */
+static inline bool wanted_online(const user *u, rc_time t)
+{
+    return !u->forced_offline && u->trace_on && !(t >= u->force_from && t < u->force_until);
+}
+
 /* ---------- across the parts ---------- */
 
 /* client.c */
@@ -244,7 +282,7 @@ void rc_net__idle_catch_up(rc_net *n, uint32_t ui, rc_time limit);
 void rc_net__idle_law(rc_net *n);
 /* Builds the stream-gap step tables (lattice). */
 void rc_net__gap_steps(rc_net *n);
-void rc_net__on_stream(void *ctx, const rc_event *ev); /* EV_STREAM */
+void rc_net__on_stream(void *ctx, const rc_event *ev); /* RC_EV_STREAM */
 
 /* provider.c */
 rc_time rc_net__next_pull_at_or_after(const rc_net *n, const user *u, rc_time a);
@@ -252,7 +290,8 @@ rc_time rc_net__next_pull_at_or_after(const rc_net *n, const user *u, rc_time a)
 void rc_net__ensure_pull(rc_net *n, uint32_t ui, rc_time now);
 /* Files sub-message si in its recipient's postbox, arriving at `arrive`. */
 void rc_net__deliver_to_postbox(rc_net *n, uint32_t si, rc_time arrive);
-void rc_net__on_pull(void *ctx, const rc_event *ev); /* EV_PULL */
+void rc_net__on_pull(void *ctx, const rc_event *ev); /* RC_EV_PULL */
+void rc_net__on_relay(void *ctx, const rc_event *ev); /* RC_EV_RELAY */
 
 /* mix.c */
 /* One per-hop delay of a message (rng_delay, rate mu). */
@@ -261,8 +300,8 @@ rc_time rc_net__hop_delay(rc_net *n);
 void rc_net__hop_steps(rc_net *n);
 /* A cover packet enters the mixes at time t and makes `hops` hops; returns its index. */
 uint32_t rc_net__cover_send(rc_net *n, uint8_t hops, rc_time t);
-void rc_net__on_cover_hop(void *ctx, const rc_event *ev); /* EV_COVER_HOP */
-void rc_net__on_mix_loop(void *ctx, const rc_event *ev);  /* EV_MIX_LOOP */
+void rc_net__on_cover_hop(void *ctx, const rc_event *ev); /* RC_EV_COVER_HOP */
+void rc_net__on_mix_loop(void *ctx, const rc_event *ev);  /* RC_EV_MIX_LOOP */
 
 /* traffic.c (docs/spec.md §1.12) */
 void rc_net__traffic_init(rc_net *n, uint64_t seed);
@@ -292,12 +331,5 @@ void rc_net__wire_loop_hop(rc_net *n, uint32_t pk, rc_time now, rc_time delay, r
 void rc_net__wire_loop_end(rc_net *n, uint32_t pk, rc_time now);
 void rc_net__wire_pull(rc_net *n, uint32_t ui, uint32_t body, rc_time now);
 
-/* net.c (availability) */
-/* The time of the client's next availability change (NEVER without one);
- * bounds a busy client's look-ahead. */
-rc_time rc_net__next_toggle(const rc_net *n, const user *u);
-/* The state the client should have at t: its trace says online and no
- * forced-offline window covers t. */
-bool rc_net__wanted_online(const rc_net *n, const user *u, rc_time t);
 
 #endif

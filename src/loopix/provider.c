@@ -5,6 +5,8 @@
  * client with mail pulls at its first pull time after the earliest arrival
  * and hands everything that has arrived to the layer above (deliver hook),
  * labelled ONLINE or OFFLINE. */
+#include <math.h>
+
 #include "loopix/net_internal.h"
 
 /* ---------- postbox heap ---------- */
@@ -67,7 +69,7 @@ void rc_net__ensure_pull(rc_net *n, uint32_t ui, rc_time now)
     u->pull_ver++;
     u->pull_scheduled = true;
     u->pull_at = at;
-    rc_sim_at(n->sim, at, RC_CLS_PULL, EV_PULL, ui, u->pull_ver);
+    rc_sim_at(n->sim, at, RC_CLS_PULL, RC_EV_PULL, ui, u->pull_ver);
 }
 
 void rc_net__deliver_to_postbox(rc_net *n, uint32_t si, rc_time arrive)
@@ -103,4 +105,41 @@ void rc_net__on_pull(void *ctx, const rc_event *ev)
     n->in_pull = false;
     rc_net__traffic_pull(n, ev->obj, taken);
     rc_net__ensure_pull(n, ev->obj, ev->t);
+}
+
+/* ---------- providers acting for a strategy ---------- */
+
+/* A message a client sent to its own provider (rc_net_send_provider) is
+ * there now (obj = the sender, arg = the body). */
+void rc_net__on_relay(void *ctx, const rc_event *ev)
+{
+    rc_net *n = ctx;
+    n->hooks.relay(n->hooks.ctx, ev->obj, (uint32_t)ev->arg);
+}
+
+/* The provider sends its injections one after the other, provider_gap apart
+ * (none with an unlimited rate); each then makes every mix layer's hop, as the
+ * packets of client.c's emit_bundle do after their ingress, and is filed in
+ * the recipient's postbox.  On the lattice its slot is lifted to a tick. */
+void rc_net_provider_send(rc_net *n, uint32_t ui, uint32_t recipient, uint32_t body)
+{
+    rc_time now = n->sim->now, t = now;
+    if (n->provider_gap > 0) {
+        double *free_at = &n->provider_free[n->users[ui].provider];
+        double slot = *free_at > (double)now ? *free_at : (double)now;
+        *free_at = slot + n->provider_gap;
+        t = (rc_time)ceil(slot);
+        if (n->lattice) t = ((t + n->tick - 1) / n->tick) * n->tick;
+    }
+    rc_time hand = n->lattice ? n->tick : 0;
+    rc_time arrive = t;
+    for (uint32_t l = 0; l < n->layers; l++) arrive += hand + rc_net__hop_delay(n);
+    arrive += hand;
+    if (n->cover_full) {
+        n->ctr.mix_packets += n->layers;
+        rc_net__traffic_route(n, 1); /* the mixes' load (not a client's: no bw_payload) */
+    }
+    uint32_t s = sub_new(n, recipient, body);
+    n->subs[s].emitted = t;
+    rc_net__deliver_to_postbox(n, s, arrive);
 }

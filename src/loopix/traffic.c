@@ -154,7 +154,7 @@ void rc_net_traffic_summary(const rc_net *n, rc_net_traffic *o)
     double online_s = (double)online_us / 1e6;
     double span_s = (double)end / 1e6;
     o->counted = n->cover_full;
-    o->online_client_s = online_s;
+    o->bw_online_client_s = online_s;
     double eff_pay = effective(n, n->rate_pay, n->f_pay);
     double eff_all = eff_pay + effective(n, n->rate_drop, n->f_drop) +
                      effective(n, n->rate_loop, n->f_loop);
@@ -165,25 +165,25 @@ void rc_net_traffic_summary(const rc_net *n, rc_net_traffic *o)
                                  : n->mix_rate_loop;
     double real = (double)n->ctr.real_packets;
     uint32_t mixes = n->layers * n->width;
-    o->payload_pps = online_s > 0 ? real / online_s : NAN;
+    o->bw_payload_pps = online_s > 0 ? real / online_s : NAN;
     if (n->cover_full) {
-        o->cover_pps = online_s > 0 ? (double)n->ctr.cover_packets / online_s : NAN;
-        o->cover_used = n->ctr.payload_slots ? real / (double)n->ctr.payload_slots : NAN;
+        o->bw_cover_pps = online_s > 0 ? (double)n->ctr.cover_packets / online_s : NAN;
+        o->bw_cover_used = n->ctr.payload_slots ? real / (double)n->ctr.payload_slots : NAN;
         uint64_t sum = 0, max = 0;
         for (uint32_t m = 0; m < mixes; m++) {
             sum += t->mix_in[m];
             if (t->mix_in[m] > max) max = t->mix_in[m];
         }
-        o->mix_load_mean_pps = (double)sum / mixes / span_s;
-        o->mix_load_max_pps = (double)max / span_s;
-        o->idle_gaps = t->n_gaps[0];
-        o->active_gaps = t->n_gaps[1];
-        o->idle_rate_pps = t->sum_gaps[0] ? (double)t->n_gaps[0] / ((double)t->sum_gaps[0] / 1e6)
+        o->bw_mix_load_mean_pps = (double)sum / mixes / span_s;
+        o->bw_mix_load_max_pps = (double)max / span_s;
+        o->unobs_idle_gaps = t->n_gaps[0];
+        o->unobs_active_gaps = t->n_gaps[1];
+        o->unobs_idle_rate_pps = t->sum_gaps[0] ? (double)t->n_gaps[0] / ((double)t->sum_gaps[0] / 1e6)
                                           : NAN;
-        o->active_rate_pps =
+        o->unobs_active_rate_pps =
             t->sum_gaps[1] ? (double)t->n_gaps[1] / ((double)t->sum_gaps[1] / 1e6) : NAN;
-        o->ks = ks_hist(t->gaps[0], t->n_gaps[0], t->gaps[1], t->n_gaps[1]);
-        o->ks_crit05 = t->n_gaps[0] && t->n_gaps[1]
+        o->unobs_ks = ks_hist(t->gaps[0], t->n_gaps[0], t->gaps[1], t->n_gaps[1]);
+        o->unobs_ks_crit05 = t->n_gaps[0] && t->n_gaps[1]
                            ? 1.358 * sqrt((double)(t->n_gaps[0] + t->n_gaps[1]) /
                                           ((double)t->n_gaps[0] * (double)t->n_gaps[1]))
                            : NAN;
@@ -191,14 +191,14 @@ void rc_net_traffic_summary(const rc_net *n, rc_net_traffic *o)
         /* Expectations: every online client-second fills eff_all slots, of
          * which the real sub-messages are counted; every slot crosses one mix
          * per layer, and each mix loop visits one mix per layer. */
-        o->cover_pps = online_s > 0 ? eff_all - real / online_s : NAN;
-        o->cover_used = online_s > 0 && eff_pay > 0 ? real / (eff_pay * online_s) : NAN;
-        o->mix_load_mean_pps = eff_all * online_s / n->width / span_s + eff_mixloop * n->layers;
-        o->mix_load_max_pps = NAN;
-        o->active_rate_pps = o->idle_rate_pps = o->ks = o->ks_crit05 = NAN;
+        o->bw_cover_pps = online_s > 0 ? eff_all - real / online_s : NAN;
+        o->bw_cover_used = online_s > 0 && eff_pay > 0 ? real / (eff_pay * online_s) : NAN;
+        o->bw_mix_load_mean_pps = eff_all * online_s / n->width / span_s + eff_mixloop * n->layers;
+        o->bw_mix_load_max_pps = NAN;
+        o->unobs_active_rate_pps = o->unobs_idle_rate_pps = o->unobs_ks = o->unobs_ks_crit05 = NAN;
     }
     double pulls = (double)view_us / (double)n->pull_period;
-    o->real_per_pull_mean = pulls > 0 ? (double)t->active_pulled / pulls : NAN;
-    o->real_per_pull_max = t->pull_real_max;
-    o->pulls_nonempty_share = pulls > 0 ? (double)t->active_pulls / pulls : NAN;
+    o->unobs_real_per_pull_mean = pulls > 0 ? (double)t->active_pulled / pulls : NAN;
+    o->unobs_real_per_pull_max = t->pull_real_max;
+    o->unobs_pulls_nonempty = pulls > 0 ? (double)t->active_pulls / pulls : NAN;
 }

@@ -8,19 +8,18 @@
 #include "loopix/net.h"
 #include "multicast/mc.h"
 
-enum { EV_AE_GOSSIP = 12 };
 enum { STREAM_GOSSIP = 30 };
 enum { DIGEST_FIRST = 0, DIGEST_REPLY = 1 };
 
-struct rc_ae {
+typedef struct rc_ae {
     rc_mc *mc;
     rc_sim *sim;
     const rc_mc_cfg *cfg;
     gsl_rng *rng;
     uint32_t users, groups;
-};
+} rc_ae;
 
-rc_ae *rc_ae_new(rc_mc *mc, rc_sim *sim, const rc_mc_cfg *cfg)
+static void *ae_create(rc_mc *mc, rc_sim *sim, const rc_mc_cfg *cfg)
 {
     if (cfg->gossip_interval_s <= 0) return NULL;
     rc_ae *ae = rc_xcalloc(1, sizeof *ae);
@@ -33,11 +32,9 @@ rc_ae *rc_ae_new(rc_mc *mc, rc_sim *sim, const rc_mc_cfg *cfg)
     return ae;
 }
 
-bool rc_ae_enabled(const rc_ae *ae) { return ae != NULL; }
-
-void rc_ae_free(rc_ae *ae)
+static void ae_destroy(void *self)
 {
-    if (ae == NULL) return;
+    rc_ae *ae = self;
     rc_rng_free(ae->rng);
     free(ae);
 }
@@ -55,7 +52,7 @@ static void on_gossip(void *ctx, const rc_event *ev)
 {
     rc_ae *ae = ctx;
     uint32_t g = ev->obj / ae->users, u = ev->obj % ae->users;
-    rc_sim_at(ae->sim, ev->t + gap(ae), RC_CLS_TIMER, EV_AE_GOSSIP, ev->obj, 0);
+    rc_sim_at(ae->sim, ev->t + gap(ae), RC_CLS_TIMER, RC_EV_AE_GOSSIP, ev->obj, 0);
     if (!rc_mc_online(ae->mc, u)) return;
     uint32_t n = rc_mc_group_size(ae->mc, g);
     if (rc_mc_group_pos(ae->mc, g, u) < 0 || n < 2) return;
@@ -68,14 +65,14 @@ static void on_gossip(void *ctx, const rc_event *ev)
     rc_mc_send(ae->mc, u, &m);
 }
 
-void rc_ae_start(rc_ae *ae)
+static void ae_start(void *self)
 {
-    if (ae == NULL) return;
-    rc_sim_on(ae->sim, EV_AE_GOSSIP, on_gossip, ae);
+    rc_ae *ae = self;
+    rc_sim_on(ae->sim, RC_EV_AE_GOSSIP, on_gossip, ae);
     for (uint32_t g = 0; g < ae->groups; g++)
         for (uint32_t u = 0; u < ae->users; u++)
             if (rc_mc_group_pos(ae->mc, g, u) >= 0 || ae->cfg->membership_rate > 0)
-                rc_sim_at(ae->sim, gap(ae), RC_CLS_TIMER, EV_AE_GOSSIP, g * ae->users + u, 0);
+                rc_sim_at(ae->sim, gap(ae), RC_CLS_TIMER, RC_EV_AE_GOSSIP, g * ae->users + u, 0);
 }
 
 static bool had(const rc_ae *ae, uint32_t user, uint32_t p, double at_s)
@@ -84,9 +81,9 @@ static bool had(const rc_ae *ae, uint32_t user, uint32_t p, double at_s)
     return d >= 0 && d <= at_s;
 }
 
-void rc_ae_receive(rc_ae *ae, uint32_t user, const rc_msg *m, bool online_label)
+static void ae_receive(void *self, uint32_t user, const rc_msg *m, bool online_label)
 {
-    RC_ASSERT(ae != NULL);
+    rc_ae *ae = self;
     if (m->type == RC_MSG_REPAIR) {
         if (rc_mc_app_deliver(ae->mc, user, m->payload, online_label))
             rc_mc_counts(ae->mc)->repairs++;
@@ -120,3 +117,13 @@ void rc_ae_receive(rc_ae *ae, uint32_t user, const rc_msg *m, bool online_label)
         rc_mc_send(ae->mc, user, &d);
     }
 }
+
+const rc_mc_service_ops rc_antientropy_ops = {
+    .name = "antientropy",
+    .create = ae_create,
+    .start = ae_start,
+    .destroy = ae_destroy,
+    .receive = ae_receive,
+    .msg_types = 1u << RC_MSG_DIGEST | 1u << RC_MSG_REPAIR,
+    .delivery_times = true,
+};

@@ -10,28 +10,16 @@
  * sender holds payloads it lacks, it answers once with its own digest so the
  * sender pushes those.  Digests and repairs are ordinary packets: they queue
  * in the send buffer and travel the mix network like any message.
- * Works beside any strategy; disabled when gossip_interval is 0.
+ * Works beside any strategy (a service of mc, listed in multicast/services.c);
+ * disabled when gossip_interval is 0.
  */
 #ifndef RCSIM_MULTICAST_ANTIENTROPY_H
 #define RCSIM_MULTICAST_ANTIENTROPY_H
 
-#include <stdbool.h>
-#include <stdint.h>
+typedef struct rc_mc_service_ops rc_mc_service_ops;
 
-#include "core/sim.h"
-
-typedef struct rc_mc rc_mc;
-typedef struct rc_mc_cfg rc_mc_cfg;
-typedef struct rc_msg rc_msg;
-typedef struct rc_ae rc_ae;
-
-/* Reads the gossip_* and membership_rate fields of cfg, which must outlive the
- * rc_ae.  Returns NULL when disabled; the API accepts NULL. */
-rc_ae *rc_ae_new(rc_mc *mc, rc_sim *sim, const rc_mc_cfg *cfg);
-void rc_ae_start(rc_ae *ae);
-void rc_ae_free(rc_ae *ae);
-bool rc_ae_enabled(const rc_ae *ae);
-/* A DIGEST or REPAIR message was pulled by `user`. */
-void rc_ae_receive(rc_ae *ae, uint32_t user, const rc_msg *m, bool online_label);
+/* A service (rc_mc_service_ops, multicast/mc.h) owning RC_MSG_DIGEST and
+ * RC_MSG_REPAIR; created when gossip_interval_s > 0. */
+extern const rc_mc_service_ops rc_antientropy_ops;
 
 #endif

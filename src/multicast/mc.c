@@ -10,10 +10,8 @@
 #include "core/rng.h"
 #include "loopix/net.h"
 #include "multicast/adversary.h"
-#include "multicast/antientropy.h"
 #include "multicast/poptab.h"
 
-enum { EV_MC_TIMER = 8, EV_MC_MEMBERSHIP = 11, EV_MC_ADV_RELEASE = 13 };
 enum { STREAM_GROUPS = 10, STREAM_STRATEGY = 11, STREAM_MEMBERS = 12 };
 
 typedef struct payload {
@@ -55,6 +53,9 @@ static void u32push(u32vec *d, uint32_t x)
     d->v[d->n++] = x;
 }
 
+/* Services beside the strategy one job can enable (rc_mc_services). */
+#define RC_MC_MAX_SERVICES 4
+
 struct rc_mc {
     rc_sim *sim;
     rc_mc_cfg cfg;
@@ -80,7 +81,13 @@ struct rc_mc {
     void *strategy;
     gsl_rng *rng_strategy, *rng_members;
     rc_strategy_spec spec;
-    rc_ae *ae;
+    /* the services this job enables (rc_mc_services), and which of them owns
+     * each message type (-1: the strategy) */
+    const rc_mc_service_ops *svc_ops[RC_MC_MAX_SERVICES];
+    void *svc[RC_MC_MAX_SERVICES];
+    int n_svc;
+    int8_t svc_of_type[RC_MSG_TYPES];
+    bool keep_dtime;       /* a service reads rc_mc_delivered_at */
     rc_adv *adv;           /* misbehaving members; NULL when everyone is honest */
     /* Population mode (issue 17): groups, payloads, latencies and load live in
      * pt instead of the dense tables above (members, pos, expected, delivered,
@@ -143,7 +150,7 @@ static void hook_sent(void *ctx, uint32_t user, uint32_t body, rc_time now)
         rc_time from = now + rc_net_tick(mc->net);
         rc_net_force_offline(mc->net, user, from, from + (rc_time)llround(mc->so_for * 1e6));
     }
-    if (mc->ops->sent && m->type != RC_MSG_DIGEST && m->type != RC_MSG_REPAIR)
+    if (mc->ops->sent && mc->svc_of_type[m->type] < 0) /* not a service's message */
         mc->ops->sent(mc->strategy, user, m, now);
 }
 
@@ -155,12 +162,25 @@ static void hook_deliver(void *ctx, uint32_t user, uint32_t body, bool online_la
     body_free(mc, body);
     RC_DCHECK(m.recipient == user, "message for %u pulled by %u", m.recipient, user);
     rc_adv_receive_begin(mc->adv, user);
-    if (m.type == RC_MSG_DIGEST || m.type == RC_MSG_REPAIR)
-        rc_ae_receive(mc->ae, user, &m, online_label);
+    int s = mc->svc_of_type[m.type];
+    if (s >= 0)
+        mc->svc_ops[s]->receive(mc->svc[s], user, &m, online_label);
     else
         mc->ops->receive(mc->strategy, user, &m, online_label);
     rc_adv_receive_end(mc->adv);
     /* after the strategy: it may still have used the payload */
+    if (mc->pt && m.type != RC_MSG_DIGEST) rc_poptab_unref(mc->pt, m.payload);
+}
+
+/* A message a user sent to its own provider (rc_mc_send_provider) is there. */
+static void hook_relay(void *ctx, uint32_t user, uint32_t body)
+{
+    rc_mc *mc = ctx;
+    rc_msg m = mc->bodies[body];
+    body_free(mc, body);
+    RC_DCHECK(mc->ops->relay != NULL, "strategy %s sent to a provider without a relay op",
+              mc->ops->name);
+    mc->ops->relay(mc->strategy, user, &m);
     if (mc->pt && m.type != RC_MSG_DIGEST) rc_poptab_unref(mc->pt, m.payload);
 }
 
@@ -212,7 +232,7 @@ static void on_membership(void *ctx, const rc_event *ev)
 {
     rc_mc *mc = ctx;
     uint32_t g = ev->obj;
-    rc_sim_at(mc->sim, ev->t + member_gap(mc), RC_CLS_APP, EV_MC_MEMBERSHIP, g, 0);
+    rc_sim_at(mc->sim, ev->t + member_gap(mc), RC_CLS_APP, RC_EV_MC_MEMBERSHIP, g, 0);
     uint32_t *mem = &mc->members[(size_t)g * mc->n_users];
     int32_t *pos = &mc->pos[(size_t)g * mc->n_users];
     uint32_t n = mc->size[g];
@@ -287,7 +307,9 @@ rc_mc *rc_mc_new(rc_sim *sim, const rc_mc_cfg *cfg, const rc_net_cfg *net_cfg,
         free(mc);
         return NULL;
     }
-    mc->ops = mc->spec.kind == RC_STRAT_UNICAST ? &rc_unicast_ops : &rc_rollercoaster_ops;
+    mc->ops = mc->spec.family->ops;
+    RC_DCHECK(strcmp(mc->ops->name, mc->spec.family->family) == 0,
+              "strategy family %s runs the ops of %s", mc->spec.family->family, mc->ops->name);
 
     /* Groups: each a random sample of the users in sampled order, drawn in
      * turn from one stream (docs/spec.md §3); the seed-0 quirk fixes that stream. */
@@ -351,21 +373,42 @@ rc_mc *rc_mc_new(rc_sim *sim, const rc_mc_cfg *cfg, const rc_net_cfg *net_cfg,
     return mc;
 }
 
-/* The net, the handlers, the adversaries, the strategy and anti-entropy. */
+/* Creates the services the configuration enables, in table order, and
+ * records which message types each one owns. */
+static void services_create(rc_mc *mc, rc_sim *sim)
+{
+    for (int t = 0; t < RC_MSG_TYPES; t++) mc->svc_of_type[t] = -1;
+    for (const rc_mc_service_ops *const *o = rc_mc_services; *o != NULL; o++) {
+        void *self = (*o)->create(mc, sim, &mc->cfg);
+        if (self == NULL) continue;
+        RC_ASSERTF(mc->n_svc < RC_MC_MAX_SERVICES, "more than %d services", RC_MC_MAX_SERVICES);
+        for (int t = 0; t < RC_MSG_TYPES; t++)
+            if ((*o)->msg_types & 1u << t) {
+                RC_ASSERTF(mc->svc_of_type[t] < 0, "two services own message type %d", t);
+                mc->svc_of_type[t] = (int8_t)mc->n_svc;
+            }
+        mc->keep_dtime |= (*o)->delivery_times;
+        mc->svc_ops[mc->n_svc] = *o;
+        mc->svc[mc->n_svc++] = self;
+    }
+}
+
+/* The net, the handlers, the adversaries, the strategy and the services. */
 static void finish_new(rc_mc *mc, rc_sim *sim, const rc_net_cfg *net_cfg,
                        const rc_trace *trace, const bool *forced)
 {
     uint32_t m = mc->n_users;
-    rc_net_hooks hooks = {mc, hook_sent, hook_deliver, hook_online, NULL, hook_prefetch};
-    mc->net = rc_net_new(sim, net_cfg, trace, mc->spec.p, forced, hooks);
+    rc_net_hooks hooks = {mc, hook_sent, hook_deliver, hook_online, NULL, hook_prefetch,
+                          hook_relay};
+    mc->net = rc_net_new(sim, net_cfg, trace, rc_strategy_split(&mc->spec), forced, hooks);
     /* Group members are the active clients of the unobservability figures
      * (docs/spec.md §1.12); membership as it is at the start. */
     for (uint32_t g = 0; g < mc->n_groups; g++) {
         const uint32_t *mem = rc_mc_group_members(mc, g);
         for (uint32_t i = 0; i < mc->size[g]; i++) rc_net_mark_active(mc->net, mem[i]);
     }
-    rc_sim_on(sim, EV_MC_TIMER, on_timer, mc);
-    rc_sim_on(sim, EV_MC_MEMBERSHIP, on_membership, mc);
+    rc_sim_on(sim, RC_EV_MC_TIMER, on_timer, mc);
+    rc_sim_on(sim, RC_EV_MC_MEMBERSHIP, on_membership, mc);
     if (mc->cfg.adversary != RC_ADV_NONE) {
         /* The extra delay is lifted to the lattice, like every time in the paper model. */
         rc_time tick = rc_net_tick(mc->net);
@@ -373,26 +416,26 @@ static void finish_new(rc_mc *mc, rc_sim *sim, const rc_net_cfg *net_cfg,
         if (tick > 1) d = ((d + tick - 1) / tick) * tick;
         rc_adv_cfg ac = {mc->cfg.adversary, mc->cfg.adversary_fraction, d, mc->cfg.seed, m};
         mc->adv = rc_adv_new(&ac);
-        rc_sim_on(sim, EV_MC_ADV_RELEASE, on_adv_release, mc);
+        rc_sim_on(sim, RC_EV_MC_ADV_RELEASE, on_adv_release, mc);
     }
     mc->strategy = mc->ops->create(mc, &mc->spec, &mc->cfg);
-    mc->ae = rc_ae_new(mc, sim, &mc->cfg);
+    services_create(mc, sim);
 }
 
 void rc_mc_start(rc_mc *mc)
 {
     rc_net_start(mc->net);
-    rc_ae_start(mc->ae);
+    for (int i = 0; i < mc->n_svc; i++) mc->svc_ops[i]->start(mc->svc[i]);
     if (mc->cfg.membership_rate > 0)
         for (uint32_t g = 0; g < mc->n_groups; g++)
-            rc_sim_at(mc->sim, member_gap(mc), RC_CLS_APP, EV_MC_MEMBERSHIP, g, 0);
+            rc_sim_at(mc->sim, member_gap(mc), RC_CLS_APP, RC_EV_MC_MEMBERSHIP, g, 0);
 }
 
 void rc_mc_free(rc_mc *mc)
 {
     if (mc == NULL) return;
     if (mc->strategy) mc->ops->destroy(mc->strategy);
-    rc_ae_free(mc->ae);
+    for (int i = 0; i < mc->n_svc; i++) mc->svc_ops[i]->destroy(mc->svc[i]);
     rc_adv_free(mc->adv);
     rc_poptab_free(mc->pt);
     rc_net_free(mc->net);
@@ -466,18 +509,35 @@ bool rc_mc_send(rc_mc *mc, uint32_t from, const rc_msg *m)
     case RC_ADV_PASS: rc_net_send(mc->net, from, m->recipient, body_new(mc, m)); return true;
     case RC_ADV_WITHHOLD: return false;
     case RC_ADV_HOLD:
-        rc_sim_at(mc->sim, mc->sim->now + rc_adv_delay(mc->adv), RC_CLS_TIMER, EV_MC_ADV_RELEASE,
+        rc_sim_at(mc->sim, mc->sim->now + rc_adv_delay(mc->adv), RC_CLS_TIMER, RC_EV_MC_ADV_RELEASE,
                   from, body_new(mc, m));
         return true;
     }
     return false;
 }
 
+bool rc_mc_send_provider(rc_mc *mc, uint32_t from, const rc_msg *m)
+{
+    switch (rc_adv_verdict_for(mc->adv, from, m)) {
+    case RC_ADV_PASS: rc_net_send_provider(mc->net, from, body_new(mc, m)); return true;
+    case RC_ADV_WITHHOLD: return false;
+    case RC_ADV_HOLD: break; /* a source is never delayed (multicast/adversary.h) */
+    }
+    RC_DCHECK(false, "a delaying member held a message to its provider");
+    return false;
+}
+
+void rc_mc_provider_send(rc_mc *mc, uint32_t user, const rc_msg *m)
+{
+    RC_DCHECK(m->recipient < mc->n_users, "recipient %u out of range", m->recipient);
+    rc_net_provider_send(mc->net, user, m->recipient, body_new(mc, m));
+}
+
 uint64_t rc_mc_timer_reserve(rc_mc *mc) { return rc_sim_reserve(mc->sim); }
 
 bool rc_mc_timer_at(rc_mc *mc, rc_time t, uint64_t seq, uint32_t obj, uint64_t arg)
 {
-    return rc_sim_at_seq(mc->sim, t, RC_CLS_TIMER, seq, EV_MC_TIMER, obj, arg);
+    return rc_sim_at_seq(mc->sim, t, RC_CLS_TIMER, seq, RC_EV_MC_TIMER, obj, arg);
 }
 
 void rc_mc_timer(rc_mc *mc, rc_time t, uint32_t obj, uint64_t arg)
@@ -497,7 +557,7 @@ uint32_t rc_mc_payload_new(rc_mc *mc, uint32_t group, uint32_t source)
         mc->payloads = rc_xrealloc(mc->payloads, mc->cap_payloads * sizeof *mc->payloads);
         mc->expected = rc_xrealloc(mc->expected, (size_t)mc->cap_payloads * mc->bytes_per);
         mc->delivered = rc_xrealloc(mc->delivered, (size_t)mc->cap_payloads * mc->bytes_per);
-        if (rc_ae_enabled(mc->ae))
+        if (mc->keep_dtime)
             mc->dtime = rc_xrealloc(mc->dtime,
                                     (size_t)mc->cap_payloads * mc->n_users * sizeof(float));
     }

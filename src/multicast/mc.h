@@ -18,7 +18,7 @@
 #include "core/err.h"
 #include "core/sim.h"
 #include "multicast/adversary.h"
-#include "multicast/strategy_name.h"
+#include "multicast/strategy_table.h"
 #include "trace/avail.h"
 
 typedef struct rc_mc rc_mc;
@@ -30,7 +30,7 @@ typedef struct rc_net_cfg rc_net_cfg;
 typedef struct rc_mc_cfg {
     uint64_t seed;
     int users, groups, group_size; /* group_size resolved (never 0) */
-    char strategy[64];             /* e.g. "unicast", "rc-k2-p2-ft" (multicast/strategy_name.h) */
+    char strategy[64];             /* e.g. "unicast", "rc-k2-p2-ft" (multicast/strategy_table.h) */
     double rc_base_delay_factor;   /* docs/spec.md §2.4: factor 2 in t_msg */
     bool seed0_groups;  /* §9.1.7: the reference's groups (Python Random(0).sample) */
     bool arm_once;      /* §9.1.5: RC-FT arms timeouts only for the source's first sends */
@@ -55,30 +55,27 @@ typedef struct rc_mc_cfg {
 } rc_mc_cfg;
 
 /* What the multicast layer counts (mc, strategies and anti-entropy add to
- * it through rc_mc_counts); exp/result copies it into the job's result under
- * the same names. */
+ * it through rc_mc_counts): the rows of multicast/counters.def counted by MC;
+ * exp/result copies it into the job's result under the same names. */
 typedef struct rc_mc_counters {
-    uint64_t multicasts;          /* payloads created by the apps */
-    uint64_t deliveries;          /* first receipts (recipient, payload) */
-    uint64_t deliveries_online;   /* ... of which marked DELIVERED_ONLINE */
-    uint64_t duplicates;          /* later copies (already_seen) */
-    uint64_t expected_deliveries; /* recipients x payloads */
-    uint64_t undelivered;         /* (recipient, payload) pairs not delivered by the end */
-    uint64_t payload_packets;     /* real payload sub-messages that left a client */
-    uint64_t ack_packets;         /* ACK sub-messages that left a client */
-    uint64_t repair_packets;      /* reconciliation digests and pushes */
-    uint64_t reassignments;       /* RC-FT role reassignments */
-    uint64_t timeouts;            /* RC-FT timeouts that fired */
-    uint64_t joins, leaves;       /* membership changes (membership_rate > 0) */
-    uint64_t repairs;             /* payloads first delivered by anti-entropy */
-    /* source_offline scenario: the multicast whose source went offline */
-    uint64_t so_expected, so_delivered, so_delivered_online;
-    uint64_t so_latency_sum_ms, so_latency_max_ms;
-    /* misbehaving members (adversary.h), copied from rc_adv_counters at the end */
-    uint64_t adv_members, adv_withheld, adv_acks_withheld, adv_acks_faked, adv_delayed;
+#define RC_COUNTER(name, from, type, units, json, json_key) RC_MC_COUNTER_##from(name)
+#define RC_MC_COUNTER_MC(name) uint64_t name;
+#define RC_MC_COUNTER_ENGINE(name)
+#define RC_MC_COUNTER_NET(name)
+#define RC_MC_COUNTER_RUN(name)
+#define RC_MC_COUNTER_TRAFFIC(name)
+#define RC_MC_COUNTER_ANON(name)
+#include "multicast/counters.def"
+#undef RC_MC_COUNTER_MC
+#undef RC_MC_COUNTER_ENGINE
+#undef RC_MC_COUNTER_NET
+#undef RC_MC_COUNTER_RUN
+#undef RC_MC_COUNTER_TRAFFIC
+#undef RC_MC_COUNTER_ANON
 } rc_mc_counters;
 
 typedef enum { RC_MSG_PAYLOAD = 0, RC_MSG_ACK = 1, RC_MSG_DIGEST = 2, RC_MSG_REPAIR = 3 } rc_msg_type;
+#define RC_MSG_TYPES 4
 
 typedef struct rc_msg {
     uint8_t type;      /* rc_msg_type */
@@ -90,8 +87,10 @@ typedef struct rc_msg {
     rc_time t;         /* when the message was made (anti-entropy digests) */
 } rc_msg;
 
-typedef struct rc_strategy_ops {
-    const char *name;
+/* A strategy's behaviour; its family's row in the strategy table
+ * (multicast/strategy_table.h) points to it. */
+struct rc_strategy_ops {
+    const char *name; /* the family's key (rc_strategy_family.family) */
     void *(*create)(rc_mc *mc, const rc_strategy_spec *spec, const rc_mc_cfg *cfg);
     void (*destroy)(void *self);
     /* The app asks `source` to multicast `payload` in `group`. */
@@ -107,10 +106,35 @@ typedef struct rc_strategy_ops {
     void (*online)(void *self, uint32_t user, bool online);
     /* End of run: add strategy counters (optional). */
     void (*finish)(void *self, rc_mc_counters *c);
-} rc_strategy_ops;
+    /* `m`, which `user` sent to its own provider (rc_mc_send_provider),
+     * reached the provider at rc_mc_now (optional; the provider acts for the
+     * strategy, e.g. with rc_mc_provider_send). */
+    void (*relay)(void *self, uint32_t user, const rc_msg *m);
+};
 
 extern const rc_strategy_ops rc_unicast_ops;
 extern const rc_strategy_ops rc_rollercoaster_ops;
+extern const rc_strategy_ops rc_provider_fanout_ops;
+
+/* A service that runs beside the strategy, whatever the strategy (anti-entropy,
+ * multicast/antientropy.h): it owns some message types, schedules its own
+ * events and reaches the groups through the API below, like a strategy.  mc
+ * creates, starts, feeds and frees every service of rc_mc_services through
+ * these ops and never calls one by name. */
+typedef struct rc_mc_service_ops {
+    const char *name;
+    /* NULL when `cfg` does not enable the service; `cfg` outlives it. */
+    void *(*create)(rc_mc *mc, rc_sim *sim, const rc_mc_cfg *cfg);
+    void (*start)(void *self); /* after the network has started */
+    void (*destroy)(void *self);
+    /* `user` pulled `m`, a message of one of the service's types. */
+    void (*receive)(void *self, uint32_t user, const rc_msg *m, bool online_label);
+    uint32_t msg_types;  /* the rc_msg_types it owns, as bits 1u << type */
+    bool delivery_times; /* it reads rc_mc_delivered_at, so mc keeps the times */
+} rc_mc_service_ops;
+
+/* The services, NULL-terminated, in the order they are created (services.c). */
+extern const rc_mc_service_ops *const rc_mc_services[];
 
 /* Group membership. */
 uint32_t rc_mc_groups(const rc_mc *mc);
@@ -144,6 +168,13 @@ uint32_t rc_mc_hops(const rc_mc *mc); /* mix layers + 1 (docs/spec.md §2.4) */
 /* Sends m from user `from` (m->recipient must be set).  False when it will
  * never leave (a misbehaving member withholds it, multicast/adversary.h). */
 bool rc_mc_send(rc_mc *mc, uint32_t from, const rc_msg *m);
+/* Sends m from user `from` to its own provider, through its send queue and
+ * payload stream like any message; the strategy's relay op gets it there.
+ * False as for rc_mc_send. */
+bool rc_mc_send_provider(rc_mc *mc, uint32_t from, const rc_msg *m);
+/* The provider of `user` sends m (to m->recipient) into the mixes now, as a
+ * normal Loopix packet (at most provider_rate a second, loopix/net.h). */
+void rc_mc_provider_send(rc_mc *mc, uint32_t user, const rc_msg *m);
 /* Timer for the strategy at time t (class: strategy timers). */
 void rc_mc_timer(rc_mc *mc, rc_time t, uint32_t obj, uint64_t arg);
 /* A timer set in two steps (core/sim.h rc_sim_reserve): reserve its place in

@@ -30,6 +30,7 @@
 #include "core/rng.h"
 #include "multicast/mc.h"
 #include "core/pyrandom.h"
+#include "multicast/rollercoaster.h"
 #include "multicast/schedule.h"
 
 typedef struct session {
@@ -88,7 +89,7 @@ typedef struct tbatch {
 
 typedef struct rc_state {
     rc_mc *mc;
-    rc_strategy_spec spec;
+    rc_rc_params spec;      /* k, p, timeouts, multiplier, drop_offline */
     uint32_t users, groups;
     bool acks, arm_once, nonce0_plain, nonce_perm;
     double t_msg_ms, t_queue_ms;
@@ -589,10 +590,10 @@ static void *rcs_create(rc_mc *mc, const rc_strategy_spec *spec, const rc_mc_cfg
 {
     rc_state *s = rc_xcalloc(1, sizeof *s);
     s->mc = mc;
-    s->spec = *spec;
+    rc_rc_params_of(spec, &s->spec);
     s->users = (uint32_t)cfg->users;
     s->groups = rc_mc_groups(mc);
-    s->acks = spec->timeouts || cfg->acks_always;
+    s->acks = s->spec.timeouts || cfg->acks_always;
     s->arm_once = cfg->arm_once;
     s->nonce0_plain = cfg->nonce0_plain;
     s->nonce_perm = cfg->nonce_perm;
@@ -761,7 +762,7 @@ static void rcs_receive(void *self, uint32_t user, const rc_msg *m, bool online_
 }
 
 const rc_strategy_ops rc_rollercoaster_ops = {
-    .name = "rollercoaster",
+    .name = "rc",
     .create = rcs_create,
     .destroy = rcs_destroy,
     .multicast = rcs_multicast,

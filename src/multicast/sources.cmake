@@ -1,3 +1,5 @@
-set(RCSIM_MULTICAST_SOURCES src/multicast/strategy_name.c src/multicast/schedule.c
-    src/multicast/mc.c src/multicast/antientropy.c src/multicast/adversary.c src/multicast/population.c src/multicast/poptab.c src/multicast/unicast.c
+set(RCSIM_MULTICAST_SOURCES src/multicast/strategy_table.c src/multicast/rollercoaster_name.c
+    src/multicast/provider_fanout.c src/multicast/schedule.c src/multicast/mc.c
+    src/multicast/services.c src/multicast/antientropy.c src/multicast/adversary.c
+    src/multicast/population.c src/multicast/poptab.c src/multicast/unicast.c
     src/multicast/rollercoaster.c)

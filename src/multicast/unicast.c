@@ -1,6 +1,8 @@
 /* unicast: sequential unicast (docs/spec.md §2.2).  The source queues one copy per
  * member, in group order; recipients hand it to the app.  No state. */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/log.h"
 #include "multicast/mc.h"
@@ -45,4 +47,40 @@ const rc_strategy_ops rc_unicast_ops = {
     .destroy = uc_destroy,
     .multicast = uc_multicast,
     .receive = uc_receive,
+};
+
+/* ---------- the table row (multicast/strategy_table.h) ---------- */
+
+static int uc_parse(const char *name, rc_strategy_spec *out, rc_err *err)
+{
+    (void)out;
+    (void)err;
+    return strcmp(name, "unicast") == 0 ? 0 : RC_STRATEGY_NOT_MINE;
+}
+
+static void uc_format(const rc_strategy_spec *s, char *buf, size_t n)
+{
+    (void)s;
+    snprintf(buf, n, "unicast");
+}
+
+/* One copy per recipient, each through the sender's payload slots. */
+static void uc_cost(const rc_strategy_spec *s, rc_strategy_cost *c)
+{
+    (void)s;
+    c->client_copies_per_recipient = 1.0;
+}
+
+const rc_strategy_family rc_unicast_family = {
+    .family = "unicast",
+    .pattern = "unicast",
+    .summary = "one copy per member from the sender (§2.2)",
+    .help = "  unicast              sequential unicast: the sender queues one copy per member\n"
+            "                       on its own send queue, in group order (docs/spec.md §2.2)\n",
+    .params = NULL,
+    .n_params = 0,
+    .parse = uc_parse,
+    .format = uc_format,
+    .cost = uc_cost,
+    .ops = &rc_unicast_ops,
 };

@@ -6,9 +6,7 @@
 
 #include "core/log.h"
 #include "core/rng.h"
-#include "loopix/net.h"
 
-enum { EV_APP = 9 };
 enum { STREAM_APP = 20 };
 
 struct rc_app {
@@ -34,7 +32,7 @@ static void on_app(void *ctx, const rc_event *ev)
 {
     rc_app *a = ctx;
     uint32_t g = ev->obj;
-    rc_sim_at(a->sim, ev->t + app_gap(a), RC_CLS_APP, EV_APP, g, 0);
+    rc_sim_at(a->sim, ev->t + app_gap(a), RC_CLS_APP, RC_EV_APP, g, 0);
     uint32_t n = rc_mc_group_size(a->mc, g);
     const uint32_t *mem = rc_mc_group_members(a->mc, g);
     /* heavy users: the first floor(f |G|) members in (current) group order */
@@ -76,7 +74,7 @@ rc_app *rc_app_new(rc_sim *sim, rc_mc *mc, const rc_app_cfg *cfg)
     uint32_t n = rc_mc_users(mc);
     a->cand = rc_xmalloc(n * sizeof(uint32_t));
     a->weights = rc_xmalloc(n * sizeof(double));
-    rc_sim_on(sim, EV_APP, on_app, a);
+    rc_sim_on(sim, RC_EV_APP, on_app, a);
     return a;
 }
 
@@ -86,7 +84,7 @@ void rc_app_start(rc_app *a)
     /* The first trial is at t = 0 (lattice) or the first arrival (continuous). */
     rc_time base = a->tick > 1 ? -a->tick : 0;
     for (uint32_t g = 0; g < rc_mc_groups(a->mc); g++)
-        rc_sim_at(a->sim, base + app_gap(a), RC_CLS_APP, EV_APP, g, 0);
+        rc_sim_at(a->sim, base + app_gap(a), RC_CLS_APP, RC_EV_APP, g, 0);
 }
 
 void rc_app_free(rc_app *a)

@@ -18,9 +18,9 @@ assert text.count("\n") == 1, "not one line"
 d = json.loads(text)
 assert d["trace"] == sys.argv[2], (d["trace"], sys.argv[2])
 keys = ["job_id", "strategy", "users", "group_size", "groups", "trace", "model", "seed",
-        "duration_s", "deliveries", "deliveries_all", "multicasts", "undelivered", "duplicates",
-        "payload_packets", "ack_packets", "reassignments", "timeouts", "repair_packets", "repairs",
-        "joins", "leaves", "expected_deliveries", "mean_s", "p1_s", "p25_s", "median_s", "p75_s",
+        "duration_s", "deliveries", "multicasts", "deliveries_all", "duplicates",
+        "expected_deliveries", "undelivered", "payload_packets", "ack_packets", "repair_packets",
+        "reassignments", "timeouts", "joins", "leaves", "repairs", "mean_s", "p1_s", "p25_s", "median_s", "p75_s",
         "p90_s", "p99_s", "max_s", "events", "wall_s", "peak_rss_kb"]
 assert list(d) == keys, list(d)
 assert isinstance(d["users"], int) and isinstance(d["deliveries"], int) and d["deliveries"] > 0

@@ -1,0 +1,24 @@
+/* rollercoaster: the Rollercoaster family's parameters, shared by its name
+ * grammar (rollercoaster_name.c, the table row) and the strategy itself
+ * (rollercoaster.c).  Nothing else includes it. */
+#ifndef RCSIM_MULTICAST_ROLLERCOASTER_H
+#define RCSIM_MULTICAST_ROLLERCOASTER_H
+
+#include <stdbool.h>
+
+#include "multicast/strategy_table.h"
+
+/* The order of the family's parameters in rc_strategy_spec.v. */
+enum { RC_RCP_K, RC_RCP_P, RC_RCP_FT, RC_RCP_MULTIPLIER, RC_RCP_DROPOFFLINE, RC_RCP_COUNT };
+
+typedef struct rc_rc_params {
+    int k;              /* branching factor */
+    int p;              /* parallelism: sub-messages per packet */
+    bool timeouts;      /* RC-FT */
+    double multiplier;  /* timeout multiplier */
+    bool drop_offline;
+} rc_rc_params;
+
+void rc_rc_params_of(const rc_strategy_spec *s, rc_rc_params *out);
+
+#endif

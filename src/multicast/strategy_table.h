@@ -1,0 +1,91 @@
+/* strategy_table: the registry of strategy families (issue 26 item 2).
+ *
+ * A strategy name a user types (`--strategy rc-k2-p2-ft`, `strategy:` in a
+ * sweep file) belongs to one family: unicast, rc (Rollercoaster) or
+ * provider-fanout.  Each family is one row of the table in strategy_table.c,
+ * defined in its own file next to its ops: its name pattern, its parameters
+ * (names, types, help), a parser that turns a name into those parameters, the
+ * canonical form, the sub-messages per packet it asks of the net, its cost
+ * terms (exp/ sizes runs with them) and its help text.  Everything that needs
+ * to know strategies reads this table: mc (which ops to run), the CLI
+ * (`--help strategies`, `rcsim strategies --json`), job validation, the cost
+ * model and, through the JSON, analysis/.  docs/extending.md says how to add
+ * a family.
+ */
+#ifndef RCSIM_MULTICAST_STRATEGY_TABLE_H
+#define RCSIM_MULTICAST_STRATEGY_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/err.h"
+
+typedef struct rc_strategy_ops rc_strategy_ops; /* multicast/mc.h */
+typedef struct rc_strategy_family rc_strategy_family;
+
+enum { RC_STRATEGY_PARAMS_MAX = 8 };
+
+typedef enum { RC_SP_INT, RC_SP_BOOL, RC_SP_NUMBER } rc_strategy_param_type;
+
+/* One parameter of a family, in the order of rc_strategy_spec.v. */
+typedef struct rc_strategy_param {
+    const char *name;
+    rc_strategy_param_type type;
+    const char *help;
+} rc_strategy_param;
+
+/* A parsed strategy name: its family and the family's parameter values (ints
+ * and bools are held exactly as doubles). */
+typedef struct rc_strategy_spec {
+    const rc_strategy_family *family;
+    double v[RC_STRATEGY_PARAMS_MAX];
+} rc_strategy_spec;
+
+/* What one multicast costs to simulate, in units the cost model (exp/) has
+ * calibrated: sub-messages that clients send (each also takes a payload slot
+ * of its sender: the utilisation), sub-messages that providers inject (no
+ * slot), timeouts armed, and the parallelism p (bundling work).  A family
+ * states its own terms; the cost model knows no family. */
+typedef struct rc_strategy_cost {
+    double client_copies_per_recipient;   /* per recipient: unicast 1, RC 2 (ACKs) */
+    double client_copies_per_multicast;   /* per multicast: provider-fanout 1 */
+    double provider_copies_per_recipient; /* per recipient: provider-fanout 1 */
+    double timeouts_per_member;           /* per member: RC-FT 1 */
+    int p;                                /* sub-messages per packet */
+} rc_strategy_cost;
+
+/* Returned by a family's parse when the name is not one of its own. */
+enum { RC_STRATEGY_NOT_MINE = -1 };
+
+struct rc_strategy_family {
+    const char *family;  /* "rc": the key in JSON and results */
+    const char *pattern; /* the grammar, "rc-kK-pP[-ft[M]][-dropoffline]" */
+    const char *summary; /* one line */
+    const char *help;    /* the `--help strategies` paragraph (lines end in \n) */
+    const rc_strategy_param *params;
+    size_t n_params;
+    /* 0 with *out filled, RC_STRATEGY_NOT_MINE, or an error code with err
+     * set (the name is this family's but malformed). */
+    int (*parse)(const char *name, rc_strategy_spec *out, rc_err *err);
+    /* The canonical name (what results and tables show). */
+    void (*format)(const rc_strategy_spec *s, char *buf, size_t n);
+    void (*cost)(const rc_strategy_spec *s, rc_strategy_cost *out);
+    const rc_strategy_ops *ops;
+};
+
+/* The families in table order. */
+const rc_strategy_family *const *rc_strategy_families(size_t *n);
+const rc_strategy_family *rc_strategy_family_find(const char *family);
+
+/* Parses a strategy name of any family; RC_EXIT_USAGE naming the name and
+ * the patterns on error (err may be NULL). */
+int rc_strategy_parse(const char *name, rc_strategy_spec *out, rc_err *err);
+/* Canonical name into buf. */
+void rc_strategy_format(const rc_strategy_spec *s, char *buf, size_t n);
+/* A parameter by name (NAN when the family has none of that name). */
+double rc_strategy_param_value(const rc_strategy_spec *s, const char *name);
+/* Sub-messages per packet: the family's parameter "p", else 1. */
+int rc_strategy_split(const rc_strategy_spec *s);
+void rc_strategy_cost_of(const rc_strategy_spec *s, rc_strategy_cost *out);
+
+#endif
