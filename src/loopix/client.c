@@ -71,7 +71,7 @@ static void emit_bundle(rc_net *n, uint32_t ui, rc_time t)
     user *u = &n->users[ui];
     RC_DCHECK(u->online, "client %u sent a packet while offline at t=%lld", ui, (long long)t);
     if (n->wire.link != NULL) {
-        rc_net__wire_bundle(n, ui, t);
+        n->wops->bundle(n, ui, t);
         return;
     }
     rc_time hand = n->lattice ? n->tick : 0; /* one tick of hand-off per hop (docs/spec.md §1.2) */

@@ -69,13 +69,13 @@ void rc_net__on_cover_hop(void *ctx, const rc_event *ev)
     rc_net *n = ctx;
     cover_pkt *c = &n->cpk[ev->obj];
     if (c->hops_left == 0) { /* reached its provider: dropped or ignored */
-        if (n->wire.link != NULL) rc_net__wire_loop_end(n, ev->obj, n->sim->now);
+        if (n->wire.link != NULL) n->wops->loop_end(n, ev->obj, n->sim->now);
         return;
     }
     c->hops_left--;
     n->ctr.mix_packets++;
     rc_time hand = n->lattice ? n->tick : 0, delay = rc_net__hop_delay(n);
-    if (n->wire.link != NULL) rc_net__wire_loop_hop(n, ev->obj, n->sim->now, delay, hand);
+    if (n->wire.link != NULL) n->wops->loop_hop(n, ev->obj, n->sim->now, delay, hand);
     cover_hop_schedule(n, ev->obj, n->sim->now + delay + hand);
 }
 
@@ -85,7 +85,7 @@ void rc_net__on_mix_loop(void *ctx, const rc_event *ev)
     /* A mix loop visits the remaining layers, a provider, the earlier layers
      * and returns: layers + 1 hops at the mix-loop delay rate. */
     if (n->wire.link != NULL) {
-        rc_net__wire_loop_start(n, ev->obj, n->sim->now); /* wire.c counts its mixes */
+        n->wops->loop_start(n, ev->obj, n->sim->now); /* wire.c counts its mixes */
     } else {
         rc_net__cover_send(n, (uint8_t)(n->layers + 1), n->sim->now);
         rc_net__traffic_mix_loop(n, ev->obj);

@@ -97,7 +97,7 @@ void rc_net__on_pull(void *ctx, const rc_event *ev)
         pentry e = pbox_pop(&u->postbox);
         n->subs_pulled++;
         taken++;
-        if (n->wire.link != NULL) rc_net__wire_pull(n, ev->obj, e.body, ev->t);
+        if (n->wire.link != NULL) n->wops->pull(n, ev->obj, e.body, ev->t);
         bool online_label = n->frozen_pull ? (e.t > ev->t - n->pull_period)
                                            : (e.t >= u->last_online_at);
         n->hooks.deliver(n->hooks.ctx, ev->obj, e.body, online_label, ev->t);

@@ -10,12 +10,6 @@
  * nothing in the model depends on it (docs/spec.md §1.1). */
 #include "loopix/net_internal.h"
 
-void rc_net_observe(rc_net *n, rc_net_wire wire)
-{
-    RC_ASSERT(n->cover_full && n->wire.link == NULL && wire.link != NULL);
-    n->wire = wire;
-    n->rng_wire = rc_rng_new(n->seed, STREAM_WIRE);
-}
 
 uint32_t rc_net_providers(const rc_net *n) { return n->n_providers; }
 uint32_t rc_net_mix_layers(const rc_net *n) { return n->layers; }
@@ -41,7 +35,7 @@ static void report(rc_net *n, rc_wire_kind kind, uint64_t id, uint32_t from, uin
     n->wire.link(n->wire.ctx, &l);
 }
 
-void rc_net__wire_bundle(rc_net *n, uint32_t ui, rc_time t)
+static void wire_bundle(rc_net *n, uint32_t ui, rc_time t)
 {
     user *u = &n->users[ui];
     rc_time hand = n->lattice ? n->tick : 0;
@@ -127,7 +121,7 @@ static uint32_t loop_next(rc_net *n, const wire_loop *w, uint32_t hops_left)
     return any_mix(n, k - L - 1);
 }
 
-void rc_net__wire_loop_start(rc_net *n, uint32_t m, rc_time t)
+static void wire_loop_start(rc_net *n, uint32_t m, rc_time t)
 {
     uint32_t pk = rc_net__cover_send(n, (uint8_t)(n->layers + 1), t);
     if (pk >= n->cap_wloop) {
@@ -141,7 +135,7 @@ void rc_net__wire_loop_start(rc_net *n, uint32_t m, rc_time t)
     report(n, RC_WIRE_CREATE, n->wloop[pk].id, node, node, t, t);
 }
 
-void rc_net__wire_loop_hop(rc_net *n, uint32_t pk, rc_time now, rc_time delay, rc_time hand)
+static void wire_loop_hop(rc_net *n, uint32_t pk, rc_time now, rc_time delay, rc_time hand)
 {
     wire_loop *w = &n->wloop[pk];
     uint32_t next = loop_next(n, w, n->cpk[pk].hops_left);
@@ -154,16 +148,27 @@ void rc_net__wire_loop_hop(rc_net *n, uint32_t pk, rc_time now, rc_time delay, r
     w->node = next;
 }
 
-void rc_net__wire_loop_end(rc_net *n, uint32_t pk, rc_time now)
+static void wire_loop_end(rc_net *n, uint32_t pk, rc_time now)
 {
     const wire_loop *w = &n->wloop[pk];
     report(n, RC_WIRE_END, w->id, w->node, w->node, now, now);
 }
 
-void rc_net__wire_pull(rc_net *n, uint32_t ui, uint32_t body, rc_time now)
+static void wire_pull(rc_net *n, uint32_t ui, uint32_t body, rc_time now)
 {
     rc_wire_link l = {RC_WIRE_PULL, RC_WIRE_NONE, RC_WIRE_NONE,
                       rc_net_node_provider(n, n->users[ui].provider), ui, now, now, 1, body,
                       UINT32_MAX, false, true};
     n->wire.link(n->wire.ctx, &l);
+}
+
+static const struct wire_ops wire_ops = {wire_bundle, wire_loop_start, wire_loop_hop,
+                                         wire_loop_end, wire_pull};
+
+void rc_net_observe(rc_net *n, rc_net_wire wire)
+{
+    RC_ASSERT(n->cover_full && n->wire.link == NULL && wire.link != NULL);
+    n->wire = wire;
+    n->wops = &wire_ops;
+    n->rng_wire = rc_rng_new(n->seed, STREAM_WIRE);
 }
