@@ -119,6 +119,28 @@ for _m in (
                _counter("anon_sender_entropy_mean_bits"),
                "mean entropy of the adversary's guess of the sender (<= 1024 users)")):
     METRICS[_m.name] = _m
+# Bandwidth and unobservability (docs/spec.md §1.12): per client = per client-second online.
+for _n, _l, _u, _d in (
+        ("bw_payload_pps", "real sub-messages per client", "1/s",
+         "payload + ACK + repair sub-messages a client sends per second online"),
+        ("bw_cover_pps", "cover sub-messages per client", "1/s",
+         "drop, loop and empty payload-slot covers per client-second (expected under --cover skip)"),
+        ("bw_cover_used", "real share of payload slots", "fraction",
+         "payload-stream firings that carried a real sub-message"),
+        ("bw_bytes_per_client_s", "bandwidth per client", "B/s",
+         "(real + cover sub-messages) x packet_size per client-second online"),
+        ("bw_mix_load_mean_pps", "mean mix load", "1/s", "sub-messages a mix receives per second"),
+        ("bw_mix_load_max_pps", "busiest mix load", "1/s",
+         "sub-messages the busiest mix receives per second (--cover full)"),
+        ("unobs_active_rate_pps", "departure rate while active", "1/s",
+         "bundles per second of a client holding real mail (--cover full)"),
+        ("unobs_idle_rate_pps", "departure rate while idle", "1/s",
+         "bundles per second of a client holding none (--cover full)"),
+        ("unobs_ks", "KS active vs idle gaps", "D",
+         "two-sample KS statistic of inter-departure gaps, active vs idle (--cover full)"),
+        ("unobs_real_per_pull_mean", "real messages per pull", "messages",
+         "real sub-messages a provider hands out per pull")):
+    METRICS[_n] = Metric(_n, _l, _u, _counter(_n), _d)
 ALIASES = {"p50": "median", "p25": "q1", "p75": "q3", "average": "mean",
            "ratio": "delivery_ratio", "packets": "packets_per_delivery"}
 

@@ -44,7 +44,7 @@ UNITS = {
     "gossip_interval": "s", "gossip_push_max": "count", "gossip_window": "s",
     "membership_rate": "1/s", "store_raw": None, "check": None,
     "adversary": None, "adversary_fraction": "fraction", "adversary_delay": "s",
-    "population": "count", "group_size_dist": None,
+    "population": "count", "group_size_dist": None, "packet_size": "B",
 }
 # The registry's dimensionless units are written "" there; these are ours.
 DIMENSIONLESS = ("count", "factor", "fraction")

@@ -68,6 +68,24 @@ static const bench_cfg configs[] = {
     {"multigroup-g16x128-u128-rc-k2-p2-ft-dropoffline",
      "strategy=rc-k2-p2-ft-dropoffline users=128 groups=16 group_size=128 trace=online", true},
     {"exact-rc-k2-p2-u128-online", "model=exact strategy=rc-k2-p2 users=128 trace=online", true},
+    /* Anonymity (issue 29, docs/performance.md): the cost of tracking 1,000 messages against
+     * the same job with every packet simulated and nothing tracked (goal: at most 2x); peak
+     * RSS against the number tracked; a 10,000-user population for 10 simulated minutes.
+     * Their own durations (1 h, 10 min) whatever --quick says; not in the --quick subset. */
+    {"anon-off-cover-full-rc-k2-p2-u128-1h",
+     "model=exact strategy=rc-k2-p2 users=128 trace=online cover=full duration=1h", false},
+    {"anon-on-rc-k2-p2-u128-1h-t1000",
+     "model=exact strategy=rc-k2-p2 users=128 trace=online anonymity=on anon_targets=1000 "
+     "duration=1h", false},
+    {"anon-on-rc-k2-p2-u128-1h-t250",
+     "model=exact strategy=rc-k2-p2 users=128 trace=online anonymity=on anon_targets=250 "
+     "duration=1h", false},
+    {"anon-on-rc-k2-p2-u128-1h-t4000",
+     "model=exact strategy=rc-k2-p2 users=128 trace=online anonymity=on anon_targets=4000 "
+     "duration=1h", false},
+    {"anon-on-pop10000-rc-k2-p2-ft-10m",
+     "model=exact strategy=rc-k2-p2-ft-dropoffline population=10000 groups=1000 "
+     "group_size_dist=zipf:1.5:3:200 trace=online anonymity=on duration=10m", false},
 };
 #define N_CONFIGS (sizeof configs / sizeof configs[0])
 

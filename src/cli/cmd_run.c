@@ -87,6 +87,17 @@ static void print_human(const rc_job *job, const rc_result *r)
                (unsigned long long)r->c.adv_members, (unsigned long long)r->c.adv_withheld,
                (unsigned long long)r->c.adv_acks_withheld,
                (unsigned long long)r->c.adv_acks_faked, (unsigned long long)r->c.adv_delayed);
+    printf("  bandwidth per client online: payload %.3f/s, cover %.3f/s%s, %.0f B/s; real share "
+           "of payload slots %.3f; mix load mean %.1f/s, max %.1f/s\n",
+           r->c.bw_payload_pps, r->c.bw_cover_pps, job->cover == RC_COVER_FULL ? "" : " (expected)",
+           r->c.bw_bytes_per_client_s, r->c.bw_cover_used, r->c.bw_mix_load_mean_pps,
+           r->c.bw_mix_load_max_pps);
+    if (job->cover == RC_COVER_FULL)
+        printf("  departures while active %.3f/s (%llu gaps), idle %.3f/s (%llu gaps), KS %.4f "
+               "(5 %% critical %.4f); real messages per pull mean %.3f, max %.0f\n",
+               r->c.unobs_active_rate_pps, (unsigned long long)r->c.unobs_active_gaps,
+               r->c.unobs_idle_rate_pps, (unsigned long long)r->c.unobs_idle_gaps, r->c.unobs_ks,
+               r->c.unobs_ks_crit05, r->c.unobs_real_per_pull_mean, r->c.unobs_real_per_pull_max);
     if (job->anonymity)
         printf("  anonymity (%llu tracked; %llu of the mixes and %llu of the providers corrupted): "
                "entropy mean %.3f bits, median %.3f, p5 %.3f; min-entropy mean %.3f; sender "
@@ -209,6 +220,8 @@ static void print_json(const rc_job *job, const rc_result *r)
     }
     if (job->adversary != RC_ADV_NONE) put_counters(o, &r->c, WHEN_IF_ADV);
     if (r->n_sizes > 0) put_population(o, job, r);
+    /* bandwidth in bytes: the packet size it assumes (docs/spec.md §1.12) */
+    PUT("packet_size", json_integer(job->packet_size));
     if (job->anonymity) put_counters(o, &r->c, WHEN_IF_ANON);
     put_counters(o, &r->c, WHEN_LAST);
 #undef PUT

@@ -89,6 +89,8 @@ typedef struct rc_job {
     /* populations (issue 17, multicast/population.h): 0 = off (the paper's groups) */
     int population;               /* N users in `groups` groups of drawn sizes */
     char group_size_dist[64];     /* fixed:M | zipf:S:MIN:MAX | lognormal:MU:SIGMA */
+    /* bandwidth in bytes (docs/spec.md §1.12): the bytes of one sub-message on the wire */
+    int packet_size;
     /* the global passive adversary (issue 29, anon/anonymity.h, docs/spec.md §10) */
     bool anonymity;               /* measure anonymity (implies cover full) */
     double corrupt_mixes;         /* fraction of the mixes the adversary owns */

@@ -131,6 +131,9 @@ static const rc_param_def table[] = {
     {"group_size_dist", RC_PT_STRING, OFF(group_size_dist), SZ(group_size_dist), "", 0, 0, "",
      NULL, C | A | N,
      "population mode: group sizes, fixed:M | zipf:S:MIN:MAX | lognormal:MU:SIGMA"},
+    {"packet_size", RC_PT_INT, OFF(packet_size), 0, "2048", 1, 1 << 30, "B", NULL, C | A | N,
+     "bytes of one sub-message on the wire (a Sphinx packet; Loopix's 2 KiB), for the bandwidth "
+     "in bytes (docs/spec.md §1.12); changes no simulated event"},
     {"anonymity", RC_PT_BOOL, OFF(anonymity), 0, "off", 0, 1, "", NULL, C | A | N,
      "measure anonymity against a global passive adversary (docs/spec.md §10; implies "
      "--cover full)"},

@@ -281,15 +281,21 @@ void rc_result_gather(rc_result *r, rc_mc *mc, bool keep_raw)
     const rc_mc_counters *m = rc_mc_counts(mc);
     const rc_net_counters *n = rc_net_counts(rc_mc_net(mc));
     rc_counters *c = &r->c;
+    rc_net_traffic t; /* the TRAFFIC rows (loopix/traffic.c, docs/spec.md §1.12) */
+    rc_net_traffic_summary(rc_mc_net(mc), &t);
     /* The engine's and the run's rows are filled by rc_run_job. */
 #define RC_COUNTER(name, from, type, units, json, json_key) GATHER_##from(name)
 #define GATHER_MC(name) c->name = m->name;
 #define GATHER_NET(name) c->name = n->name;
+#define GATHER_TRAFFIC(name) c->name = t.name;
+#define GATHER_ANON(name)
 #define GATHER_ENGINE(name)
 #define GATHER_RUN(name)
 #include "multicast/counters.def"
 #undef GATHER_MC
 #undef GATHER_NET
+#undef GATHER_TRAFFIC
+#undef GATHER_ANON
 #undef GATHER_ENGINE
 #undef GATHER_RUN
 

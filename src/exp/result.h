@@ -35,7 +35,7 @@
 
 #define RC_RESULT_LAYOUT 5 /* 2: the build that ran the job; 3: compact image (sparse buckets);
                              4: adversary counters and the population section (issue 17);
-                             5: anonymity (issue 29) */
+                             5: anonymity, bandwidth and unobservability (issue 29) */
 
 /* Histogram geometry: core/hist.h (RC_HIST_BINS, rc_hist_bin, rc_hist_edge). */
 

@@ -115,6 +115,7 @@ static int run_resolved(rc_job job, rc_result *out, rc_run_progress_fn progress,
     }
     out->c.events = sim.events;
     out->c.sim_s = job.duration_s;
+    out->c.bw_bytes_per_client_s = (out->c.bw_payload_pps + out->c.bw_cover_pps) * job.packet_size;
     out->c.wall_s = wall_now() - t0;
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) == 0) out->c.peak_rss_kb = (uint64_t)ru.ru_maxrss;

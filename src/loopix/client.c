@@ -96,6 +96,7 @@ static void emit_bundle(rc_net *n, uint32_t ui, rc_time t)
             u->wait_n -= covers;
             left -= covers;
             n->ctr.cover_packets += covers;
+            if (n->cover_full) rc_net__traffic_route(n, covers);
             for (uint32_t c = 0; c < covers && n->cover_full; c++)
                 rc_net__cover_send(n, (uint8_t)(n->layers + (n->ingress_delay ? 1 : 0)), t + hand);
             continue;
@@ -119,9 +120,14 @@ static void emit_bundle(rc_net *n, uint32_t ui, rc_time t)
         /* The last layer delays each sub-message separately, then the egress
          * provider files it in the next tick (delay 0). */
         rc_time arrive = shared + hand + rc_net__hop_delay(n) + hand;
-        if (n->cover_full) n->ctr.mix_packets += n->layers;
+        n->ctr.real_packets++;
+        if (n->cover_full) {
+            n->ctr.mix_packets += n->layers;
+            rc_net__traffic_route(n, 1);
+        }
         rc_net__deliver_to_postbox(n, s, arrive);
     }
+    if (n->cover_full) rc_net__traffic_departure(n, ui, t);
 }
 
 enum { PREFETCH_AHEAD = 8 };
@@ -133,6 +139,7 @@ static void stream_step(rc_net *n, uint32_t ui, rc_time t)
 {
     user *u = &n->users[ui];
     if (u->next_pay == t) {
+        n->ctr.payload_slots++;
         if (u->out.n > 0) {
             ring_push(&u->wait_sub, ring_pop(&u->out));
             ring_push(&u->wait_at, u->wait_head + u->wait_n);

@@ -84,8 +84,12 @@ void rc_net__on_mix_loop(void *ctx, const rc_event *ev)
     rc_net *n = ctx;
     /* A mix loop visits the remaining layers, a provider, the earlier layers
      * and returns: layers + 1 hops at the mix-loop delay rate. */
-    if (n->wire.link != NULL) n->wops->loop_start(n, ev->obj, n->sim->now);
-    else rc_net__cover_send(n, (uint8_t)(n->layers + 1), n->sim->now);
+    if (n->wire.link != NULL) {
+        n->wops->loop_start(n, ev->obj, n->sim->now); /* wire.c counts its mixes */
+    } else {
+        rc_net__cover_send(n, (uint8_t)(n->layers + 1), n->sim->now);
+        rc_net__traffic_mix_loop(n, ev->obj);
+    }
     rc_time gap = (rc_time)llround(rc_rng_exp(n->rng_mixloop, 1e6 / n->mix_rate_loop));
     if (n->lattice) gap = ((gap + n->tick - 1) / n->tick) * n->tick;
     if (gap < 1) gap = 1;

@@ -34,6 +34,7 @@ static void go_offline(rc_net *n, uint32_t ui, rc_time t)
     if (n->frozen_pull) u->pull_remaining = rc_net__next_pull_at_or_after(n, u, t) - t;
     u->pull_ver++;
     u->pull_scheduled = false;
+    rc_net__traffic_offline(n, ui, t);
     u->online = false;
     n->hooks.online(n->hooks.ctx, ui, false, t);
 }
@@ -147,6 +148,7 @@ rc_net *rc_net_new(rc_sim *sim, const rc_net_cfg *cfg, const rc_trace *trace, in
     n->seed = cfg->seed;
     n->free_head = UINT32_MAX;
     n->cpk_free = UINT32_MAX;
+    rc_net__traffic_init(n, cfg->seed);
     rc_net__idle_law(n);
     if (n->lattice) {
         rc_net__gap_steps(n);
@@ -216,6 +218,7 @@ void rc_net_free(rc_net *n)
     free(n->users);
     free(n->subs);
     free(n->cpk);
+    rc_net__traffic_free(n);
     free(n->provider_free);
     free(n->stat_cdf);
     for (int i = 0; i < 4; i++) free(n->steps_own[i]);

@@ -67,7 +67,33 @@ typedef struct rc_net_counters {
     uint64_t cover_packets; /* cover sub-messages (drop/loop) that left a client */
     uint64_t pulls;         /* pulls that found something */
     uint64_t mix_packets;   /* packets through mixes, cover_full only */
+    /* bandwidth accounting (loopix/traffic.c, docs/spec.md §1.12) */
+    uint64_t real_packets;  /* real sub-messages (payload, ACK, repair) that left a client */
+    uint64_t payload_slots; /* payload-stream firings simulated (every one with cover_full) */
+    uint64_t online_us;     /* client-microseconds online, up to the last availability change */
 } rc_net_counters;
+
+/* What the wire carries, as a global observer would measure it
+ * (loopix/traffic.c; docs/spec.md §1.12 defines every field and says which
+ * are counted and which are expectations under cover=skip).  Rates are per
+ * second of simulated time; "per client" means per client-second online. */
+typedef struct rc_net_traffic {
+    double bw_online_client_s;     /* client-seconds online */
+    double bw_payload_pps;         /* real sub-messages per client per second */
+    double bw_cover_pps;           /* drop + loop + payload-stream cover sub-messages, likewise */
+    double bw_cover_used;          /* real share of the payload-stream slots */
+    double bw_mix_load_mean_pps;   /* sub-messages a mix receives per second, mean over mixes */
+    double bw_mix_load_max_pps;    /* ... the busiest mix (NaN unless counted) */
+    /* unobservability (NaN unless counted): the departures (bundles) of the clients the
+     * layer above marked active (rc_net_mark_active: group members) and of the others */
+    uint64_t unobs_active_gaps, unobs_idle_gaps; /* inter-departure gaps seen in each class */
+    double unobs_active_rate_pps, unobs_idle_rate_pps; /* departures per second in each */
+    double unobs_ks, unobs_ks_crit05; /* two-sample KS statistic of the gaps, 5 % critical */
+    /* what a provider sees: real messages per pull of an online active client (of every
+     * client when none is marked) */
+    double unobs_real_per_pull_mean, unobs_real_per_pull_max, unobs_pulls_nonempty;
+    bool counted;                  /* cover_full: every cover figure is a count */
+} rc_net_traffic;
 
 typedef struct rc_net_hooks {
     void *ctx;
@@ -184,5 +210,10 @@ uint32_t rc_net_hops(const rc_net *n);       /* mix layers + 1 */
 
 /* The counters so far (final after the run). */
 const rc_net_counters *rc_net_counts(const rc_net *n);
+/* Marks `user` as active for the unobservability figures (the multicast layer
+ * marks its group members before rc_net_start); the others are idle users. */
+void rc_net_mark_active(rc_net *n, uint32_t user);
+/* The traffic figures at the end of the run (call after rc_sim_run). */
+void rc_net_traffic_summary(const rc_net *n, rc_net_traffic *out);
 
 #endif

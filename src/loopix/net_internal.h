@@ -30,7 +30,8 @@
 #include "loopix/net.h"
 
 /* Random streams of the net (core/rng.h stream ids). */
-enum { STREAM_COVER = 1, STREAM_DELAY = 2, STREAM_PHASE = 3, STREAM_MIXLOOP = 4, STREAM_WIRE = 5 };
+enum { STREAM_COVER = 1, STREAM_DELAY = 2, STREAM_PHASE = 3, STREAM_MIXLOOP = 4, STREAM_WIRE = 5,
+       STREAM_ROUTE = 6 };
 
 #define NEVER INT64_MAX
 
@@ -125,6 +126,23 @@ typedef struct user {
     uint64_t toggle_period_k;
 } user;
 
+/* What the wire carries (traffic.c).  The per-mix and per-departure parts
+ * exist only with cover_full, when every packet is simulated: mix_in is NULL
+ * otherwise. */
+typedef struct traffic {
+    uint64_t *mix_in;      /* per mix (layer-major): sub-messages it received */
+    gsl_rng *rng_route;    /* which mix of a layer a packet visits; nothing else draws from it */
+    rc_time *last_emit;    /* per user: its last bundle's departure (NEVER: none since online) */
+    uint8_t *active;       /* per user: 1 if marked active (rc_net_mark_active) */
+    bool any_active;
+    uint32_t *gaps[2];     /* [idle, active]: gap histograms, core/hist buckets of gap x 1024 */
+    uint64_t n_gaps[2];
+    rc_time sum_gaps[2];
+    uint64_t active_online_us;   /* online time of active users (up to their last offline) */
+    uint64_t active_pulled, active_pulls; /* real messages they pulled; pulls that found some */
+    uint32_t pull_real_max; /* most real messages one pull of an active user took */
+} traffic;
+
 typedef struct cover_pkt {
     uint8_t hops_left;
 } cover_pkt;
@@ -191,6 +209,7 @@ struct rc_net {
      * table.  NULL when the law is not drawn through a table. */
     rc_rng_steps *steps_pay, *steps_drop, *steps_loop, *steps_hop;
     rc_rng_steps *steps_own[4]; /* what rc_net_free releases */
+    traffic tr;
     cover_pkt *cpk;
     uint32_t n_cpk, cap_cpk, cpk_free;
     /* The wire (wire.c): wire.link is NULL unless an observer is attached. */
@@ -302,6 +321,23 @@ void rc_net__hop_steps(rc_net *n);
 uint32_t rc_net__cover_send(rc_net *n, uint8_t hops, rc_time t);
 void rc_net__on_cover_hop(void *ctx, const rc_event *ev); /* RC_EV_COVER_HOP */
 void rc_net__on_mix_loop(void *ctx, const rc_event *ev);  /* RC_EV_MIX_LOOP */
+
+/* traffic.c (docs/spec.md §1.12) */
+void rc_net__traffic_init(rc_net *n, uint64_t seed);
+void rc_net__traffic_free(rc_net *n);
+/* `count` sub-messages enter the mixes (one of every layer each); cover_full only. */
+void rc_net__traffic_route(rc_net *n, uint32_t count);
+/* Mix `mix` sends a mix loop: it visits one mix of every other layer and returns. */
+void rc_net__traffic_mix_loop(rc_net *n, uint32_t mix);
+/* A bundle left client ui at t (cover_full only; after its entries left the queue). */
+void rc_net__traffic_departure(rc_net *n, uint32_t ui, rc_time t);
+/* Client ui went offline at t: its online time ends, and no gap spans the absence. */
+void rc_net__traffic_offline(rc_net *n, uint32_t ui, rc_time t);
+/* A pull by client ui took `real` real messages. */
+void rc_net__traffic_pull(rc_net *n, uint32_t ui, uint32_t real);
+/* The observed wire (wire.c) chose the mixes: `count` sub-messages reached wire node `node`
+ * (nothing when it is not a mix). */
+void rc_net__traffic_at_node(rc_net *n, uint32_t node, uint32_t count);
 
 
 

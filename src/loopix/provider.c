@@ -92,15 +92,18 @@ void rc_net__on_pull(void *ctx, const rc_event *ev)
     n->in_pull = true;
     /* Take everything that has arrived by now, in arrival order; what the
      * hooks send now arrives later. */
+    uint32_t taken = 0;
     while (u->postbox.n > 0 && u->postbox.a[0].t <= ev->t) {
         pentry e = pbox_pop(&u->postbox);
         n->subs_pulled++;
+        taken++;
         if (n->wire.link != NULL) n->wops->pull(n, ev->obj, e.body, ev->t);
         bool online_label = n->frozen_pull ? (e.t > ev->t - n->pull_period)
                                            : (e.t >= u->last_online_at);
         n->hooks.deliver(n->hooks.ctx, ev->obj, e.body, online_label, ev->t);
     }
     n->in_pull = false;
+    rc_net__traffic_pull(n, ev->obj, taken);
     rc_net__ensure_pull(n, ev->obj, ev->t);
 }
 
@@ -137,6 +140,8 @@ void rc_net_provider_send(rc_net *n, uint32_t ui, uint32_t recipient, uint32_t b
     } else {
         for (uint32_t l = 0; l < n->layers; l++) arrive += hand + rc_net__hop_delay(n);
         arrive += hand;
+        /* the mixes' load (not a client's: no bw_payload); wire.c counts the mixes it chose */
+        if (n->cover_full) rc_net__traffic_route(n, 1);
     }
     if (n->cover_full) n->ctr.mix_packets += n->layers;
     rc_net__deliver_to_postbox(n, s, arrive);

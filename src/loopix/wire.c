@@ -69,6 +69,7 @@ static void wire_bundle(rc_net *n, uint32_t ui, rc_time t)
         l.received = dep + hand;
         if (layer + 1 == n->layers) l.split = parts;
         n->wire.link(n->wire.ctx, &l);
+        rc_net__traffic_at_node(n, l.to, p); /* a bundle carries p sub-messages' bytes */
         if (layer + 1 < n->layers) dep = l.received + rc_net__hop_delay(n);
     }
     rc_time at_last = l.received;
@@ -121,8 +122,10 @@ static void wire_bundle(rc_net *n, uint32_t ui, rc_time t)
         part.body = n->subs[s].body;
         part.real = true;
         n->wire.link(n->wire.ctx, &part);
+        n->ctr.real_packets++;
         rc_net__deliver_to_postbox(n, s, arrive);
     }
+    rc_net__traffic_departure(n, ui, t);
 }
 
 /* ---------- mix loops ---------- */
@@ -164,6 +167,7 @@ static void wire_loop_hop(rc_net *n, uint32_t pk, rc_time now, rc_time delay, rc
     /* Arriving at a provider from the last layer ends a path through the mixes. */
     l.exits = next >= n->n_users && next < n->n_users + n->n_providers;
     n->wire.link(n->wire.ctx, &l);
+    rc_net__traffic_at_node(n, next, 1);
     w->node = next;
 }
 
@@ -191,6 +195,7 @@ static rc_time wire_provider_send(rc_net *n, uint32_t ui, uint32_t s, rc_time t)
         l.sent = dep;
         l.received = dep + hand;
         n->wire.link(n->wire.ctx, &l);
+        rc_net__traffic_at_node(n, l.to, 1);
         l.from = l.to;
         dep = l.received + rc_net__hop_delay(n);
     }

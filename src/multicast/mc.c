@@ -401,6 +401,12 @@ static void finish_new(rc_mc *mc, rc_sim *sim, const rc_net_cfg *net_cfg,
     rc_net_hooks hooks = {mc, hook_sent, hook_deliver, hook_online, NULL, hook_prefetch,
                           hook_relay};
     mc->net = rc_net_new(sim, net_cfg, trace, rc_strategy_split(&mc->spec), forced, hooks);
+    /* Group members are the active clients of the unobservability figures
+     * (docs/spec.md §1.12); membership as it is at the start. */
+    for (uint32_t g = 0; g < mc->n_groups; g++) {
+        const uint32_t *mem = rc_mc_group_members(mc, g);
+        for (uint32_t i = 0; i < mc->size[g]; i++) rc_net_mark_active(mc->net, mem[i]);
+    }
     rc_sim_on(sim, RC_EV_MC_TIMER, on_timer, mc);
     rc_sim_on(sim, RC_EV_MC_MEMBERSHIP, on_membership, mc);
     if (mc->cfg.adversary != RC_ADV_NONE) {

@@ -63,11 +63,15 @@ typedef struct rc_mc_counters {
 #define RC_MC_COUNTER_ENGINE(name)
 #define RC_MC_COUNTER_NET(name)
 #define RC_MC_COUNTER_RUN(name)
+#define RC_MC_COUNTER_TRAFFIC(name)
+#define RC_MC_COUNTER_ANON(name)
 #include "multicast/counters.def"
 #undef RC_MC_COUNTER_MC
 #undef RC_MC_COUNTER_ENGINE
 #undef RC_MC_COUNTER_NET
 #undef RC_MC_COUNTER_RUN
+#undef RC_MC_COUNTER_TRAFFIC
+#undef RC_MC_COUNTER_ANON
 } rc_mc_counters;
 
 typedef enum { RC_MSG_PAYLOAD = 0, RC_MSG_ACK = 1, RC_MSG_DIGEST = 2, RC_MSG_REPAIR = 3 } rc_msg_type;

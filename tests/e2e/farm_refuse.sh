@@ -25,7 +25,7 @@ rc=0; "$RCSIM" sweep "$SWEEP" --out "$WORK/x.h5" 2> /dev/null || rc=$?
 
 rc=0; "$RCSIM" sweep "$SWEEP" 2> /dev/null || rc=$?; [ "$rc" = 2 ] || fail "missing --out: exit $rc"
 rc=0; "$RCSIM" sweep "$SWEEP" --out "$WORK/d.h5" --grace nope 2> /dev/null || rc=$?; [ "$rc" = 2 ] || fail "bad --grace: exit $rc"
-"$RCSIM" sweep --help | grep -q "exit codes" || fail "--help"
+"$RCSIM" sweep --help | grep "exit codes" >/dev/null || fail "--help"
 "$RCSIM" sweep "$SWEEP" --out "$WORK/e.h5" --dry-run | grep -q "to run" || fail "--dry-run output"
 [ ! -e "$WORK/e.h5" ] && [ ! -e "$WORK/e.h5.journal" ] || fail "--dry-run wrote files"
 echo PASS

@@ -101,7 +101,8 @@ for how in "--help strategies" "run --help strategies" "strategies"; do
   "$RCSIM" $how >"$T/help" 2>&1 || { echo "FAIL: rcsim $how"; fail=1; }
   grep -q "provider-fanout" "$T/help" || { echo "FAIL: rcsim $how lacks provider-fanout"; fail=1; }
 done
-"$RCSIM" run --help | grep -q -- "--provider-rate" || { echo "FAIL: run --help lacks --provider-rate"; fail=1; }
+"$RCSIM" run --help >"$T/runhelp" 2>&1  # a file, not a pipe: grep -q would close it early (SIGPIPE under pipefail)
+grep -q -- "--provider-rate" "$T/runhelp" || { echo "FAIL: run --help lacks --provider-rate"; fail=1; }
 "$RCSIM" strategies --json >"$T/fam.json" || fail=1
 "$RCSIM" strategies --json provider-fanout rollercoaster-k2-p2-timeout10x >"$T/names.json" || fail=1
 "$PY" - "$T/fam.json" "$T/names.json" <<'PY' || fail=1

@@ -15,7 +15,7 @@ has() { grep -qx -- "$1" "$WORK/s" || fail "script lacks the line: $1"; }
 lacks() { ! grep -q -- "$1" "$WORK/s" || fail "script should not contain: $1"; }
 
 cd "$WORK" || exit 1
-"$RCSIM" slurm --help | grep -q "usage: rcsim slurm FILE" || fail "--help"
+"$RCSIM" slurm --help | grep "usage: rcsim slurm FILE" >/dev/null || fail "--help"
 
 # Whatever SLURM this machine has (none, or a local test cluster) must not change the results
 # below: stubs that fail like an unreachable controller come first on PATH.
