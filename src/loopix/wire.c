@@ -108,6 +108,7 @@ static void wire_bundle(rc_net *n, uint32_t ui, rc_time t)
             uint32_t body = n->subs[s].body;
             sub_free(n, s);
             n->subs_relayed++;
+            n->ctr.real_packets++; /* a real packet on the client's link, like any other */
             rc_sim_at(n->sim, at_provider, RC_CLS_PROVIDER, RC_EV_RELAY, ui, body);
             continue;
         }
