@@ -29,6 +29,15 @@ class CsvInput(unittest.TestCase):
                 self.assertEqual(a.read(), b.read())
             self.assertGreater(os.path.getsize(os.path.join(d, "trilemma.png")), 10000)
 
+    def test_every_strategy_of_the_study_has_its_own_label_and_colour(self):
+        strategies = {k[0] for k in fig_trilemma.read_csv(COMMITTED)}
+        self.assertIn("provider-fanout", strategies)
+        for s in strategies:
+            self.assertIn(s, fig_trilemma.LABEL)
+            self.assertIn(s, fig_trilemma.COLOR)
+        colours = [fig_trilemma.COLOR[s] for s in strategies]
+        self.assertEqual(len(set(colours)), len(colours))
+
     def test_new_strategy_rows_sort_after_the_committed_ones(self):
         rows = fig_trilemma.read_csv(COMMITTED)
         key = next(iter(rows))
@@ -36,14 +45,14 @@ class CsvInput(unittest.TestCase):
         extra["entropy_mean_bits"] = 1.5
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "in.csv")
-            fig_trilemma.write_csv({("provider-fanout",) + key[1:]: extra}, path)
+            fig_trilemma.write_csv({("a-strategy-not-in-the-study",) + key[1:]: extra}, path)
             out = os.path.join(d, "out.csv")
             fig_trilemma.write_csv(fig_trilemma.combine([COMMITTED, path]), out)
             with open(COMMITTED) as a, open(out) as b:
                 old, new = a.read().splitlines(), b.read().splitlines()
             self.assertEqual(new[:len(old)], old)
             self.assertEqual(len(new), len(old) + 1)
-            self.assertTrue(new[-1].startswith("provider-fanout,"))
+            self.assertTrue(new[-1].startswith("a-strategy-not-in-the-study,"))
             self.assertIn(",1.5,", new[-1])
 
     def test_a_configuration_in_two_inputs_is_refused(self):
