@@ -231,7 +231,6 @@ def main(argv):
         if not os.path.exists(p):
             print("fig_trilemma: %s: no such file" % p, file=sys.stderr)
             return 2
-    os.makedirs(outdir, exist_ok=True)
     try:  # every input is read before anything is written: OUTDIR/trilemma.csv may be one
         rows = combine(paths)
     except ValueError as e:
@@ -240,6 +239,7 @@ def main(argv):
     if not rows:
         print("fig_trilemma: no finished jobs in %s" % ", ".join(paths), file=sys.stderr)
         return 1
+    os.makedirs(outdir, exist_ok=True)
     write_csv(rows, os.path.join(outdir, "trilemma.csv"))
     plot(rows, os.path.join(outdir, "trilemma.png"))
     print("fig_trilemma: %d configurations -> %s/trilemma.png, trilemma.csv" % (len(rows), outdir))

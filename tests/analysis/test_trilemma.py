@@ -59,10 +59,11 @@ class CsvInput(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             err = io.StringIO()
             with contextlib.redirect_stderr(err):
-                rc = fig_trilemma.main(["fig_trilemma", COMMITTED, COMMITTED, d])
+                rc = fig_trilemma.main(["fig_trilemma", COMMITTED, COMMITTED,
+                                        os.path.join(d, "out")])
             self.assertEqual(rc, 2)
             self.assertIn("configuration", err.getvalue())
-            self.assertFalse(os.path.exists(os.path.join(d, "trilemma.csv")))
+            self.assertFalse(os.path.exists(os.path.join(d, "out")), "nothing written")
 
 
 if __name__ == "__main__":
