@@ -1,7 +1,14 @@
 #!/usr/bin/python3
 """Figure and table for the trilemma study (experiments/trilemma.yaml, issue 29).
 
-Usage: analysis/fig_trilemma.py RESULTS.h5 [RESULTS.h5 ...] OUTDIR
+Usage: analysis/fig_trilemma.py INPUT [INPUT ...] OUTDIR
+
+An INPUT is a results file (RESULTS.h5) or a trilemma.csv this script wrote before: its
+rows are configurations already reduced to their means, taken as they are.  So a study can
+grow by one strategy without running the others again (experiments/trilemma-fanout.yaml
+beside the committed figures/study/trilemma.csv); a configuration found in two inputs is
+an error, not averaged, because a CSV row no longer holds its seeds.  The rows of a CSV
+input come out byte-identical (same %.6g text, same order; new strategies sort last).
 
 One panel per trace (rows) and fraction of corrupted mixes (columns): the online mean
 latency (log scale) against the mean entropy of a tracked message (bits, docs/spec.md),
@@ -25,6 +32,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.ticker as mticker  # noqa: E402
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -59,11 +67,15 @@ FIGURES = [
     ("wall_s", "counter_wall_s"),
 ]
 
-STRATEGY_ORDER = ["unicast", "rc-k1-p1", "rc-k2-p2", "rc-k4-p4", "rc-k2-p2-ft-dropoffline"]
+# provider-fanout last: the rows of the committed CSV (the other five) keep their order.
+STRATEGY_ORDER = ["unicast", "rc-k1-p1", "rc-k2-p2", "rc-k4-p4", "rc-k2-p2-ft-dropoffline",
+                  "provider-fanout"]
 LABEL = {"unicast": "unicast", "rc-k1-p1": "RC k=p=1", "rc-k2-p2": "RC k=p=2",
-         "rc-k4-p4": "RC k=p=4", "rc-k2-p2-ft-dropoffline": "RC-FT k=p=2"}
+         "rc-k4-p4": "RC k=p=4", "rc-k2-p2-ft-dropoffline": "RC-FT k=p=2",
+         "provider-fanout": "provider fan-out (trusted provider)"}
 COLOR = {"unicast": "tab:gray", "rc-k1-p1": "tab:cyan", "rc-k2-p2": "tab:blue",
-         "rc-k4-p4": "tab:purple", "rc-k2-p2-ft-dropoffline": "tab:orange"}
+         "rc-k4-p4": "tab:purple", "rc-k2-p2-ft-dropoffline": "tab:orange",
+         "provider-fanout": "tab:red"}
 MARKER = {1.0: "o", 2.0: "s", 4.0: "^", 8.0: "D"}
 TRACE_LABEL = {"online": "always online", "gen_os15": "gen_os15 (80 % online)"}
 
@@ -91,6 +103,27 @@ def configurations(tab):
             v = v[~np.isnan(v)]
             row[c] = float(v.mean()) if v.size else math.nan
         rows[key] = row
+    return rows
+
+
+def read_csv(path):
+    """{key tuple: row} from a CSV written by write_csv; keys typed as configurations()
+    makes them (strategy and trace text, the rest floats), an empty figure as NaN."""
+    rows = {}
+    with open(path, newline="") as f:
+        r = csv.DictReader(f)
+        missing = [c for c in KEYS + ["seeds"] if c not in (r.fieldnames or [])]
+        if missing:
+            raise ValueError("%s: not a trilemma.csv (no column %s)" % (path, ", ".join(missing)))
+        for rec in r:
+            key = tuple(rec[k] if k in ("strategy", "trace") else float(rec[k]) for k in KEYS)
+            row = {"seeds": int(rec["seeds"])}
+            for c, _ in FIGURES:
+                v = rec.get(c, "")
+                row[c] = float(v) if v != "" else math.nan
+            if key in rows:
+                raise ValueError("%s: configuration %r twice" % (path, key))
+            rows[key] = row
     return rows
 
 
@@ -143,6 +176,11 @@ def plot(rows, path):
                                    marker=MARKER.get(div, "x"), color=COLOR.get(s, "k"),
                                    alpha=0.75, edgecolors="none")
             ax.set_yscale("log")
+            # Labels at 1-2-5 steps: provider fan-out goes below 10 s, where decade labels
+            # alone leave the lowest points without a readable value.
+            ax.yaxis.set_major_locator(mticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+            ax.yaxis.set_major_formatter(mticker.FuncFormatter(lambda v, _: "%g" % v))
+            ax.yaxis.set_minor_formatter(mticker.NullFormatter())
             ax.grid(True, which="both", alpha=0.25)
             ax.set_title("%s, %g %% of mixes corrupted" % (TRACE_LABEL.get(trace, trace), 100 * frac),
                          fontsize=9)
@@ -163,6 +201,27 @@ def plot(rows, path):
     plt.close(fig)
 
 
+def combine(paths):
+    """{key tuple: row} over every input (CSV files as written, results files reduced by
+    configurations()); ValueError when a configuration is in two inputs."""
+    csvs = [p for p in paths if p.endswith(".csv")]
+    h5s = [p for p in paths if not p.endswith(".csv")]
+    parts = [(p, read_csv(p)) for p in csvs]
+    if h5s:
+        tab = results.load_table(h5s)
+        try:
+            parts.append((", ".join(h5s), configurations(tab)))
+        finally:
+            tab.close()
+    rows, origin = {}, {}
+    for src, part in parts:
+        for key, row in part.items():
+            if key in rows:
+                raise ValueError("configuration %s is in %s and in %s" % (key, origin[key], src))
+            rows[key], origin[key] = row, src
+    return rows
+
+
 def main(argv):
     if len(argv) < 3 or argv[1] in ("-h", "--help"):
         print(__doc__)
@@ -172,15 +231,15 @@ def main(argv):
         if not os.path.exists(p):
             print("fig_trilemma: %s: no such file" % p, file=sys.stderr)
             return 2
-    os.makedirs(outdir, exist_ok=True)
-    tab = results.load_table(paths)
-    try:
-        rows = configurations(tab)
-    finally:
-        tab.close()
+    try:  # every input is read before anything is written: OUTDIR/trilemma.csv may be one
+        rows = combine(paths)
+    except ValueError as e:
+        print("fig_trilemma: %s" % e, file=sys.stderr)
+        return 2
     if not rows:
         print("fig_trilemma: no finished jobs in %s" % ", ".join(paths), file=sys.stderr)
         return 1
+    os.makedirs(outdir, exist_ok=True)
     write_csv(rows, os.path.join(outdir, "trilemma.csv"))
     plot(rows, os.path.join(outdir, "trilemma.png"))
     print("fig_trilemma: %d configurations -> %s/trilemma.png, trilemma.csv" % (len(rows), outdir))
