@@ -33,7 +33,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from rcplot import metrics, plots  # noqa: E402
 from rcplot.sweep import (Sweep, UsageError, choose_roles, fmt_value, load,  # noqa: E402
-                          parse_where)
+                          parse_where, value_key)
 
 PROG = os.environ.get("RCSIM_PROG", "plot.py")
 
@@ -97,6 +97,7 @@ def run(args):
     res = load(args.results)
     with res:
         sw = Sweep(res, where)
+        sw.use_roles(args.x, args.hue, facets)  # --x k: the strategy's structure as axes
         kind = args.kind or default_kind(sw, args.x)
         if args.list:
             x, hue, fac = choose_roles(sw.axes, kind, args.x, args.hue, facets)
@@ -107,6 +108,11 @@ def run(args):
                                           "" if a.numeric else "  (names)"))
             print("default roles for --kind %s: x=%s hue=%s facets=%s"
                   % (kind, x, hue, ",".join(fac) or "none"))
+            if sw.structure and not sw.structured:
+                print("strategy structure (as --x, --hue, --facet or --where): %s"
+                      % ", ".join("%s=%s" % (n, "|".join(sorted(
+                          {p.get(n, "") for p in sw.params}, key=value_key)))
+                                  for n in sw.structure))
             return 0
         spec = plots.PlotSpec(kind=kind, stat=args.stat, x=args.x, hue=args.hue,
                               facets=facets, ylim=args.ylim, xscale=args.xscale,
