@@ -8,7 +8,10 @@ the most values among the rest, one panel per value of the others; the statistic
 median latency, as the mean over seeds with its 95 % t-interval (line) or the latency
 distribution (box: whiskers p1/p99, box q1-q3).  Axes are labelled with the parameter and
 its unit, go logarithmic where values span a factor of 10 or more, and a value outside
-the drawn range is marked on the edge (red triangle with its value), never cut.
+the drawn range is marked on the edge (red triangle with its value), never cut.  The
+strategy's structure (family, k, p, ft, multiplier, dropoffline, from the simulator's
+strategy table) can take any role or --where: naming one makes them the axes in the place
+of `strategy` (--list shows their values).
 
 examples:
   rcsim plot r.h5 --out median.png
@@ -16,6 +19,7 @@ examples:
   rcsim plot r.h5 --kind box --out box.png                 # latency distributions
   rcsim plot r.h5 --kind box --stat delivery_ratio --out dr.png   # spread over seeds
   rcsim plot r.h5 --kind cdf --hue strategy --out cdf.png
+  rcsim plot r.h5 --x k --where family=rc --out k.png     # k of rc-kK-pP as the x axis
   rcsim plot r.h5 --kind heatmap --x k --hue lambda_div --stat mean --out hm.png
   rcsim plot r.h5 --kind timeline --out tod.png            # needs store_raw: true
   rcsim plot r.h5 --list                                   # axes and statistics
