@@ -7,9 +7,11 @@ Two ways in:
   string columns as codes into their levels): the fast path for sweeps of 10^5-10^6
   jobs.  Table.to_pandas() (or load_dataframe) gives a pandas DataFrame when Debian's
   python3-pandas is installed, with the strategy's structure (family, k, p, ft,
-  multiplier, dropoffline: strategies.structure) as columns beside `strategy`.  Table.hist / hist_matrix / deliveries read the ragged
-  per-job data (sparse histograms as dense rows or a [job x bucket] matrix, the
-  per-delivery records of store_raw jobs) only when asked.
+  multiplier, dropoffline: strategies.structure) as columns beside `strategy`.
+  Table.hist / hist_matrix / deliveries read the ragged per-job data (sparse histograms
+  as dense rows or a [job x bucket] matrix, the per-delivery records of store_raw jobs)
+  only when asked; deliveries_all / hist_sparse / ragged_all read them for many jobs at
+  once, each file's columns whole (what the rcsim package's loaders use).
 - load(paths) returns a Results holding one Job per finished job, grouped into
   configurations (every parameter that is part of the job id, except the seed), as the
   figures and the comparison with the paper use them.  It reads both layout 2 and the
