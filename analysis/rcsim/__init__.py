@@ -70,7 +70,7 @@ def _order_categories(df):
         col = df[name]
         if not isinstance(col.dtype, pd.CategoricalDtype):
             continue
-        cats = [c for c in col.cat.categories if (col == c).any()]
+        cats = list(col.cat.remove_unused_categories().cat.categories)
         if name == "strategy":
             cats.sort(key=_strategy_key)
         elif name == "family":
