@@ -5,8 +5,8 @@
                         [--csv FILE|-] [--json FILE|-]
 
 Only the sweep's axes (the parameters that differ between jobs, seeds aside) are shown,
-one column each, never shortened (--csv and --json add, after `strategy`, the strategy's
-structure columns that vary: family, k, p, ft, multiplier, dropoffline); rows sort by
+one column each, never shortened (--csv and --json add, after `strategy`, the strategy
+parameters that vary: k, p, ft, multiplier, dropoffline); rows sort by
 value (numbers numerically: 45 before 128).  The text table gives each latency
 statistic as the median over seeds of the per-seed value (online deliveries, seconds) and
 sums samples, undelivered pairs and wall time.  --csv and --json write every statistic with its median, min and max over

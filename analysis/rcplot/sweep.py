@@ -20,7 +20,7 @@ ft, multiplier, dropoffline; "n/a" where the family has no such parameter).  The
 one as a role (`--x k`, `--hue ft`, `--facet family`: Sweep.use_roles) puts the structure
 axes in the strategy axis's place; `strategy` then stays an axis only when they do not
 fix it.  --where takes them too (--where family=rc), and the table of configurations
-shows those that vary beside `strategy` (Sweep.table_columns).
+shows the strategy parameters that vary beside `strategy` (Sweep.table_columns).
 
 Labels carry the parameter's unit: the registry's unit (src/exp/param.c; the end-to-end
 test checks this table against `rcsim run --help`) or, for dimensionless numbers, what
@@ -306,12 +306,13 @@ class Sweep:
 
     def table_columns(self):
         """Columns naming a configuration in a table: the axes, and after `strategy` the
-        structure columns (not already axes) with more than one value among the jobs
-        whose family has them (a multiplier that is 1 wherever it applies says nothing)."""
+        strategy parameters (not already axes) with more than one value among the jobs
+        whose family has them (a multiplier that is 1 wherever it applies says nothing).
+        Not the family: every strategy name starts with it."""
         names = [a.name for a in self.axes]
         if "strategy" not in names:
             return names
-        extra = [n for n in self.structure if n not in names
+        extra = [n for n in self.structure if n not in names and n != "family"
                  and len({p.get(n) for p in self.params} - {strategies.MISSING}) > 1]
         at = names.index("strategy") + 1
         return names[:at] + extra + names[at:]

@@ -158,7 +158,7 @@ class Structure(unittest.TestCase):
     def test_default_axes_unchanged(self):
         sw = self.sweep()
         self.assertEqual([a.name for a in sw.axes], ["users", "strategy"])
-        self.assertEqual(sw.table_columns(), ["users", "strategy", "family", "k", "p", "ft"])
+        self.assertEqual(sw.table_columns(), ["users", "strategy", "k", "p", "ft"])
         self.assertNotIn("k", sw.fixed())
 
     def test_roles_swap_in_the_structure(self):

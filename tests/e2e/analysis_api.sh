@@ -74,11 +74,12 @@ grep -q "^strategy structure (as --x, --hue, --facet or --where): family=rc|unic
 rc=0; "$RCSIM" plot s.h5 --x k --where family=nope --out x.png > bad.log 2>&1 || rc=$?
 [ "$rc" = 2 ] || { cat bad.log; fail "--where family=nope exited $rc, want 2"; }
 
-# 3. summarize: the structure columns that vary, after strategy
+# 3. summarize: the strategy parameters that vary, after strategy
 "$PY" "$SRC/analysis/summarize.py" s.h5 --csv table.csv > /dev/null || fail "summarize --csv"
-head -1 table.csv | grep -q "^users,strategy,family,k,p,ft,seeds," ||
-    { head -1 table.csv; fail "summarize --csv: want users,strategy,family,k,p,ft,seeds,..."; }
-grep -q "^16,rc-k4-p2,rc,4,2,false,2," table.csv || { cat table.csv; fail "summarize --csv: no row 16,rc-k4-p2,rc,4,2,false,2"; }
+head -1 table.csv | grep -q "^users,strategy,k,p,ft,seeds," ||
+    { head -1 table.csv; fail "summarize --csv: want users,strategy,k,p,ft,seeds,..."; }
+grep -q "^16,rc-k4-p2,4,2,false,2," table.csv || { cat table.csv; fail "summarize --csv: no row 16,rc-k4-p2,4,2,false,2"; }
+grep -q "^16,unicast,n/a,n/a,n/a,2," table.csv || { cat table.csv; fail "summarize --csv: no row 16,unicast,n/a,n/a,n/a,2"; }
 
 # 4. the Python API with analysis/ on PYTHONPATH (what the modulefile sets)
 PYTHONPATH="$SRC/analysis" "$PY" "$SRC/tests/analysis/api_checks.py" s.h5 > api.log 2>&1 ||
