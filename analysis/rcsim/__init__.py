@@ -32,7 +32,12 @@ except ImportError:  # imported as analysis.rcsim, or from a path without analys
     from rcplot import results, strategies, sweep
 
 import numpy as np
-import pandas as pd
+
+try:
+    import pandas as pd
+except ImportError as e:  # pragma: no cover - depends on the machine
+    raise ImportError("the rcsim package needs pandas (Debian: apt-get install python3-pandas; "
+                      "scripts/deps.sh installs it)") from e
 
 __all__ = ["load_jobs", "load_deliveries", "load_histograms", "Histograms"]
 
