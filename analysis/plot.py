@@ -8,7 +8,10 @@ the most values among the rest, one panel per value of the others; the statistic
 median latency, as the mean over seeds with its 95 % t-interval (line) or the latency
 distribution (box: whiskers p1/p99, box q1-q3).  Axes are labelled with the parameter and
 its unit, go logarithmic where values span a factor of 10 or more, and a value outside
-the drawn range is marked on the edge (red triangle with its value), never cut.
+the drawn range is marked on the edge (red triangle with its value), never cut.  The
+strategy's structure (family, k, p, ft, multiplier, dropoffline, from the simulator's
+strategy table) can take any role or --where: naming one makes them the axes in the place
+of `strategy` (--list shows their values).
 
 examples:
   rcsim plot r.h5 --out median.png
@@ -16,6 +19,7 @@ examples:
   rcsim plot r.h5 --kind box --out box.png                 # latency distributions
   rcsim plot r.h5 --kind box --stat delivery_ratio --out dr.png   # spread over seeds
   rcsim plot r.h5 --kind cdf --hue strategy --out cdf.png
+  rcsim plot r.h5 --x k --where family=rc --out k.png     # k of rc-kK-pP as the x axis
   rcsim plot r.h5 --kind heatmap --x k --hue lambda_div --stat mean --out hm.png
   rcsim plot r.h5 --kind timeline --out tod.png            # needs store_raw: true
   rcsim plot r.h5 --list                                   # axes and statistics
@@ -33,7 +37,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from rcplot import metrics, plots  # noqa: E402
 from rcplot.sweep import (Sweep, UsageError, choose_roles, fmt_value, load,  # noqa: E402
-                          parse_where)
+                          parse_where, value_key)
 
 PROG = os.environ.get("RCSIM_PROG", "plot.py")
 
@@ -97,6 +101,7 @@ def run(args):
     res = load(args.results)
     with res:
         sw = Sweep(res, where)
+        sw.use_roles(args.x, args.hue, facets)  # --x k: the strategy's structure as axes
         kind = args.kind or default_kind(sw, args.x)
         if args.list:
             x, hue, fac = choose_roles(sw.axes, kind, args.x, args.hue, facets)
@@ -107,6 +112,11 @@ def run(args):
                                           "" if a.numeric else "  (names)"))
             print("default roles for --kind %s: x=%s hue=%s facets=%s"
                   % (kind, x, hue, ",".join(fac) or "none"))
+            if sw.structure and not sw.structured:
+                print("strategy structure (as --x, --hue, --facet or --where): %s"
+                      % ", ".join("%s=%s" % (n, "|".join(sorted(
+                          {p.get(n, "") for p in sw.params}, key=value_key)))
+                                  for n in sw.structure))
             return 0
         spec = plots.PlotSpec(kind=kind, stat=args.stat, x=args.x, hue=args.hue,
                               facets=facets, ylim=args.ylim, xscale=args.xscale,

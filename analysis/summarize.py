@@ -5,10 +5,11 @@
                         [--csv FILE|-] [--json FILE|-]
 
 Only the sweep's axes (the parameters that differ between jobs, seeds aside) are shown,
-one column each, never shortened; rows sort by value (numbers numerically: 45 before
-128).  The text table gives each latency statistic as the median over seeds of the
-per-seed value (online deliveries, seconds) and sums samples, undelivered pairs and
-wall time.  --csv and --json write every statistic with its median, min and max over
+one column each, never shortened (--csv and --json add, after `strategy`, the strategy
+parameters that vary: k, p, ft, multiplier, dropoffline); rows sort by
+value (numbers numerically: 45 before 128).  The text table gives each latency
+statistic as the median over seeds of the per-seed value (online deliveries, seconds) and
+sums samples, undelivered pairs and wall time.  --csv and --json write every statistic with its median, min and max over
 seeds and its mean with the 95 % t-interval ("-" for standard output, then the text
 table is not printed).
 
@@ -31,6 +32,7 @@ TEXT_STATS = ("mean", "p1", "median", "p90", "p99")
 
 
 def text_table(sw, rows, per_seed, out):
+    # The axes only, to stay narrow; --csv/--json add the strategy structure columns.
     keys = [a.name for a in sw.axes] + (["seed"] if per_seed else [])
     head = keys or ["configuration"]
     cells = [[table.fmt(r[k]) for k in keys] or ["(the only one)"] for r in rows]
@@ -106,6 +108,9 @@ def main(argv=None):
         print("%s: %d jobs, sweep %s" % (", ".join(a.results), len(sw.jobs), names))
         text_table(sw, rows, a.per_seed, sys.stdout)
         print("(latencies in seconds, online-only deliveries; median over seeds)")
+        extra = [c for c in cols if c in sw.structure]
+        if extra:
+            print("strategy structure in --csv/--json and --where: %s" % ", ".join(extra))
         for i in info:
             # What ran (the file's last run): the stored sweep text may say otherwise.
             if i.get("run_command"):

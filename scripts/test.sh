@@ -19,7 +19,7 @@ for arg in "$@"; do
     *) echo "test.sh: unknown option $arg" >&2; exit 2 ;;
   esac
 done
-if [ "$SLURM" = 1 ]; then scripts/deps.sh --slurm --browser; else scripts/deps.sh --browser; fi
+if [ "$SLURM" = 1 ]; then scripts/deps.sh --slurm --browser --notebook; else scripts/deps.sh --browser --notebook; fi
 JOBS=$(nproc)
 start=$(date +%s)
 ROOT=$(pwd)

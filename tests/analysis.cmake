@@ -29,3 +29,9 @@ rcsim_add_script(repro_partial e2e/repro_partial.sh TIMEOUT 300)
 # observation file alone (unicast, RC, RC-FT; corrupted nodes or not; both models).
 rcsim_add_script(anon_recompute e2e/anon_recompute.sh TIMEOUT 300 LABELS analysis)
 set_property(TEST e2e_anon_recompute APPEND PROPERTY ENVIRONMENT "PYTHON=${RCSIM_PYTHON}")
+
+# Issue 30 items 3 and 4: the strategy's structure as columns (`rcsim plot --x k`) and the
+# Python API (analysis/rcsim: load_jobs, load_deliveries, load_histograms) with the starter
+# notebook, on a sweep made in the test (tests/e2e/analysis_api.sh).
+rcsim_add_script(analysis_api e2e/analysis_api.sh TIMEOUT 600 LABELS analysis)
+set_property(TEST e2e_analysis_api APPEND PROPERTY ENVIRONMENT "PYTHON=${RCSIM_PYTHON}")

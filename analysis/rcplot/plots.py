@@ -549,9 +549,9 @@ def _timeline(fig, axes, panels, sw, spec, roles, marks):
                             "time, online flag); --kind timeline needs them: rerun the sweep "
                             "with `store_raw: true` under defaults (or --set store_raw=true)"
                             % (j.id, c.label(list(c.key)) or "the only configuration"))
-                    send = np.asarray(d["send_s"], dtype=np.float64)
+                    send = np.asarray(d["sent_s"], dtype=np.float64)
                     tod.append(np.mod(send, 86400.0) / 3600.0)
-                    lat.append(np.asarray(d["deliver_s"], dtype=np.float64) - send)
+                    lat.append(np.asarray(d["delivered_s"], dtype=np.float64) - send)
                     onl.append(np.asarray(d["online"]).astype(bool))
             tod, lat, onl = np.concatenate(tod), np.concatenate(lat), np.concatenate(onl)
             series.append((ax, hv, tod, lat, onl))
@@ -591,6 +591,7 @@ DRAW = {"line": _line, "box": _box, "heatmap": _heatmap, "timeline": _timeline,
 
 def draw(sw, spec):
     """(Figure, info) for one PlotSpec on one sweep.Sweep."""
+    sw.use_roles(spec.x, spec.hue, spec.facets)  # --x k: the strategy's structure as axes
     if spec.stat is None:
         spec.stat = default_stat(spec.kind)
     if spec.kind in ("cdf", "hist", "timeline") and spec.stat not in (None, "median",

@@ -21,7 +21,7 @@ import os
 import re
 
 from . import metrics, plots, results, table
-from .sweep import UsageError, fmt_value
+from .sweep import UsageError, fmt_value, param_label
 
 TABLE_STATS = ("mean", "median", "p90", "p99", "delivery_ratio", "packets_per_delivery")
 CSS = """
@@ -113,9 +113,9 @@ def build(sw, paths, outdir, dpi=110):
         plots.plt.close(fig)
         figures.append((stem, path, why, info, _command(paths, spec, sw.where)))
 
-    head_cols = [a.name for a in sw.axes]
+    head_cols = sw.table_columns()  # the axes, and the strategy structure that varies
     stat_cols = [(s, metrics.lookup(s)) for s in TABLE_STATS]
-    hdr = [(a.label, False) for a in sw.axes] + [("seeds", True),
+    hdr = [(param_label(c), False) for c in head_cols] + [("seeds", True),
                                                   ("online deliveries", True)]
     hdr += [("%s [%s]" % (m.label, m.unit), True) for _, m in stat_cols]
     hdr += [("undelivered", True)]

@@ -6,9 +6,12 @@ Two ways in:
   columns (one array per parameter, summary statistic, counter and provenance field;
   string columns as codes into their levels): the fast path for sweeps of 10^5-10^6
   jobs.  Table.to_pandas() (or load_dataframe) gives a pandas DataFrame when Debian's
-  python3-pandas is installed.  Table.hist / hist_matrix / deliveries read the ragged
-  per-job data (sparse histograms as dense rows or a [job x bucket] matrix, the
-  per-delivery records of store_raw jobs) only when asked.
+  python3-pandas is installed, with the strategy's structure (family, k, p, ft,
+  multiplier, dropoffline: strategies.structure) as columns beside `strategy`.
+  Table.hist / hist_matrix / deliveries read the ragged per-job data (sparse histograms
+  as dense rows or a [job x bucket] matrix, the per-delivery records of store_raw jobs)
+  only when asked; deliveries_all / hist_sparse / ragged_all read them for many jobs at
+  once, each file's columns whole (what the rcsim package's loaders use).
 - load(paths) returns a Results holding one Job per finished job, grouped into
   configurations (every parameter that is part of the job id, except the seed), as the
   figures and the comparison with the paper use them.  It reads both layout 2 and the
@@ -25,7 +28,7 @@ import math
 import h5py
 import numpy as np
 
-from . import names
+from . import names, strategies
 from .stats import PAPER_STAT, seed_ci, seed_spread
 
 LAYOUT = "rcsim-results/2"
@@ -95,6 +98,7 @@ class Table:
         self.file_of_row = np.zeros(0, dtype=np.int32)
         self.row_in_file = np.zeros(0, dtype=np.int64)
         self.edges = None
+        self.order = []  # column names in the files' order
         self._files = {}
         self._counter_lists = None
 
@@ -159,8 +163,47 @@ class Table:
     def deliveries(self, row):
         """Per-delivery records (store_raw) of one job row: dict of arrays."""
         g, lo, hi = self._slice("deliveries", row)
-        return {k: g[k][lo:hi] for k in ("message", "group", "sender", "recipient", "sent_s",
-                                          "delivered_s", "online")}
+        return {k: g[k][lo:hi] for k in DELIVERY_FIELDS}
+
+    def deliveries_all(self, rows=None):
+        """Per-delivery records of many job rows (default: all), reading each column of
+        each file once rather than one slice per job: (row, {field: array}) where row[i]
+        is the job row of record i; records in row order, each job's in file order;
+        ({...} is None when no file has records)."""
+        return self.ragged_all("deliveries", DELIVERY_FIELDS, rows)
+
+    def hist_sparse(self, which="online", rows=None):
+        """The nonzero buckets of many rows' histograms: (row, {"bucket", "count"})."""
+        return self.ragged_all("hist/" + which, ("bucket", "count"), rows)
+
+    def ragged_all(self, group, fields, rows=None):
+        """Ragged per-job data (`group`/end and its `fields`, docs/results-layout.md) of
+        many rows, each file's columns read whole once: (row, {field: array})."""
+        rows = np.arange(len(self)) if rows is None else np.asarray(rows, dtype=np.int64)
+        out_rows, out = [], {k: [] for k in fields}
+        for fi in sorted(set(self.file_of_row[rows].tolist())):
+            mine = rows[self.file_of_row[rows] == fi]
+            g = self._file(fi).get(group)
+            if g is None or "end" not in g:
+                continue
+            end = np.asarray(g["end"][()], dtype=np.int64)
+            r = self.row_in_file[mine]
+            hi = end[r]
+            lo = np.where(r > 0, end[np.maximum(r - 1, 0)], 0)
+            n = hi - lo
+            # index of every element: the lo of its job plus its place within the job
+            idx = np.repeat(lo - (np.cumsum(n) - n), n) + np.arange(int(n.sum()))
+            out_rows.append(np.repeat(mine, n))
+            for k in fields:
+                out[k].append(np.asarray(g[k][()])[idx])
+        if not out_rows:
+            return np.zeros(0, dtype=np.int64), None
+        # Jobs back in the order asked for (files were read one after the other).
+        row = np.concatenate(out_rows)
+        place = np.zeros(len(self), dtype=np.int64)
+        place[rows] = np.arange(rows.shape[0])
+        order = np.argsort(place[row], kind="stable")
+        return row[order], {k: np.concatenate(v)[order] for k, v in out.items()}
 
     def canonical(self, row):
         """The canonical parameter text (the job id is its hash) of one job row."""
@@ -196,18 +239,62 @@ class Table:
 
     # -- pandas ---------------------------------------------------------------------------
 
-    def to_pandas(self):
-        """A pandas DataFrame (strings as categoricals); needs python3-pandas."""
+    def to_pandas(self, structure=True):
+        """A pandas DataFrame (strings as categoricals; columns in the files' order);
+        needs python3-pandas.  structure=True adds the strategy's structure columns
+        (structure_columns) right after `strategy`."""
         try:
             import pandas as pd
         except ImportError as e:  # pragma: no cover - depends on the machine
             raise ImportError("Table.to_pandas needs pandas (Debian: apt-get install "
                               "python3-pandas); the numpy columns work without it") from e
-        data = dict(self.columns)
-        for name, codes in self.codes.items():
-            data[name] = pd.Categorical.from_codes(codes.astype(np.int64),
-                                                   categories=pd.Index(self.levels[name]))
+        data = {}
+        for name in self.order or self.names():
+            if name in self.codes:
+                data[name] = pd.Categorical.from_codes(
+                    self.codes[name].astype(np.int64), categories=pd.Index(self.levels[name]))
+            elif name in self.columns:
+                data[name] = self.columns[name]
+            if name == "strategy" and structure:
+                data.update(self.structure_columns(pd))
         return pd.DataFrame(data, copy=False)
+
+    def structure_columns(self, pd):
+        """{column: pandas array} of the strategy structure of every row (issue 30):
+        `family` as a categorical in the strategy table's family order, each family
+        parameter typed as the table types it: int -> int64 (nullable Int64 when some
+        row's family lacks it), bool -> bool (nullable boolean), number -> float64 (NaN)."""
+        if "strategy" not in self.codes:
+            return {}
+        codes = self.codes["strategy"].astype(np.int64)
+        used = np.unique(codes).tolist()
+        lv = self.levels["strategy"]
+        strategies.prefetch([lv[c] for c in used])
+        per = {c: strategies.structure(lv[c]) for c in used}
+        types = {"family": "family"}
+        for f in strategies.families():
+            for k, d in f["params"].items():
+                types.setdefault(k, d.get("type", "number"))
+        fams = [f["family"] for f in strategies.families()]
+        out = {}
+        for col in strategies.structure_names():
+            # One value per level, spread over the rows by the codes (numpy indexing).
+            vals = np.empty(len(lv), dtype=object)
+            for c in range(len(lv)):
+                vals[c] = per[c][col] if c in per else None
+            rows = vals[codes]
+            missing = any(per[c][col] is None for c in used)
+            t = types.get(col, "number")
+            if t == "family":
+                out[col] = pd.Categorical(rows, categories=fams)
+            elif t == "int":
+                out[col] = pd.array(rows, dtype="Int64") if missing else rows.astype(np.int64)
+            elif t == "bool":
+                out[col] = pd.array(rows, dtype="boolean") if missing else rows.astype(bool)
+            else:
+                out[col] = np.array([np.nan if v is None else v for v in vals],
+                                    dtype=np.float64)[codes]
+        return out
 
 
 def _read_file_table(f, path, columns):
@@ -299,6 +386,7 @@ def load_table(paths, columns=None):
         tab.units[n] = units
         if role == "parameter" and canon:
             tab.in_job_id.append(n)
+    tab.order = names_
     return tab
 
 
@@ -640,8 +728,12 @@ SWEEP_KEYS = ("sweep_name", "sweep_file", "sweep_text", "sweep_hash", "created_u
               # --set, the --set options, the command line, the ranks and hosts.
               "run_effective", "run_overrides", "run_command", "run_layout")
 
-# Fields of one per-delivery record (store_raw; docs/results-layout.md), in this order.
-DELIVERY_FIELDS = ("msg", "group", "sender", "recipient", "send_s", "deliver_s", "online")
+# Fields of one per-delivery record (store_raw; docs/results-layout.md), in this order:
+# the file's own column names, the same in every reader (issue 30: no second spelling).
+DELIVERY_FIELDS = ("message", "group", "sender", "recipient", "sent_s", "delivered_s", "online")
+# The spelling this adapter used before (msg, send_s, deliver_s): a layout-1 job group's
+# `deliveries` table may use it.
+_OLD_DELIVERY_FIELDS = ("msg", "group", "sender", "recipient", "send_s", "deliver_s", "online")
 
 
 def job_params(job):
@@ -741,24 +833,23 @@ def sweep_info(res):
     return out
 
 
-# The per-delivery columns of layout 2 (docs/results-layout.md) behind DELIVERY_FIELDS.
-_DELIVERY_COLUMNS = ("message", "group", "sender", "recipient", "sent_s", "delivered_s", "online")
-
-
 def job_deliveries(job):
     """The job's per-delivery records as {field: numpy array} over DELIVERY_FIELDS, one
     entry per first delivery (online or not), or None when the job has none (store_raw off,
     or a file of layout 1, which kept no delivery records)."""
     if not isinstance(job, TableJob):
-        # A layout-1 job group with a `deliveries` table of DELIVERY_FIELDS columns.
+        # A layout-1 job group with a `deliveries` table of DELIVERY_FIELDS columns (or
+        # of the old spelling).
         if "deliveries" not in job._group:
             return None
         ds = job._group["deliveries"]
-        if not all(k in (ds.dtype.names or ()) for k in DELIVERY_FIELDS):
-            return None
-        data = ds[()]
-        return {k: np.asarray(data[k]) for k in DELIVERY_FIELDS}
+        have = ds.dtype.names or ()
+        for spelling in (DELIVERY_FIELDS, _OLD_DELIVERY_FIELDS):
+            if all(k in have for k in spelling):
+                data = ds[()]
+                return {k: np.asarray(data[c]) for k, c in zip(DELIVERY_FIELDS, spelling)}
+        return None
     if not int(job.attrs.get("store_raw", 0) or 0):
         return None
     d = job._tab.deliveries(job.row)
-    return {k: np.asarray(d[c]) for k, c in zip(DELIVERY_FIELDS, _DELIVERY_COLUMNS)}
+    return {k: np.asarray(d[k]) for k in DELIVERY_FIELDS}

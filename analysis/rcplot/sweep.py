@@ -13,6 +13,15 @@ each configuration and picks default plot roles:
 - default roles: x = the numeric axis with the most values, hue = the axis with the most
   values among the rest, facets = the others (choose_roles()).
 
+Strategy structure (issue 30): every job's parameters also hold what its strategy name
+stands for, as the simulator's strategy table says (strategies.structure: family, k, p,
+ft, multiplier, dropoffline; "n/a" where the family has no such parameter).  They follow
+`strategy`, so by default `strategy` is the axis and they are not (it fixes them).  Naming
+one as a role (`--x k`, `--hue ft`, `--facet family`: Sweep.use_roles) puts the structure
+axes in the strategy axis's place; `strategy` then stays an axis only when they do not
+fix it.  --where takes them too (--where family=rc), and the table of configurations
+shows the strategy parameters that vary beside `strategy` (Sweep.table_columns).
+
 Labels carry the parameter's unit: the registry's unit (src/exp/param.c; the end-to-end
 test checks this table against `rcsim run --help`) or, for dimensionless numbers, what
 they count.  Errors in user input (--where on an unknown parameter, a role given twice)
@@ -23,7 +32,7 @@ import math
 import os
 import re
 
-from . import results
+from . import results, strategies
 
 # Unit of each registry parameter: the registry's own unit when it has one ("s", "1/s"),
 # otherwise what a dimensionless number is ("count", "factor", "fraction"); None for
@@ -45,6 +54,11 @@ UNITS = {
     "membership_rate": "1/s", "store_raw": None, "check": None,
     "adversary": None, "adversary_fraction": "fraction", "adversary_delay": "s",
     "population": "count", "group_size_dist": None, "packet_size": "B",
+    # The strategy's structure (strategies.structure_names), not registry parameters: the
+    # family, the branching factor and parallelism of the tree, RC-FT and its timeout
+    # multiplier, and whether members that got their copy offline drop out.
+    "family": None, "k": "count", "p": "count", "ft": None, "multiplier": "factor",
+    "dropoffline": None,
 }
 # The registry's dimensionless units are written "" there; these are ours.
 DIMENSIONLESS = ("count", "factor", "fraction")
@@ -186,6 +200,31 @@ def _matches(have, wants):
     return False
 
 
+def _with_structure(params):
+    """(params with the strategy's structure columns inserted after `strategy`, their
+    names).  Values as text (strategies.value_text); jobs without a strategy unchanged."""
+    names_ = {p["strategy"] for p in params if "strategy" in p}
+    if not names_:
+        return params, []
+    strategies.prefetch(names_)
+    have = set().union(*params)
+    cols = [c for c in strategies.structure_names() if c not in have]  # a parameter wins
+    text = {n: {k: strategies.value_text(v) for k, v in strategies.structure(n).items()}
+            for n in names_}
+    out = []
+    for p in params:
+        if "strategy" not in p:
+            out.append(p)
+            continue
+        q = {}
+        for k, v in p.items():
+            q[k] = v
+            if k == "strategy":
+                q.update((c, text[v][c]) for c in cols)
+        out.append(q)
+    return out, cols
+
+
 class Config:
     """The seeds of one configuration: `key` maps each axis name to its value text."""
 
@@ -213,6 +252,7 @@ class Sweep:
             p = results.job_params(j)
             jobs.append(j)
             params.append(p)
+        params, self.structure = _with_structure(params)
         known = set().union(*params)
         for k in where:
             if k not in known:
@@ -228,6 +268,54 @@ class Sweep:
         self.params = [params[i] for i in keep]
         self.axes = detect_axes(self.params)
         self.where = where
+        self.structured = False
+
+    def use_roles(self, *names):
+        """Make the strategy's structure columns axes when a role names one of them (a
+        name, a list of names or None each): they replace the strategy axis, which stays
+        only when they do not fix it.  Idempotent; other names change nothing."""
+        wanted = set()
+        for n in names:
+            if isinstance(n, (list, tuple)):
+                wanted.update(x for x in n if x)
+            elif n:
+                wanted.add(n)
+        if self.structured or not (wanted & set(self.structure)):
+            return
+        if wanted <= {a.name for a in self.axes}:
+            return
+        order = []
+        for p in self.params:
+            for k in p:
+                if k not in order and k not in self.structure:
+                    order.append(k)
+        # The family last: it is the coarsest (k = n/a already says unicast), so it stays
+        # an axis only when the parameters do not tell the families apart.
+        at = order.index("strategy")
+        order[at:at] = [n for n in self.structure if n != "family"] + \
+            [n for n in self.structure if n == "family"]
+        axes = detect_axes([{k: p[k] for k in order if k in p} for p in self.params])
+        parts = [a.name for a in axes if a.name in self.structure]
+        st = next((a for a in axes if a.name == "strategy"), None)
+        if st is not None and parts and _determines(
+                [tuple(p[n] for n in parts) for p in self.params],
+                [p["strategy"] for p in self.params]):
+            axes.remove(st)
+        self.axes = axes
+        self.structured = True
+
+    def table_columns(self):
+        """Columns naming a configuration in a table: the axes, and after `strategy` the
+        strategy parameters (not already axes) with more than one value among the jobs
+        whose family has them (a multiplier that is 1 wherever it applies says nothing).
+        Not the family: every strategy name starts with it."""
+        names = [a.name for a in self.axes]
+        if "strategy" not in names:
+            return names
+        extra = [n for n in self.structure if n not in names and n != "family"
+                 and len({p.get(n) for p in self.params} - {strategies.MISSING}) > 1]
+        at = names.index("strategy") + 1
+        return names[:at] + extra + names[at:]
 
     def axis(self, name):
         for a in self.axes:
@@ -238,11 +326,12 @@ class Sweep:
                             "configuration"))
 
     def fixed(self):
-        """{name: value} of the parameters that are the same in every job."""
+        """{name: value} of the parameters that are the same in every job (the strategy
+        structure aside: `strategy` says it)."""
         out = {}
         for k in self.params[0]:
             vals = {p.get(k) for p in self.params}
-            if len(vals) == 1 and k not in NOT_AXES:
+            if len(vals) == 1 and k not in NOT_AXES and k not in self.structure:
                 out[k] = self.params[0][k]
         return out
 

@@ -28,7 +28,8 @@ def rows(sw, stats=DEFAULT_STATS, per_seed=False):
     for c in sw.configs():
         groups = [([j], p) for j, p in zip(c.jobs, c.params)] if per_seed else [(c.jobs, None)]
         for jobs, p in groups:
-            r = {a.name: c.key[a.name] for a in sw.axes}
+            # The axes, and the strategy structure columns that vary (Sweep.table_columns).
+            r = {n: c.params[0].get(n, "") for n in sw.table_columns()}
             if per_seed:
                 r["seed"] = p.get("seed", "")
             r["seeds"] = len(jobs)
@@ -48,7 +49,7 @@ def rows(sw, stats=DEFAULT_STATS, per_seed=False):
 
 
 def columns(sw, stats=DEFAULT_STATS, per_seed=False):
-    cols = [a.name for a in sw.axes] + (["seed"] if per_seed else []) + ["seeds"]
+    cols = sw.table_columns() + (["seed"] if per_seed else []) + ["seeds"]
     for s in stats:
         n = metrics.lookup(s).name
         cols += [n, n + "_min", n + "_max", n + "_mean", n + "_ci_lo", n + "_ci_hi"]

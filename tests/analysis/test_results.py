@@ -380,6 +380,17 @@ class Table(unittest.TestCase):
         self.assertEqual(df.shape[0], 4)
         self.assertEqual(str(df["strategy"].dtype), "category")
         self.assertEqual(df["online_p50"].median(), 11.5)
+        # the strategy's structure, from the simulator's table, right after strategy
+        at = list(df.columns).index("strategy")
+        self.assertEqual(list(df.columns[at + 1:at + 7]),
+                         ["family", "k", "p", "ft", "multiplier", "dropoffline"])
+        self.assertEqual(list(df["family"].astype(str)), ["rc"] * 3 + ["unicast"])
+        self.assertEqual(str(df["k"].dtype), "Int64")  # unicast has no k
+        self.assertEqual(df["k"].tolist()[:3], [2, 2, 2])
+        self.assertTrue(df["k"].isna().tolist()[3])
+        self.assertEqual(df["ft"].tolist()[:3], [True] * 3)
+        self.assertEqual(df["dropoffline"].tolist()[:3], [True] * 3)
+        self.assertNotIn("family", results.load_table([self.path]).to_pandas(structure=False))
 
     def test_load_groups_v2_rows_into_configurations(self):
         with results.load([self.path]) as res:

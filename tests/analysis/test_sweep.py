@@ -236,12 +236,13 @@ class Draw(unittest.TestCase):
     def test_timeline_with_records(self):
         res = grid(users=(8, 16), seeds=(1,))
         rng = np.random.default_rng(1)
-        dt = np.dtype([("msg", "u4"), ("group", "u4"), ("sender", "u4"), ("recipient", "u4"),
-                       ("send_s", "f8"), ("deliver_s", "f8"), ("online", "u1")])
+        dt = np.dtype([("message", "u4"), ("group", "u4"), ("sender", "u4"),
+                       ("recipient", "u4"), ("sent_s", "f8"), ("delivered_s", "f8"),
+                       ("online", "u1")])
         for j in res.jobs:
             d = np.zeros(500, dtype=dt)
-            d["send_s"] = rng.uniform(0, 86400, 500)
-            d["deliver_s"] = d["send_s"] + rng.exponential(5.0, 500)
+            d["sent_s"] = rng.uniform(0, 86400, 500)
+            d["delivered_s"] = d["sent_s"] + rng.exponential(5.0, 500)
             d["online"] = rng.uniform(size=500) < 0.9
             j._group["deliveries"] = d
         info = self.draw(res, kind="timeline")

@@ -111,6 +111,15 @@ rcsim figures r.h5 --out figs --fig 5 >figures.log 2>&1 || { cat figures.log; fa
     fail "figs/fig5.png is not a PNG"
 rcsim figures --help >figures-help.txt 2>&1 || fail "rcsim figures --help failed"
 grep -q "$P/share/rcsim/analysis/figures.py" figures-help.txt || fail "rcsim figures --help does not name the installed script"
+# The Python API (issue 30): the module puts the installed analysis/ on PYTHONPATH.
+case ":\${PYTHONPATH:-}:" in *":$P/share/rcsim/analysis:"*) ;; *) fail "PYTHONPATH='\${PYTHONPATH:-}' lacks $P/share/rcsim/analysis" ;; esac
+if /usr/bin/python3 -c 'import pandas' 2>/dev/null; then
+    /usr/bin/python3 -c 'import rcsim, sys; j = rcsim.load_jobs("r.h5"); print(rcsim.__file__, len(j)); sys.exit(len(j) != 8 or list(j["strategy"].cat.categories) != ["unicast", "rc-k2-p2"])' >api.txt 2>&1 ||
+        { cat api.txt; fail "installed: from rcsim import load_jobs on the sweep failed"; }
+    grep -q "^$P/share/rcsim/analysis/rcsim/__init__.py 8\$" api.txt || { cat api.txt; fail "python3 did not import the installed rcsim package"; }
+else
+    echo "note: python3-pandas is not installed: rcsim.load_jobs not tried"
+fi
 
 # With a site trace directory, the module points RCSIM_DATA_DIR at it.
 module unload rcsim
@@ -120,6 +129,7 @@ module load rcsim
 module unload rcsim
 ! command -v rcsim >/dev/null || fail "rcsim still on PATH after module unload"
 [ -z "\${RCSIM_PREFIX:-}" ] && [ -z "\${RCSIM_DATA_DIR:-}" ] || fail "RCSIM_* still set after unload"
+[ -z "\${PYTHONPATH:-}" ] || fail "PYTHONPATH='\$PYTHONPATH' still set after unload"
 
 # The Tcl modulefile through Lmod's Tcl support (alone in its own tree: beside the .lua file
 # Lmod would pick that one).
@@ -131,6 +141,7 @@ module show rcsim 2>&1 | grep -q "tclmods/rcsim/$VERSION:\$" || fail "Lmod did n
 [ "\$(command -v rcsim)" = "$P/bin/rcsim" ] || fail "Tcl modulefile: rcsim on PATH is '\$(command -v rcsim)'"
 [ "\${RCSIM_PREFIX:-}" = "$P" ] || fail "Tcl modulefile: RCSIM_PREFIX='\${RCSIM_PREFIX:-}'"
 [ "\${RCSIM_DATA_DIR:-}" = "$P/share/rcsim/data/availability" ] || fail "Tcl modulefile: RCSIM_DATA_DIR='\${RCSIM_DATA_DIR:-}'"
+[ "\${PYTHONPATH:-}" = "$P/share/rcsim/analysis" ] || fail "Tcl modulefile: PYTHONPATH='\${PYTHONPATH:-}'"
 rcsim --version >/dev/null || fail "Tcl modulefile: rcsim --version failed"
 module unload rcsim
 ! command -v rcsim >/dev/null || fail "Tcl modulefile: rcsim still on PATH after unload"
@@ -172,7 +183,7 @@ source [lindex $argv 0]
 if {[llength [info procs ModulesHelp]] != 1} { puts "no ModulesHelp"; exit 1 }
 EOF
 tclsh "$WORK/stub.tcl" "$TCLMOD" >"$WORK/tcl.out" 2>&1 || fail "tclsh: the Tcl modulefile does not run: $(cat "$WORK/tcl.out")"
-for line in "prepend-path PATH $P/bin" "setenv RCSIM_PREFIX $P" "conflict rcsim" "whatis Version: $VERSION"; do
+for line in "prepend-path PATH $P/bin" "prepend-path PYTHONPATH $P/share/rcsim/analysis" "setenv RCSIM_PREFIX $P" "conflict rcsim" "whatis Version: $VERSION"; do
     grep -qxF "$line" "$WORK/tcl.out" || fail "tclsh: the Tcl modulefile does not issue '$line': $(cat "$WORK/tcl.out")"
 done
 echo "PASS: install (prefix $P)"
