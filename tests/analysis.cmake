@@ -18,6 +18,12 @@ add_test(NAME unit_analysis_stats
 set_tests_properties(unit_analysis_stats PROPERTIES TIMEOUT 120 LABELS analysis
                      ENVIRONMENT "RCSIM_BIN=$<TARGET_FILE:rcsim>")
 
+# Issue 30: coverage of the intervals over seeds on heavy-tailed data (docs/analysis.md,
+# "Intervals over seeds"); about 20 s.
+add_test(NAME unit_analysis_coverage
+         COMMAND ${RCSIM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/analysis/coverage_intervals.py)
+set_tests_properties(unit_analysis_coverage PROPERTIES TIMEOUT 120 LABELS analysis)
+
 rcsim_add_script(analysis_pipeline e2e/analysis_pipeline.sh TIMEOUT 600 LABELS analysis)
 set_property(TEST e2e_analysis_pipeline APPEND PROPERTY ENVIRONMENT "PYTHON=${RCSIM_PYTHON}")
 

@@ -5,12 +5,14 @@ statistic (metrics.lookup) and the roles of the sweep's axes (sweep.choose_roles
 hue (one colour per value) and facets (one panel per combination).  Seeds are never
 mixed silently:
 
-- line: the mean over seeds of the per-seed statistic with its 95 % t-interval
-  (stats.seed_ci) as error bars; one seed gives a point without a bar (said in the title);
+- line: the per-seed statistic summarised over seeds with an interval inside its range
+  (stats.seed_interval: geometric mean and log-scale t-interval for positive statistics,
+  mean and bootstrap interval for the others; below stats.MIN_SEEDS_CI seeds the bar is
+  the min-max seed range, said in the title); one seed gives a point without a bar;
 - box: box statistics over the seeds' values (median, quartiles, whiskers at min and max,
   each seed a dot); `--stat latency` instead draws the latency distribution as the paper
   does (whiskers p1 and p99, box q1-q3, line at the median; each the median over seeds);
-- heatmap: x by hue, each cell the seed mean, on a log colour scale when the values span
+- heatmap: x by hue, each cell the estimate of stats.seed_interval, on a log colour scale when the values span
   a decade or more;
 - cdf and hist: the pooled histogram of every seed (hist_online), x = latency on a log
   axis; hist shows deliveries per run (pooled counts / seeds);
@@ -40,7 +42,7 @@ from matplotlib.ticker import (FixedLocator, FuncFormatter, LogLocator,  # noqa:
                                NullFormatter, NullLocator)
 
 from . import metrics, results  # noqa: E402
-from .stats import seed_ci  # noqa: E402
+from .stats import LOG_T, MIN_SEEDS_CI, RANGE, seed_interval  # noqa: E402
 from .sweep import UsageError, choose_roles, fmt_value  # noqa: E402
 
 KINDS = ("line", "box", "cdf", "heatmap", "hist", "timeline")
@@ -229,13 +231,18 @@ def _line(fig, axes, panels, sw, spec, roles, marks):
     colours = _colours(sw, hue)
     series = []   # (ax, hue value, xs, means, los, his)
     allv = []
+    hows = set()
     for ax, (title, cfgs) in zip(axes, panels):
         for hv in _hue_values(sw, hue):
             pts = []
             for c in cfgs:
                 if hue and c.key[hue] != hv:
                     continue
-                mean, lo, hi = seed_ci([m(j) for j in c.jobs])
+                mean, lo, hi, n, how = seed_interval([m(j) for j in c.jobs], m.positive)
+                if n <= 1:
+                    lo = hi = math.nan
+                else:
+                    hows.add(how)
                 if xa is None:
                     pos = 0.0
                 elif xa.numeric:
@@ -283,9 +290,17 @@ def _line(fig, axes, panels, sw, spec, roles, marks):
         ax.grid(alpha=0.3)
     _ylim(spec, axes)
     seeds = sorted({c.n_seeds for _, cfgs in panels for c in cfgs})
-    return "%s: mean over seeds (%s) with 95 %% t-interval%s" % (
-        m.label, "/".join(map(str, seeds)),
-        "; one seed has no interval" if 1 in seeds else "")
+    centre = "geometric mean" if m.positive else "mean"
+    bars = []
+    if hows - {RANGE}:
+        bars.append("95 %% %s interval" % " / ".join(
+            sorted("t-interval on the log scale" if h == LOG_T else "bootstrap"
+                   for h in hows - {RANGE})))
+    if RANGE in hows:
+        bars.append("bars = min-max over seeds (< %d seeds: no interval)" % MIN_SEEDS_CI)
+    return "%s: %s over seeds (%s)%s%s" % (
+        m.label, centre, "/".join(map(str, seeds)), ", " if bars else "", "; ".join(bars)
+        + ("; one seed has no bar" if 1 in seeds else ""))
 
 
 def _box(fig, axes, panels, sw, spec, roles, marks):
@@ -474,7 +489,8 @@ def _heatmap(fig, axes, panels, sw, spec, roles, marks):
         g = np.full((len(yvals), len(xa.values)), np.nan)
         for c in cfgs:
             r = yvals.index(c.key[hue]) if ya else 0
-            g[r, xa.values.index(c.key[x])] = seed_ci([m(j) for j in c.jobs])[0]
+            g[r, xa.values.index(c.key[x])] = seed_interval([m(j) for j in c.jobs],
+                                                            m.positive)[0]
         grids.append(g)
     allv = np.concatenate([g.ravel() for g in grids])
     fin = allv[np.isfinite(allv)]
@@ -526,7 +542,8 @@ def _heatmap(fig, axes, panels, sw, spec, roles, marks):
         cb.ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: "%g" % v))
         cb.ax.yaxis.set_minor_formatter(NullFormatter())
     fig._rcsim_colorbar = cb
-    return "%s: mean over seeds per cell" % m.label
+    return "%s: %s over seeds per cell" % (m.label, "geometric mean" if m.positive
+                                              else "mean")
 
 
 def _timeline(fig, axes, panels, sw, spec, roles, marks):

@@ -7,7 +7,7 @@ script): one self-contained file that opens in any browser and can be mailed as 
 
 The page holds the sweep's description as stored in the results (name, description,
 the sweep file's text, axes, provenance), the table of configurations with each
-statistic as its mean over seeds and 95 % t-interval, and the default plots with the
+statistic summarised over seeds with an interval that stays in its range (table.fmt_ci), and the default plots with the
 `rcsim plot` command that redraws each.  A default plot that does not fit the data (too
 many panels; no per-delivery records for the timeline) is replaced by a sentence saying
 why.
@@ -148,9 +148,9 @@ def build(sw, paths, outdir, dpi=110):
     desc = "; ".join(d for d in (_description(i.get("sweep_text", "")) for i in infos) if d)
     texts = [(i["path"], i["sweep_text"]) for i in infos if i.get("sweep_text")]
     caption = ("One row per configuration. Latencies are of the deliveries made while the "
-               "recipient was online, in seconds; each statistic is computed per seed and "
-               "shown as its mean over seeds with the 95 % t-interval in brackets (no "
-               "interval with one seed). Delivery ratio: first deliveries / (recipients × "
+               "recipient was online, in seconds; each statistic is computed per seed, "
+               "then summarised over seeds: " + table.interval_note(rows, TABLE_STATS) +
+               " (docs/analysis.md). Delivery ratio: first deliveries / (recipients × "
                "messages). Packets per delivery: payload, ACK and repair sub-messages sent "
                "per first delivery. Full precision, with medians and seed ranges: "
                "[table.csv](table.csv).")
