@@ -29,6 +29,10 @@ set_property(TEST e2e_analysis_pipeline APPEND PROPERTY ENVIRONMENT "PYTHON=${RC
 
 rcsim_add_script(analysis_any_sweep e2e/analysis_any_sweep.sh TIMEOUT 600 LABELS analysis)
 set_property(TEST e2e_analysis_any_sweep APPEND PROPERTY ENVIRONMENT "PYTHON=${RCSIM_PYTHON}")
+# Issue 30: `rcsim compare` (strategies against a baseline, paired by seed) and the
+# examples of `rcsim plot --help`, on a small sweep of its own.
+rcsim_add_script(analysis_compare e2e/analysis_compare.sh TIMEOUT 300 LABELS analysis)
+set_property(TEST e2e_analysis_compare APPEND PROPERTY ENVIRONMENT "PYTHON=${RCSIM_PYTHON}")
 rcsim_add_script(repro_partial e2e/repro_partial.sh TIMEOUT 300)
 
 # Issue 29: analysis/anon_recompute.py recomputes rcsim's anonymity metric from the

@@ -122,6 +122,16 @@ def _colours(sw, hue):
     return {v: cmap(i / (len(vals) - 1)) for i, v in enumerate(vals)}
 
 
+def strategy_colours(sw):
+    """{strategy: colour}, the same mapping as any plot of this sweep with hue=strategy
+    (rcsim compare's ratio plot uses it so that a strategy keeps its colour)."""
+    try:
+        sw.axis("strategy")
+    except UsageError:
+        return {}
+    return _colours(sw, "strategy")
+
+
 def _hue_values(sw, hue):
     return sw.axis(hue).values if hue else [None]
 
@@ -600,6 +610,9 @@ def _timeline(fig, axes, panels, sw, spec, roles, marks):
     return ("every delivery (dot: recipient online, x: offline), all seeds; line: hourly "
             "median")
 
+
+numeric_x = _numeric_x
+plain_log_ticks = _plain_log_ticks
 
 DRAW = {"line": _line, "box": _box, "heatmap": _heatmap, "timeline": _timeline,
         "cdf": lambda *a: _dist(*a, cumulative=True),

@@ -20,7 +20,7 @@ import math
 import os
 import re
 
-from . import metrics, plots, results, table
+from . import baseline, metrics, plots, results, table
 from .sweep import UsageError, fmt_value
 
 TABLE_STATS = ("mean", "median", "p90", "p99", "delivery_ratio", "packets_per_delivery")
@@ -190,6 +190,8 @@ def build(sw, paths, outdir, dpi=110):
                "%s. Redraw: `%s`." % (info["note"][0].upper() + info["note"][1:], cmd), ""]
     for stem, reason in skipped:
         md += ["*Not drawn (%s):* %s" % (stem, reason), ""]
+    base_md, base_html = baseline.report_section(sw, paths, outdir, dpi=dpi)
+    md += base_md
     md_path = os.path.join(outdir, "report.md")
     with open(md_path, "w") as f:
         f.write("\n".join(md).rstrip() + "\n")
@@ -234,6 +236,7 @@ def build(sw, paths, outdir, dpi=110):
                                                       info["note"][1:]), e(cmd)))
     for stem, reason in skipped:
         h.append("<p><i>Not drawn (%s):</i> %s</p>" % (e(stem), e(reason)))
+    h += base_html
     h.append("</body></html>")
     html_path = os.path.join(outdir, "report.html")
     with open(html_path, "w") as f:

@@ -11,8 +11,8 @@ the statistic of the typical (median) seed, exp(mu + sigma z_q) for a lognormal 
 
 The criterion can fail, and the test shows it: the plain t-interval (stats.seed_ci), the
 log-t interval at a 90 % level, and the bootstrap with 5 seeds all land outside 92-98 %
-on the same data.  Paired ratios (rcplot/baseline.py) are checked the same way when the
-module is present.  Deterministic (fixed generator seeds); about 20 s on one core.
+on the same data.  Paired ratios of p99s (rcplot/baseline.py, `rcsim compare`) are checked
+the same way.  Deterministic (fixed generator seeds); about 20 s on one core.
 
 `--table` prints every scenario's coverage for the three intervals.
 Registered as its own ctest (tests/analysis.cmake: unit_analysis_coverage), not
@@ -49,6 +49,22 @@ def per_seed(rng, draw, S, tau, q, reps=R):
         x = draw(rng, (b - a, S, N)) * np.exp(tau * rng.standard_normal((b - a, S, 1)))
         out[a:b] = x.mean(axis=-1) if q is None else np.percentile(
             x, 100 * q, axis=-1, method="median_unbiased")
+    return out
+
+
+def paired_ratio(rng, draw, S, tau, rho, reps=R):
+    """(reps, S) per-seed ratios of p99s: a strategy whose latencies are rho times the
+    baseline's, both sides of a seed sharing its effect exp(tau Z) (what pairing by seed
+    cancels, rcplot/baseline.py).  The truth is rho."""
+    out = np.empty((reps, S))
+    for a in range(0, reps, 200):
+        b = min(reps, a + 200)
+        eff = np.exp(tau * rng.standard_normal((b - a, S, 1)))
+        base = np.percentile(draw(rng, (b - a, S, N)) * eff, 99, axis=-1,
+                             method="median_unbiased")
+        strat = np.percentile(rho * draw(rng, (b - a, S, N)) * eff, 99, axis=-1,
+                              method="median_unbiased")
+        out[a:b] = strat / base
     return out
 
 
@@ -90,6 +106,8 @@ class Coverage(unittest.TestCase):
                 cls.data[("mean", tau, S)] = per_seed(rng, ln, S, tau, None)
         cls.alpha = 2.5
         cls.data[("pareto-p99", 0.5, 8)] = per_seed(rng, pareto(cls.alpha), 8, 0.5, 0.99)
+        cls.rho = 0.3
+        cls.data[("ratio-p99", 0.8, 6)] = paired_ratio(rng, ln, 6, 0.8, cls.rho)
 
     def check(self, key, truth):
         c = coverage(self.data[key], truth, ours)
@@ -109,6 +127,9 @@ class Coverage(unittest.TestCase):
 
     def test_pareto_p99(self):
         self.check(("pareto-p99", 0.5, 8), 0.01 ** (-1.0 / self.alpha))
+
+    def test_paired_ratio_p99(self):
+        self.check(("ratio-p99", 0.8, 6), self.rho)
 
     def test_positive(self):
         """No interval of a positive statistic reaches 0; the plain t-interval does."""
@@ -150,7 +171,8 @@ def table():
     c = Coverage
     for key, d in c.data.items():
         truth = c.truth_mean if key[0] == "mean" else (
-            0.01 ** (-1.0 / c.alpha) if key[0].startswith("pareto") else c.truth_p99)
+            0.01 ** (-1.0 / c.alpha) if key[0].startswith("pareto") else
+            c.rho if key[0].startswith("ratio") else c.truth_p99)
         print("%-12s tau=%.1f S=%2d  log-t %.3f  plain-t %.3f  bootstrap %.3f" % (
             key[0], key[1], key[2], coverage(d, truth, ours),
             coverage(d, truth, lambda r: stats.seed_ci(r)[1:]),
