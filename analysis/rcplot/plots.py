@@ -16,8 +16,9 @@ mixed silently:
   a decade or more;
 - cdf and hist: the pooled histogram of every seed (hist_online), x = latency on a log
   axis; hist shows deliveries per run (pooled counts / seeds);
-- timeline: the per-delivery records (store_raw), latency against the time of day of the
-  send, with the hourly median.
+- timeline: the per-delivery records (store_raw), latency against the time of the send --
+  folded onto the time of day (0-24 h) for runs of 20 h or more, else over the run's own
+  span in minutes or hours -- with the median per 1/24 of the axis.
 
 Scales: an axis goes logarithmic when its positive values span a factor of 10 or more
 (SPAN), unless --xscale/--yscale say otherwise.  Nothing is cut silently: a value outside
@@ -203,6 +204,18 @@ def _numeric_x(ax, axis, log):
         ax.set_xlim(min(vals) - d, max(vals) + d)
 
 
+def _tick_below(v, subs):
+    e = math.floor(math.log10(v))
+    cands = [m * 10.0 ** k for k in (e - 1, e) for m in subs]
+    return max(c for c in cands if c <= v * (1 + 1e-9))
+
+
+def _tick_above(v, subs):
+    e = math.floor(math.log10(v))
+    cands = [m * 10.0 ** k for k in (e, e + 1) for m in subs]
+    return min(c for c in cands if c >= v * (1 - 1e-9))
+
+
 def _plain_log_ticks(ax):
     """Log axes labelled with plain numbers at 1-2-5 steps when they span few decades
     (matplotlib would label only the powers of ten, often just one of them)."""
@@ -213,6 +226,11 @@ def _plain_log_ticks(ax):
             continue
         decades = math.log10(lim[1] / lim[0])
         subs = (1.0, 2.0, 5.0) if decades <= 3 else (1.0,)
+        if axis is ax.yaxis and not getattr(ax, "_rcsim_fixed_ylim", False):
+            # Widen to the labelled ticks just outside the data: the lowest box of a plot
+            # otherwise sat below the first label and could not be read.
+            lo, hi = _tick_below(lim[0], subs), _tick_above(lim[1], subs)
+            ax.set_ylim(lo, hi)
         axis.set_major_locator(LogLocator(base=10, subs=subs))
         axis.set_major_formatter(FuncFormatter(lambda v, _: "%g" % v))
         axis.set_minor_formatter(NullFormatter())
@@ -230,6 +248,7 @@ def _ylim(spec, axes):
     if spec.ylim:
         for ax in axes:
             ax.set_ylim(*spec.ylim)
+            ax._rcsim_fixed_ylim = True   # --ylim is kept as given
 
 
 # --- kinds ----------------------------------------------------------------------------------
@@ -556,6 +575,23 @@ def _heatmap(fig, axes, panels, sw, spec, roles, marks):
                                               else "mean")
 
 
+DAY = 86400.0
+
+
+def _time_axis(sends):
+    """(fold, scale, unit label, lo, hi) for the timeline's x axis: runs of 20 h or more
+    are folded onto the time of day (0-24 h, the daily availability pattern); shorter
+    runs are drawn over their own span (a 30-minute run on a 0-24 h axis is a smear at
+    the left edge), in minutes up to 2 h, else hours."""
+    lo = min(float(s.min()) for s in sends if s.size)
+    hi = max(float(s.max()) for s in sends if s.size)
+    if hi - lo >= 20 * 3600.0:
+        return True, 3600.0, "time of day of the send [h]", 0.0, 24.0
+    scale, unit = (60.0, "min") if hi - lo <= 2 * 3600.0 else (3600.0, "h")
+    return False, scale, "time of the send since the run's start [%s]" % unit, \
+        min(lo, 0.0) / scale, hi / scale
+
+
 def _timeline(fig, axes, panels, sw, spec, roles, marks):
     _, hue, _ = roles
     colours = _colours(sw, hue)
@@ -566,7 +602,7 @@ def _timeline(fig, axes, panels, sw, spec, roles, marks):
             cs = [c for c in cfgs if not hue or c.key[hue] == hv]
             if not cs:
                 continue
-            tod, lat, onl = [], [], []
+            send, lat, onl = [], [], []
             for c in cs:
                 for j in c.jobs:
                     d = results.job_deliveries(j)
@@ -576,39 +612,53 @@ def _timeline(fig, axes, panels, sw, spec, roles, marks):
                             "time, online flag); --kind timeline needs them: rerun the sweep "
                             "with `store_raw: true` under defaults (or --set store_raw=true)"
                             % (j.id, c.label(list(c.key)) or "the only configuration"))
-                    send = np.asarray(d["send_s"], dtype=np.float64)
-                    tod.append(np.mod(send, 86400.0) / 3600.0)
-                    lat.append(np.asarray(d["deliver_s"], dtype=np.float64) - send)
+                    s_ = np.asarray(d["send_s"], dtype=np.float64)
+                    send.append(s_)
+                    lat.append(np.asarray(d["deliver_s"], dtype=np.float64) - s_)
                     onl.append(np.asarray(d["online"]).astype(bool))
-            tod, lat, onl = np.concatenate(tod), np.concatenate(lat), np.concatenate(onl)
-            series.append((ax, hv, tod, lat, onl))
+            send, lat, onl = np.concatenate(send), np.concatenate(lat), np.concatenate(onl)
+            series.append((ax, hv, send, lat, onl))
             allv += [float(lat.min()), float(lat.max())] if lat.size else []
+    sends = [s_ for _, _, s_, _, _ in series if s_.size]
+    fold, scale, xlabel, x0, x1 = _time_axis(sends) if sends else (
+        True, 3600.0, "time of day of the send [h]", 0.0, 24.0)
+    if x1 <= x0:
+        x1 = x0 + 1.0
+    nbins = 24
+    edges = np.linspace(x0, x1, nbins + 1)
     logy = _span_log(allv, spec.yscale)
-    for ax, hv, tod, lat, onl in series:
+    thinned = 1
+    for ax, hv, send, lat, onl in series:
         col = colours[hv]
+        tod = np.mod(send, DAY) / scale if fold else send / scale
         stride = max(1, int(math.ceil(tod.size / MAX_POINTS)))
+        thinned = max(thinned, stride)
         s = slice(None, None, stride)
         on = onl[s]
         ax.scatter(tod[s][on], lat[s][on], s=2, color=col, alpha=0.25, linewidths=0)
         ax.scatter(tod[s][~on], lat[s][~on], s=8, color=col, alpha=0.6, marker="x",
                    linewidths=0.6)
-        hours = np.floor(tod).astype(int)
-        med = [np.median(lat[hours == h]) if np.any(hours == h) else np.nan for h in range(24)]
-        ax.plot(np.arange(24) + 0.5, med, color=col, linewidth=1.6,
-                label=_hue_label(hue, hv, sw) + ("" if stride == 1 else
-                                                 " (1 in %d points shown)" % stride))
+        b = np.clip(np.searchsorted(edges, tod, side="right") - 1, 0, nbins - 1)
+        med = [np.median(lat[b == i]) if np.any(b == i) else np.nan for i in range(nbins)]
+        # one legend entry per hue value: the thinning goes into the note, not the label
+        ax.plot(0.5 * (edges[:-1] + edges[1:]), med, color=col, linewidth=1.6,
+                label=_hue_label(hue, hv, sw))
         marks.add(ax, tod, lat, "deliveries at %s" % _hue_label(hue, hv, sw))
     for ax in axes:
         if logy:
             ax.set_yscale("log")
-        ax.set_xlim(0, 24)
-        ax.set_xticks(range(0, 25, 3))
-        ax.set_xlabel("time of day of the send [h]")
+        if fold:
+            ax.set_xlim(0, 24)
+            ax.set_xticks(range(0, 25, 3))
+        else:
+            ax.set_xlim(x0, x1)
+        ax.set_xlabel(xlabel)
         ax.set_ylabel(LATENCY_LABEL)
         ax.grid(alpha=0.3)
     _ylim(spec, axes)
-    return ("every delivery (dot: recipient online, x: offline), all seeds; line: hourly "
-            "median")
+    return ("%s (dot: recipient online, x: offline), all seeds; line: median per %s" % (
+        "every delivery" if thinned == 1 else "up to 1 in %d deliveries shown" % thinned,
+        "hour of the day" if fold else "1/24 of the run's span"))
 
 
 numeric_x = _numeric_x

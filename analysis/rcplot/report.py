@@ -51,25 +51,31 @@ def _description(text):
 
 
 def default_specs(sw):
-    """[(file stem, PlotSpec, why)] of the plots a report shows for this sweep."""
+    """[(file stem, PlotSpec, why)] of the plots a report shows for this sweep.  When the
+    strategy is an axis and another axis can take x or the panels, every plot colours by
+    strategy, so a colour means the same strategy throughout the page (plots._colours keys
+    a value to its place in the axis)."""
     numeric_x = any(a.numeric for a in sw.axes)
     kind = "line" if numeric_x or not sw.axes else "box"
-    out = [("median", plots.PlotSpec(kind=kind, stat="median"),
+    names = [a.name for a in sw.axes]
+    hue = "strategy" if "strategy" in names and len(names) >= 2 else None
+    out = [("median", plots.PlotSpec(kind=kind, stat="median", hue=hue),
             "Median latency of the online deliveries"),
-           ("p99", plots.PlotSpec(kind=kind, stat="p99"), "99th-percentile latency"),
-           ("box", plots.PlotSpec(kind="box", stat=metrics.LATENCY_BOX),
+           ("p99", plots.PlotSpec(kind=kind, stat="p99", hue=hue), "99th-percentile latency"),
+           ("box", plots.PlotSpec(kind="box", stat=metrics.LATENCY_BOX, hue=hue),
             "Latency distribution"),
-           ("cdf", plots.PlotSpec(kind="cdf"), "Cumulative distribution of latency")]
+           ("cdf", plots.PlotSpec(kind="cdf", hue=hue), "Cumulative distribution of latency")]
     ratios = [metrics.lookup("delivery_ratio")(j) for j in sw.jobs]
     if any(math.isfinite(r) and r < 1.0 for r in ratios):
-        out.append(("delivery_ratio", plots.PlotSpec(kind=kind, stat="delivery_ratio"),
+        out.append(("delivery_ratio", plots.PlotSpec(kind=kind, stat="delivery_ratio",
+                                                     hue=hue),
                     "Share of (recipient, message) pairs delivered by the end of the run"))
     if len(sw.axes) >= 2:
         out.append(("heatmap", plots.PlotSpec(kind="heatmap", stat="mean"),
                     "Mean latency per configuration"))
     if all(results.job_deliveries(j) is not None for j in sw.jobs[:1]):
-        out.append(("timeline", plots.PlotSpec(kind="timeline"),
-                    "Latency against the time of day of the send"))
+        out.append(("timeline", plots.PlotSpec(kind="timeline", hue=hue),
+                    "Latency against the time of the send"))
     return out
 
 
@@ -77,6 +83,8 @@ def _command(paths, spec, where):
     args = ["rcsim plot"] + list(paths) + ["--kind", spec.kind]
     if spec.kind not in ("cdf", "hist", "timeline"):
         args += ["--stat", spec.stat]
+    if spec.hue:
+        args += ["--hue", spec.hue]
     for k, vs in where.items():
         args += ["--where %s=%s" % (k, v) for v in vs]
     return " ".join(args)

@@ -1,7 +1,8 @@
 #!/bin/bash
 # End-to-end test of `rcsim compare` (analysis/baseline.py, issue 30) on a small sweep of
 # its own: --help, the text table, --csv and --plot, the error for an absent baseline (exit
-# 2, naming the strategies), and the report's "Against the baseline" section.
+# 2, naming the strategies), and the report's "Against the baseline" section; then every
+# example of `rcsim plot --help` on the same sweep.
 # Environment (set by tests/CMakeLists.txt): RCSIM, RCSIM_SOURCE_DIR, MPIEXEC, PYTHON.
 set -euo pipefail
 RCSIM=${RCSIM:?}
@@ -70,5 +71,23 @@ grep -q 'id="fig-baseline"' rep/report.html || fail "report.html lacks the ratio
 sed -n '/^## Results/,/^## Plots/p' rep/report.md | grep -E '^\| [0-9]' > results.md
 [ -s results.md ] || fail "report.md: no results rows"
 if grep -E '(\[|\(|, |–)-[0-9]' results.md; then fail "negative bound in the report"; fi
+
+# Every example of `rcsim plot --help` runs on this sweep (issue 30 item 6): the lines
+# "  rcsim plot r.h5 ..." of its examples block, r.h5 replaced by this file, comments cut.
+"$RCSIM" plot --help > plothelp.txt || fail "rcsim plot --help"
+sed -n '/^examples:/,/^$/p' plothelp.txt | grep -E '^ +rcsim plot r\.h5' |
+    sed -e 's/#.*$//' -e 's/^ *rcsim plot r\.h5//' > examples.txt
+n=$(wc -l < examples.txt)
+[ "$n" -ge 6 ] || { cat plothelp.txt; fail "want at least 6 examples in rcsim plot --help, got $n"; }
+while read -r -a args; do
+    "$RCSIM" plot small.h5 "${args[@]}" > ex.log 2>&1 ||
+        { cat ex.log; fail "rcsim plot --help example failed: rcsim plot r.h5 ${args[*]}"; }
+    for ((i = 0; i < ${#args[@]}; i++)); do
+        if [ "${args[$i]}" = --out ]; then
+            [ -s "${args[$((i + 1))]}" ] || fail "example wrote no ${args[$((i + 1))]}"
+        fi
+    done
+done < examples.txt
+echo "the $n examples of rcsim plot --help ran"
 
 echo "rcsim compare OK"
