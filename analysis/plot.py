@@ -20,7 +20,7 @@ examples:
   rcsim plot r.h5 --kind box --stat delivery_ratio --out dr.png   # spread over seeds
   rcsim plot r.h5 --kind cdf --hue strategy --out cdf.png
   rcsim plot r.h5 --x k --where family=rc --out k.png     # k of rc-kK-pP as the x axis
-  rcsim plot r.h5 --kind heatmap --x k --hue lambda_div --stat mean --out hm.png
+  rcsim plot r.h5 --kind heatmap --x users --hue strategy --stat mean --out hm.png
   rcsim plot r.h5 --kind timeline --out tod.png            # needs store_raw: true
   rcsim plot r.h5 --list                                   # axes and statistics
 

@@ -18,11 +18,21 @@ add_test(NAME unit_analysis_stats
 set_tests_properties(unit_analysis_stats PROPERTIES TIMEOUT 120 LABELS analysis
                      ENVIRONMENT "RCSIM_BIN=$<TARGET_FILE:rcsim>")
 
+# Issue 30: coverage of the intervals over seeds on heavy-tailed data (docs/analysis.md,
+# "Intervals over seeds"); about 20 s.
+add_test(NAME unit_analysis_coverage
+         COMMAND ${RCSIM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/analysis/coverage_intervals.py)
+set_tests_properties(unit_analysis_coverage PROPERTIES TIMEOUT 120 LABELS analysis)
+
 rcsim_add_script(analysis_pipeline e2e/analysis_pipeline.sh TIMEOUT 600 LABELS analysis)
 set_property(TEST e2e_analysis_pipeline APPEND PROPERTY ENVIRONMENT "PYTHON=${RCSIM_PYTHON}")
 
 rcsim_add_script(analysis_any_sweep e2e/analysis_any_sweep.sh TIMEOUT 600 LABELS analysis)
 set_property(TEST e2e_analysis_any_sweep APPEND PROPERTY ENVIRONMENT "PYTHON=${RCSIM_PYTHON}")
+# Issue 30: `rcsim compare` (strategies against a baseline, paired by seed) and the
+# examples of `rcsim plot --help`, on a small sweep of its own.
+rcsim_add_script(analysis_compare e2e/analysis_compare.sh TIMEOUT 300 LABELS analysis)
+set_property(TEST e2e_analysis_compare APPEND PROPERTY ENVIRONMENT "PYTHON=${RCSIM_PYTHON}")
 rcsim_add_script(repro_partial e2e/repro_partial.sh TIMEOUT 300)
 
 # Issue 29: analysis/anon_recompute.py recomputes rcsim's anonymity metric from the

@@ -3,8 +3,8 @@
 Each statistic is computed per job (one seed) from the job's exact summary vector
 (summary_online: latencies of the deliveries made while the recipient was online,
 docs/spec.md §5) or its counters, then aggregated over the seeds of a configuration by
-the caller: the mean with a 95 % t-interval (stats.seed_ci) for lines and tables, the
-seeds' spread for box plots.
+the caller: an interval that respects the statistic's range (stats.seed_interval, chosen
+by Metric.positive) for lines and tables, the seeds' spread for box plots.
 
 Names accepted by lookup(): the latency statistics mean, median, min, max, sd, p1, p5,
 p10, q1 (= p25), q3 (= p75), p90, p95, p99, p99.9; delivery_ratio, online_ratio,
@@ -29,6 +29,9 @@ class Metric:
         self.unit = unit        # e.g. "s"
         self.fn = fn            # job -> float (NaN when undefined)
         self.doc = doc
+        # True for a statistic that is > 0 by nature and spreads multiplicatively over
+        # seeds: summarised with the log-scale t-interval (stats.seed_interval).
+        self.positive = False
 
     @property
     def axis_label(self):
@@ -141,6 +144,12 @@ for _n, _l, _u, _d in (
         ("unobs_real_per_pull_mean", "real messages per pull", "messages",
          "real sub-messages a provider hands out per pull")):
     METRICS[_n] = Metric(_n, _l, _u, _counter(_n), _d)
+# Positive by nature: latencies, costs per delivery, rates and times (never 0 in a run
+# that delivered anything).  Fractions, counts that may be 0 and bits are not.
+for _n, _m in METRICS.items():
+    _m.positive = (_n in dict((a, 1) for a, _, _ in _LATENCY) or _n in (
+        "packets_per_delivery", "bundles_per_delivery", "events", "wall_s", "deliveries")
+        or (_m.unit in ("1/s", "B/s")))
 ALIASES = {"p50": "median", "p25": "q1", "p75": "q3", "average": "mean",
            "ratio": "delivery_ratio", "packets": "packets_per_delivery"}
 

@@ -5,17 +5,20 @@ statistic (metrics.lookup) and the roles of the sweep's axes (sweep.choose_roles
 hue (one colour per value) and facets (one panel per combination).  Seeds are never
 mixed silently:
 
-- line: the mean over seeds of the per-seed statistic with its 95 % t-interval
-  (stats.seed_ci) as error bars; one seed gives a point without a bar (said in the title);
+- line: the per-seed statistic summarised over seeds with an interval inside its range
+  (stats.seed_interval: geometric mean and log-scale t-interval for positive statistics,
+  mean and bootstrap interval for the others; below stats.MIN_SEEDS_CI seeds the bar is
+  the min-max seed range, said in the title); one seed gives a point without a bar;
 - box: box statistics over the seeds' values (median, quartiles, whiskers at min and max,
   each seed a dot); `--stat latency` instead draws the latency distribution as the paper
   does (whiskers p1 and p99, box q1-q3, line at the median; each the median over seeds);
-- heatmap: x by hue, each cell the seed mean, on a log colour scale when the values span
+- heatmap: x by hue, each cell the estimate of stats.seed_interval, on a log colour scale when the values span
   a decade or more;
 - cdf and hist: the pooled histogram of every seed (hist_online), x = latency on a log
   axis; hist shows deliveries per run (pooled counts / seeds);
-- timeline: the per-delivery records (store_raw), latency against the time of day of the
-  send, with the hourly median.
+- timeline: the per-delivery records (store_raw), latency against the time of the send --
+  folded onto the time of day (0-24 h) for runs of 20 h or more, else over the run's own
+  span in minutes or hours -- with the median per 1/24 of the axis.
 
 Scales: an axis goes logarithmic when its positive values span a factor of 10 or more
 (SPAN), unless --xscale/--yscale say otherwise.  Nothing is cut silently: a value outside
@@ -40,7 +43,7 @@ from matplotlib.ticker import (FixedLocator, FuncFormatter, LogLocator,  # noqa:
                                NullFormatter, NullLocator)
 
 from . import metrics, results  # noqa: E402
-from .stats import seed_ci  # noqa: E402
+from .stats import LOG_T, MIN_SEEDS_CI, RANGE, seed_interval  # noqa: E402
 from .sweep import UsageError, choose_roles, fmt_value  # noqa: E402
 
 KINDS = ("line", "box", "cdf", "heatmap", "hist", "timeline")
@@ -120,6 +123,16 @@ def _colours(sw, hue):
     return {v: cmap(i / (len(vals) - 1)) for i, v in enumerate(vals)}
 
 
+def strategy_colours(sw):
+    """{strategy: colour}, the same mapping as any plot of this sweep with hue=strategy
+    (rcsim compare's ratio plot uses it so that a strategy keeps its colour)."""
+    try:
+        sw.axis("strategy")
+    except UsageError:
+        return {}
+    return _colours(sw, "strategy")
+
+
 def _hue_values(sw, hue):
     return sw.axis(hue).values if hue else [None]
 
@@ -191,6 +204,18 @@ def _numeric_x(ax, axis, log):
         ax.set_xlim(min(vals) - d, max(vals) + d)
 
 
+def _tick_below(v, subs):
+    e = math.floor(math.log10(v))
+    cands = [m * 10.0 ** k for k in (e - 1, e) for m in subs]
+    return max(c for c in cands if c <= v * (1 + 1e-9))
+
+
+def _tick_above(v, subs):
+    e = math.floor(math.log10(v))
+    cands = [m * 10.0 ** k for k in (e, e + 1) for m in subs]
+    return min(c for c in cands if c >= v * (1 - 1e-9))
+
+
 def _plain_log_ticks(ax):
     """Log axes labelled with plain numbers at 1-2-5 steps when they span few decades
     (matplotlib would label only the powers of ten, often just one of them)."""
@@ -201,6 +226,11 @@ def _plain_log_ticks(ax):
             continue
         decades = math.log10(lim[1] / lim[0])
         subs = (1.0, 2.0, 5.0) if decades <= 3 else (1.0,)
+        if axis is ax.yaxis and not getattr(ax, "_rcsim_fixed_ylim", False):
+            # Widen to the labelled ticks just outside the data: the lowest box of a plot
+            # otherwise sat below the first label and could not be read.
+            lo, hi = _tick_below(lim[0], subs), _tick_above(lim[1], subs)
+            ax.set_ylim(lo, hi)
         axis.set_major_locator(LogLocator(base=10, subs=subs))
         axis.set_major_formatter(FuncFormatter(lambda v, _: "%g" % v))
         axis.set_minor_formatter(NullFormatter())
@@ -218,6 +248,7 @@ def _ylim(spec, axes):
     if spec.ylim:
         for ax in axes:
             ax.set_ylim(*spec.ylim)
+            ax._rcsim_fixed_ylim = True   # --ylim is kept as given
 
 
 # --- kinds ----------------------------------------------------------------------------------
@@ -229,13 +260,18 @@ def _line(fig, axes, panels, sw, spec, roles, marks):
     colours = _colours(sw, hue)
     series = []   # (ax, hue value, xs, means, los, his)
     allv = []
+    hows = set()
     for ax, (title, cfgs) in zip(axes, panels):
         for hv in _hue_values(sw, hue):
             pts = []
             for c in cfgs:
                 if hue and c.key[hue] != hv:
                     continue
-                mean, lo, hi = seed_ci([m(j) for j in c.jobs])
+                mean, lo, hi, n, how = seed_interval([m(j) for j in c.jobs], m.positive)
+                if n <= 1:
+                    lo = hi = math.nan
+                else:
+                    hows.add(how)
                 if xa is None:
                     pos = 0.0
                 elif xa.numeric:
@@ -283,9 +319,17 @@ def _line(fig, axes, panels, sw, spec, roles, marks):
         ax.grid(alpha=0.3)
     _ylim(spec, axes)
     seeds = sorted({c.n_seeds for _, cfgs in panels for c in cfgs})
-    return "%s: mean over seeds (%s) with 95 %% t-interval%s" % (
-        m.label, "/".join(map(str, seeds)),
-        "; one seed has no interval" if 1 in seeds else "")
+    centre = "geometric mean" if m.positive else "mean"
+    bars = []
+    if hows - {RANGE}:
+        bars.append("95 %% %s interval" % " / ".join(
+            sorted("t-interval on the log scale" if h == LOG_T else "bootstrap"
+                   for h in hows - {RANGE})))
+    if RANGE in hows:
+        bars.append("bars = min-max over seeds (< %d seeds: no interval)" % MIN_SEEDS_CI)
+    return "%s: %s over seeds (%s)%s%s" % (
+        m.label, centre, "/".join(map(str, seeds)), ", " if bars else "", "; ".join(bars)
+        + ("; one seed has no bar" if 1 in seeds else ""))
 
 
 def _box(fig, axes, panels, sw, spec, roles, marks):
@@ -474,7 +518,8 @@ def _heatmap(fig, axes, panels, sw, spec, roles, marks):
         g = np.full((len(yvals), len(xa.values)), np.nan)
         for c in cfgs:
             r = yvals.index(c.key[hue]) if ya else 0
-            g[r, xa.values.index(c.key[x])] = seed_ci([m(j) for j in c.jobs])[0]
+            g[r, xa.values.index(c.key[x])] = seed_interval([m(j) for j in c.jobs],
+                                                            m.positive)[0]
         grids.append(g)
     allv = np.concatenate([g.ravel() for g in grids])
     fin = allv[np.isfinite(allv)]
@@ -526,7 +571,25 @@ def _heatmap(fig, axes, panels, sw, spec, roles, marks):
         cb.ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: "%g" % v))
         cb.ax.yaxis.set_minor_formatter(NullFormatter())
     fig._rcsim_colorbar = cb
-    return "%s: mean over seeds per cell" % m.label
+    return "%s: %s over seeds per cell" % (m.label, "geometric mean" if m.positive
+                                              else "mean")
+
+
+DAY = 86400.0
+
+
+def _time_axis(sends):
+    """(fold, scale, unit label, lo, hi) for the timeline's x axis: runs of 20 h or more
+    are folded onto the time of day (0-24 h, the daily availability pattern); shorter
+    runs are drawn over their own span (a 30-minute run on a 0-24 h axis is a smear at
+    the left edge), in minutes up to 2 h, else hours."""
+    lo = min(float(s.min()) for s in sends if s.size)
+    hi = max(float(s.max()) for s in sends if s.size)
+    if hi - lo >= 20 * 3600.0:
+        return True, 3600.0, "time of day of the send [h]", 0.0, 24.0
+    scale, unit = (60.0, "min") if hi - lo <= 2 * 3600.0 else (3600.0, "h")
+    return False, scale, "time of the send since the run's start [%s]" % unit, \
+        min(lo, 0.0) / scale, hi / scale
 
 
 def _timeline(fig, axes, panels, sw, spec, roles, marks):
@@ -539,7 +602,7 @@ def _timeline(fig, axes, panels, sw, spec, roles, marks):
             cs = [c for c in cfgs if not hue or c.key[hue] == hv]
             if not cs:
                 continue
-            tod, lat, onl = [], [], []
+            send, lat, onl = [], [], []
             for c in cs:
                 for j in c.jobs:
                     d = results.job_deliveries(j)
@@ -549,40 +612,57 @@ def _timeline(fig, axes, panels, sw, spec, roles, marks):
                             "time, online flag); --kind timeline needs them: rerun the sweep "
                             "with `store_raw: true` under defaults (or --set store_raw=true)"
                             % (j.id, c.label(list(c.key)) or "the only configuration"))
-                    send = np.asarray(d["sent_s"], dtype=np.float64)
-                    tod.append(np.mod(send, 86400.0) / 3600.0)
-                    lat.append(np.asarray(d["delivered_s"], dtype=np.float64) - send)
+                    s_ = np.asarray(d["sent_s"], dtype=np.float64)
+                    send.append(s_)
+                    lat.append(np.asarray(d["delivered_s"], dtype=np.float64) - s_)
                     onl.append(np.asarray(d["online"]).astype(bool))
-            tod, lat, onl = np.concatenate(tod), np.concatenate(lat), np.concatenate(onl)
-            series.append((ax, hv, tod, lat, onl))
+            send, lat, onl = np.concatenate(send), np.concatenate(lat), np.concatenate(onl)
+            series.append((ax, hv, send, lat, onl))
             allv += [float(lat.min()), float(lat.max())] if lat.size else []
+    sends = [s_ for _, _, s_, _, _ in series if s_.size]
+    fold, scale, xlabel, x0, x1 = _time_axis(sends) if sends else (
+        True, 3600.0, "time of day of the send [h]", 0.0, 24.0)
+    if x1 <= x0:
+        x1 = x0 + 1.0
+    nbins = 24
+    edges = np.linspace(x0, x1, nbins + 1)
     logy = _span_log(allv, spec.yscale)
-    for ax, hv, tod, lat, onl in series:
+    thinned = 1
+    for ax, hv, send, lat, onl in series:
         col = colours[hv]
+        tod = np.mod(send, DAY) / scale if fold else send / scale
         stride = max(1, int(math.ceil(tod.size / MAX_POINTS)))
+        thinned = max(thinned, stride)
         s = slice(None, None, stride)
         on = onl[s]
         ax.scatter(tod[s][on], lat[s][on], s=2, color=col, alpha=0.25, linewidths=0)
         ax.scatter(tod[s][~on], lat[s][~on], s=8, color=col, alpha=0.6, marker="x",
                    linewidths=0.6)
-        hours = np.floor(tod).astype(int)
-        med = [np.median(lat[hours == h]) if np.any(hours == h) else np.nan for h in range(24)]
-        ax.plot(np.arange(24) + 0.5, med, color=col, linewidth=1.6,
-                label=_hue_label(hue, hv, sw) + ("" if stride == 1 else
-                                                 " (1 in %d points shown)" % stride))
+        b = np.clip(np.searchsorted(edges, tod, side="right") - 1, 0, nbins - 1)
+        med = [np.median(lat[b == i]) if np.any(b == i) else np.nan for i in range(nbins)]
+        # one legend entry per hue value: the thinning goes into the note, not the label
+        ax.plot(0.5 * (edges[:-1] + edges[1:]), med, color=col, linewidth=1.6,
+                label=_hue_label(hue, hv, sw))
         marks.add(ax, tod, lat, "deliveries at %s" % _hue_label(hue, hv, sw))
     for ax in axes:
         if logy:
             ax.set_yscale("log")
-        ax.set_xlim(0, 24)
-        ax.set_xticks(range(0, 25, 3))
-        ax.set_xlabel("time of day of the send [h]")
+        if fold:
+            ax.set_xlim(0, 24)
+            ax.set_xticks(range(0, 25, 3))
+        else:
+            ax.set_xlim(x0, x1)
+        ax.set_xlabel(xlabel)
         ax.set_ylabel(LATENCY_LABEL)
         ax.grid(alpha=0.3)
     _ylim(spec, axes)
-    return ("every delivery (dot: recipient online, x: offline), all seeds; line: hourly "
-            "median")
+    return ("%s (dot: recipient online, x: offline), all seeds; line: median per %s" % (
+        "every delivery" if thinned == 1 else "up to 1 in %d deliveries shown" % thinned,
+        "hour of the day" if fold else "1/24 of the run's span"))
 
+
+numeric_x = _numeric_x
+plain_log_ticks = _plain_log_ticks
 
 DRAW = {"line": _line, "box": _box, "heatmap": _heatmap, "timeline": _timeline,
         "cdf": lambda *a: _dist(*a, cumulative=True),

@@ -7,7 +7,7 @@ script): one self-contained file that opens in any browser and can be mailed as 
 
 The page holds the sweep's description as stored in the results (name, description,
 the sweep file's text, axes, provenance), the table of configurations with each
-statistic as its mean over seeds and 95 % t-interval, and the default plots with the
+statistic summarised over seeds with an interval that stays in its range (table.fmt_ci), and the default plots with the
 `rcsim plot` command that redraws each.  A default plot that does not fit the data (too
 many panels; no per-delivery records for the timeline) is replaced by a sentence saying
 why.
@@ -20,7 +20,7 @@ import math
 import os
 import re
 
-from . import metrics, plots, results, table
+from . import baseline, metrics, plots, results, table
 from .sweep import UsageError, fmt_value, param_label
 
 TABLE_STATS = ("mean", "median", "p90", "p99", "delivery_ratio", "packets_per_delivery")
@@ -51,25 +51,31 @@ def _description(text):
 
 
 def default_specs(sw):
-    """[(file stem, PlotSpec, why)] of the plots a report shows for this sweep."""
+    """[(file stem, PlotSpec, why)] of the plots a report shows for this sweep.  When the
+    strategy is an axis and another axis can take x or the panels, every plot colours by
+    strategy, so a colour means the same strategy throughout the page (plots._colours keys
+    a value to its place in the axis)."""
     numeric_x = any(a.numeric for a in sw.axes)
     kind = "line" if numeric_x or not sw.axes else "box"
-    out = [("median", plots.PlotSpec(kind=kind, stat="median"),
+    names = [a.name for a in sw.axes]
+    hue = "strategy" if "strategy" in names and len(names) >= 2 else None
+    out = [("median", plots.PlotSpec(kind=kind, stat="median", hue=hue),
             "Median latency of the online deliveries"),
-           ("p99", plots.PlotSpec(kind=kind, stat="p99"), "99th-percentile latency"),
-           ("box", plots.PlotSpec(kind="box", stat=metrics.LATENCY_BOX),
+           ("p99", plots.PlotSpec(kind=kind, stat="p99", hue=hue), "99th-percentile latency"),
+           ("box", plots.PlotSpec(kind="box", stat=metrics.LATENCY_BOX, hue=hue),
             "Latency distribution"),
-           ("cdf", plots.PlotSpec(kind="cdf"), "Cumulative distribution of latency")]
+           ("cdf", plots.PlotSpec(kind="cdf", hue=hue), "Cumulative distribution of latency")]
     ratios = [metrics.lookup("delivery_ratio")(j) for j in sw.jobs]
     if any(math.isfinite(r) and r < 1.0 for r in ratios):
-        out.append(("delivery_ratio", plots.PlotSpec(kind=kind, stat="delivery_ratio"),
+        out.append(("delivery_ratio", plots.PlotSpec(kind=kind, stat="delivery_ratio",
+                                                     hue=hue),
                     "Share of (recipient, message) pairs delivered by the end of the run"))
     if len(sw.axes) >= 2:
         out.append(("heatmap", plots.PlotSpec(kind="heatmap", stat="mean"),
                     "Mean latency per configuration"))
     if all(results.job_deliveries(j) is not None for j in sw.jobs[:1]):
-        out.append(("timeline", plots.PlotSpec(kind="timeline"),
-                    "Latency against the time of day of the send"))
+        out.append(("timeline", plots.PlotSpec(kind="timeline", hue=hue),
+                    "Latency against the time of the send"))
     return out
 
 
@@ -77,6 +83,8 @@ def _command(paths, spec, where):
     args = ["rcsim plot"] + list(paths) + ["--kind", spec.kind]
     if spec.kind not in ("cdf", "hist", "timeline"):
         args += ["--stat", spec.stat]
+    if spec.hue:
+        args += ["--hue", spec.hue]
     for k, vs in where.items():
         args += ["--where %s=%s" % (k, v) for v in vs]
     return " ".join(args)
@@ -148,9 +156,9 @@ def build(sw, paths, outdir, dpi=110):
     desc = "; ".join(d for d in (_description(i.get("sweep_text", "")) for i in infos) if d)
     texts = [(i["path"], i["sweep_text"]) for i in infos if i.get("sweep_text")]
     caption = ("One row per configuration. Latencies are of the deliveries made while the "
-               "recipient was online, in seconds; each statistic is computed per seed and "
-               "shown as its mean over seeds with the 95 % t-interval in brackets (no "
-               "interval with one seed). Delivery ratio: first deliveries / (recipients × "
+               "recipient was online, in seconds; each statistic is computed per seed, "
+               "then summarised over seeds: " + table.interval_note(rows, TABLE_STATS) +
+               " (docs/analysis.md). Delivery ratio: first deliveries / (recipients × "
                "messages). Packets per delivery: payload, ACK and repair sub-messages sent "
                "per first delivery. Full precision, with medians and seed ranges: "
                "[table.csv](table.csv).")
@@ -190,6 +198,8 @@ def build(sw, paths, outdir, dpi=110):
                "%s. Redraw: `%s`." % (info["note"][0].upper() + info["note"][1:], cmd), ""]
     for stem, reason in skipped:
         md += ["*Not drawn (%s):* %s" % (stem, reason), ""]
+    base_md, base_html = baseline.report_section(sw, paths, outdir, dpi=dpi)
+    md += base_md
     md_path = os.path.join(outdir, "report.md")
     with open(md_path, "w") as f:
         f.write("\n".join(md).rstrip() + "\n")
@@ -234,6 +244,7 @@ def build(sw, paths, outdir, dpi=110):
                                                       info["note"][1:]), e(cmd)))
     for stem, reason in skipped:
         h.append("<p><i>Not drawn (%s):</i> %s</p>" % (e(stem), e(reason)))
+    h += base_html
     h.append("</body></html>")
     html_path = os.path.join(outdir, "report.html")
     with open(html_path, "w") as f:

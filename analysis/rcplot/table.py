@@ -3,14 +3,16 @@
 Rows come in the sweep's numeric value order (sweep.Sweep.configs) and name each axis in
 its own column, in full.  For every statistic (metrics.lookup names) a row holds the
 per-seed values summarised two ways: the median with min and max over seeds (robust;
-the text table of summarize.py) and the mean with its 95 % t-interval (stats.seed_ci;
-the report).  Counts (deliveries, undelivered, wall time) are also summed over seeds.
+the text table of summarize.py) and an estimate with its 95 % interval that stays inside
+the statistic's range (stats.seed_interval; the report): the geometric mean with the
+log-scale t-interval for positive statistics, the mean with a bootstrap interval for the
+others, and below stats.MIN_SEEDS_CI seeds the min-max seed range instead, labelled so.  Counts (deliveries, undelivered, wall time) are also summed over seeds.
 """
 
 import math
 
 from . import metrics
-from .stats import seed_ci, seed_spread
+from .stats import MIN_SEEDS_CI, RANGE, seed_interval, seed_spread
 from .sweep import fmt_value
 
 DEFAULT_STATS = ("mean", "p1", "median", "p90", "p99", "delivery_ratio",
@@ -20,7 +22,9 @@ SUMS = ("deliveries", "undelivered", "wall_s")
 
 def rows(sw, stats=DEFAULT_STATS, per_seed=False):
     """[dict] with the axis values (text), 'seeds', per stat '<s>' (median over seeds),
-    '<s>_min', '<s>_max', '<s>_mean', '<s>_ci_lo', '<s>_ci_hi', and the SUMS totals.
+    '<s>_min', '<s>_max', '<s>_mean' (arithmetic mean), '<s>_est' (the interval's centre),
+    '<s>_ci_lo', '<s>_ci_hi' (the interval, or the seed range), '<s>_interval' (its kind:
+    stats.LOG_T, BOOT or RANGE), and the SUMS totals.
     per_seed=True gives one row per job instead (with 'seed')."""
     ms = [metrics.lookup(s) for s in stats]
     sums = [metrics.lookup(s) for s in SUMS]
@@ -36,10 +40,13 @@ def rows(sw, stats=DEFAULT_STATS, per_seed=False):
             for m in ms:
                 vals = [m(j) for j in jobs]
                 med, lo, hi, _ = seed_spread(vals)
-                mean, clo, chi = seed_ci(vals)
+                est, clo, chi, n, how = seed_interval(vals, positive=m.positive)
+                fin = [v for v in vals if math.isfinite(v)]
                 r[m.name] = med
                 r[m.name + "_min"], r[m.name + "_max"] = lo, hi
-                r[m.name + "_mean"], r[m.name + "_ci_lo"], r[m.name + "_ci_hi"] = mean, clo, chi
+                r[m.name + "_mean"] = sum(fin) / len(fin) if fin else math.nan
+                r[m.name + "_est"], r[m.name + "_ci_lo"], r[m.name + "_ci_hi"] = est, clo, chi
+                r[m.name + "_interval"] = how
             for m in sums:
                 v = [m(j) for j in jobs]
                 t = sum(x for x in v if math.isfinite(x))
@@ -52,7 +59,8 @@ def columns(sw, stats=DEFAULT_STATS, per_seed=False):
     cols = sw.table_columns() + (["seed"] if per_seed else []) + ["seeds"]
     for s in stats:
         n = metrics.lookup(s).name
-        cols += [n, n + "_min", n + "_max", n + "_mean", n + "_ci_lo", n + "_ci_hi"]
+        cols += [n, n + "_min", n + "_max", n + "_mean", n + "_est", n + "_ci_lo", n + "_ci_hi",
+                 n + "_interval"]
     return cols + [metrics.lookup(s).name for s in SUMS]
 
 
@@ -71,8 +79,28 @@ def fmt(v, digits=3):
 
 
 def fmt_ci(r, name):
-    """'12.3 [11.9, 12.7]' (mean and 95 % t-interval), or the mean alone for one seed."""
-    m, lo, hi = r[name + "_mean"], r[name + "_ci_lo"], r[name + "_ci_hi"]
-    if not math.isfinite(lo):
+    """'12.3 [11.9, 12.7]' (estimate and 95 % interval), '12.3 (9.8–15.1)' (estimate and
+    the min–max over seeds, fewer than MIN_SEEDS_CI seeds), or the value alone for one
+    seed."""
+    m, lo, hi = r[name + "_est"], r[name + "_ci_lo"], r[name + "_ci_hi"]
+    if not (math.isfinite(lo) and math.isfinite(hi)) or (r.get("seeds", 2) <= 1):
         return fmt(m)
+    if r[name + "_interval"] == RANGE:
+        return "%s (%s–%s)" % (fmt(m), fmt(lo), fmt(hi))
     return "%s [%s, %s]" % (fmt(m), fmt(lo), fmt(hi))
+
+
+def interval_note(rows, stats):
+    """One sentence on how the table's brackets were made, naming the seed counts."""
+    kinds = {r[metrics.lookup(s).name + "_interval"] for r in rows for s in stats}
+    parts = []
+    if any(k != RANGE for k in kinds):
+        parts.append("in brackets, the 95 %% interval over seeds (%s)" % "; ".join(
+            k for k in ("log-t 95 %: latencies and other positive statistics, around the "
+                        "geometric mean", "bootstrap 95 %: fractions and counts, around "
+                        "the mean") if k.split(":")[0] in kinds))
+    if RANGE in kinds:
+        parts.append("in parentheses, the min–max over seeds: with fewer than %d seeds no "
+                     "interval is given, only the range (centre: geometric mean for "
+                     "positive statistics, else the mean)" % MIN_SEEDS_CI)
+    return "; ".join(parts)

@@ -1,7 +1,8 @@
 /* cmd_analysis: the commands that run the Python analysis on a results file:
  * `rcsim plot` (analysis/plot.py), `rcsim report` (analysis/report.py),
- * `rcsim figures` (analysis/figures.py, the paper's figures) and
- * `rcsim summarize` (analysis/summarize.py, the table).
+ * `rcsim figures` (analysis/figures.py, the paper's figures),
+ * `rcsim summarize` (analysis/summarize.py, the table) and
+ * `rcsim compare` (analysis/baseline.py, strategies against a baseline paired by seed).
  *
  * The analysis is Python (matplotlib does the drawing), so these commands only
  * find the script and exec the interpreter on it with the user's arguments:
@@ -45,6 +46,7 @@ static const script_cmd cmds[] = {
      "\n"
      "Draws the paper's figures (5, 6, 7, 8, 9, 14, 15, 16) that the results hold data\n"
      "for, as DIR/figN.png and DIR/figN.pdf (docs/figures.md).\n"},
+    {"compare", "baseline.py", NULL},
     {"summarize", "summarize.py",
      "usage: rcsim summarize RESULTS.h5 ... [options]\n"
      "\n"
@@ -148,3 +150,4 @@ int rc_cmd_plot(int argc, char **argv) { return run_script(find("plot"), argc, a
 int rc_cmd_report(int argc, char **argv) { return run_script(find("report"), argc, argv); }
 int rc_cmd_figures(int argc, char **argv) { return run_script(find("figures"), argc, argv); }
 int rc_cmd_summarize(int argc, char **argv) { return run_script(find("summarize"), argc, argv); }
+int rc_cmd_compare(int argc, char **argv) { return run_script(find("compare"), argc, argv); }

@@ -59,7 +59,7 @@ axes default.json 'a["kind"] == "line"' 'a["x"] == "users" and a["hue"] == "stra
     'p[0]["xlabel"] == "users [count]"' 'p[0]["ylabel"] == "median latency [s]"' \
     'p[0]["xscale"] == "log"' 'p[0]["xticklabels"] == ["8", "16", "32", "45", "128"]' \
     'p[0]["legend_title"] == "strategy"' 'sorted(p[0]["legend"]) == ["rc-k2-p2", "unicast"]' \
-    '"95 % t-interval" in a["note"]'
+    '"min-max over seeds" in a["note"] and "geometric mean" in a["note"]'
 
 # 3. more kinds, PNG and PDF
 "$RCSIM" plot any.h5 --kind box --out box.pdf --axes-json box.json > /dev/null || fail "box"
@@ -110,7 +110,7 @@ PYEOF
 then
     "$RCSIM" plot any.h5 --kind timeline --out tl.png --axes-json tl.json > /dev/null || fail "timeline"
     is_png tl.png
-    axes tl.json 'p[0]["xlabel"] == "time of day of the send [h]"' 'p[0]["ylabel"] == "latency [s]"'
+    axes tl.json 'p[0]["xlabel"].startswith("time of the send since the run") and p[0]["xlabel"].endswith("[min]")' 'p[0]["ylabel"] == "latency [s]"'
 else
     if "$RCSIM" plot any.h5 --kind timeline --out tl.png 2> tl.err; then
         fail "timeline drawn without per-delivery records"
