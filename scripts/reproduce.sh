@@ -36,8 +36,9 @@ by one").
   --build-dir DIR  where to build rcsim (default: build)
   --no-build       do not build; use an existing DIR/rcsim
   --redraw         run no sweep: redraw the figures, tables and comparison from the
-                   results already in results/<tag>/ (a figure without them fails);
-                   timings.tsv keeps the times of the run that made the results
+                   results already in results/<tag>/ (a figure without them fails),
+                   also when they were made by another build of rcsim (a plain rerun
+                   refuses to resume those); timings.tsv keeps the times of that run
   --set KEY=VALUE  extra parameter override for every sweep (repeatable)
   -h, --help       this help
 
@@ -265,8 +266,10 @@ incomplete=()
 for n in 5 6 7 8 9 14 15 16; do
     h5=$RES/fig$n.h5
     if [ ! -f "$h5" ]; then incomplete+=("fig$n: no $h5"); continue; fi
-    # `rcsim sweep --dry-run` counts the jobs still to run, as a resume would (0: complete).
-    left=$("$RCSIM" sweep "experiments/fig$n.yaml" --out "$h5" --dry-run "${SETS[@]}" 2>/dev/null |
+    # `rcsim sweep --dry-run` counts the jobs still to run, as a resume would (0: complete);
+    # it writes nothing, so results of another build (a --redraw after a rebuild) count too.
+    left=$("$RCSIM" sweep "experiments/fig$n.yaml" --out "$h5" --dry-run --allow-other-build \
+           "${SETS[@]}" 2>/dev/null |
            sed -n 's/.* \([0-9]*\) to run, .*/\1/p' | head -1)
     [ "$left" = 0 ] || incomplete+=("fig$n: ${left:-?} job(s) not in $h5")
 done
