@@ -3,8 +3,9 @@
 # sweep of three strategies x three group sizes x two seeds is reported, the page is
 # opened offline, and the rendered DOM must hold at least three charts that Chart.js
 # drew (each canvas marked data-drawn by the page once rendered, with one series per
-# strategy), the results table with every row, the provenance block, and no script
-# error: none caught by the page's own error handler (data-js-errors) and no console
+# strategy), the results table with every row, the provenance block, a tooltip with
+# the value, interval and seeds on hover, a series hidden by its legend entry's handler,
+# and no script error: none caught by the page's own error handler (data-js-errors) and no console
 # message in Chromium's log.  A copy of the page with a failing script must be caught
 # by the same checks (so they can fail), and without Chart.js the report stops with a
 # message naming the Debian package.  Skipped (77) without Chromium
@@ -101,6 +102,54 @@ sed 's|</body>|<script>undefinedFunction();</script></body>|' rep/report.html > 
 render "$TMP/rep/broken.html" broken
 if check broken > broken.out; then fail "a failing script went unnoticed"; fi
 grep -q "undefinedFunction" broken.out || fail "the error was not reported: $(cat broken.out)"
+
+# Hover and legend toggle: a probe moves the mouse onto the first point of the median
+# chart, reads the tooltip, then calls the first legend entry's click handler and records
+# which series are visible.
+cat > probe.html <<'EOF'
+<script>
+// Test probe: move the mouse onto the first point of the median chart and click the
+// first legend entry, then record what the tooltip said and what was hidden.  Chart.js
+// handles events on animation frames, hence the polling.
+window.addEventListener("load", function () {
+  var out = [];
+  function done() { document.documentElement.setAttribute("data-probe", out.join(" ; ")); }
+  function poll(test, then, n) {
+    if (test() || n <= 0) { then(); return; }
+    setTimeout(function () { poll(test, then, n - 1); }, 100);
+  }
+  try {
+    var canvas = document.getElementById("chart-median");
+    var chart = Chart.getChart(canvas);
+    var r = canvas.getBoundingClientRect();
+    var pt = chart.getDatasetMeta(0).data[0];
+    canvas.dispatchEvent(new MouseEvent("mousemove", { clientX: r.left + pt.x,
+      clientY: r.top + pt.y, bubbles: true }));
+    poll(function () { return chart.tooltip && chart.tooltip.body && chart.tooltip.body.length; }, function () {
+      var tip = chart.tooltip;
+      out.push("tooltip=" + (tip && tip.body ? tip.body.map(function (b) { return b.lines.join(" "); }).join(" / ") : "none"));
+      // A click on a legend entry: its handler as Chart.js calls it (synthetic clicks on
+      // the canvas are lost now and then in headless Chromium).
+      var legend = chart.legend;
+      legend.options.onClick.call(legend, { type: "click" }, legend.legendItems[0], legend);
+      poll(function () { return !chart.isDatasetVisible(0); }, function () {
+        out.push("visible0=" + chart.isDatasetVisible(0) + " visible1=" + chart.isDatasetVisible(1));
+        done();
+      }, 50);
+    }, 50);
+  } catch (e) {
+    out.push("error " + e);
+    done();
+  }
+});
+</script>
+EOF
+"$PY" -c 'import sys; s = open(sys.argv[1]).read(); open(sys.argv[3], "w").write(s.replace("</body>", open(sys.argv[2]).read() + "</body>"))' \
+    rep/report.html probe.html rep/probe.html
+render "$TMP/rep/probe.html" probed
+probe=$(grep -o 'data-probe="[^"]*"' probed.html || true)
+echo "$probe" | grep -Eq 'tooltip=rc-k2-p2: [0-9.]+ s \[[0-9.]+, [0-9.]+\] \(2 seeds\) ; visible0=false visible1=true' ||
+    fail "hover or legend toggle: ${probe:-no probe result}"
 
 # A screenshot at 1280 px: the table fits the page (no sideways scroll), read from the DOM.
 timeout 120 "$BROWSER" "${flags[@]}" --user-data-dir="$(mktemp -d -p "$TMP")" \
