@@ -161,6 +161,9 @@ def line_charts(sw, rows):
             lo, hi = _num(r[m.name + "_ci_lo"]), _num(r[m.name + "_ci_hi"])
             xv = (float(c.key[x]) if xa.numeric else fmt_value(c.key[x])) if xa else "all"
             series[skey]["points"].append(dict(x=xv, y=y, lo=lo, hi=hi, n=r["seeds"]))
+            if x is not None and x == key_axis:
+                # Strategy on x: each point takes its strategy's colour.
+                series[skey].setdefault("point_colors", []).append(colours[c.key[x]])
             ys += [y] + [v for v in (lo, hi) if v is not None and v > 0]
         yspec = {"type": "logarithmic" if m.unit == "s" and _log_worthy(ys) else "linear"}
         # Chart.js sizes the axis to the points alone; make room for the intervals too.
@@ -174,6 +177,8 @@ def line_charts(sw, rows):
                                                              xlabel),
                            ylabel="%s [%s]" % (m.label, m.unit), unit=m.unit, x=xspec,
                            xlabel=xlabel, y=yspec, points=True, stepped=False,
+                           # Categories have no order a line could mean.
+                           lines=xspec["type"] != "category",
                            series=list(series.values()),
                            note="Mean over seeds; the bars are the interval of the table "
                                 "(none with one seed)."))
@@ -220,7 +225,7 @@ def cdf_chart(sw, edges):
     return dict(id="cdf", title="Cumulative distribution of online latency",
                 ylabel="cumulative fraction", unit="",
                 xlabel="latency [s]", x={"type": "logarithmic"},
-                y={"type": "linear", "min": 0, "max": 1}, points=False, stepped=True,
+                y={"type": "linear", "min": 0, "max": 1}, points=False, stepped=True, lines=True,
                 series=series, note="All seeds pooled; deliveries beyond the histogram's "
                 "last edge (%.3g s) count in the total but have no place on the axis."
                 % edges[-2]), None

@@ -36,6 +36,8 @@
           // A log axis has no place for a bound at or below zero: clip at its bottom.
           var lo = (y.type === "logarithmic" && d.lo <= 0) ? y.min : d.lo;
           var y1 = y.getPixelForValue(lo), y2 = y.getPixelForValue(d.hi);
+          var col = ds.pointBorderColor;
+          ctx.strokeStyle = Array.isArray(col) ? col[j] : ds.borderColor;
           ctx.beginPath();
           ctx.moveTo(pt.x, y1); ctx.lineTo(pt.x, y2);
           ctx.moveTo(pt.x - 3, y1); ctx.lineTo(pt.x + 3, y1);
@@ -63,7 +65,8 @@
 
   function axis(spec, title) {
     var a = { type: spec.type, title: { display: true, text: title } };
-    if (spec.type === "category") a.labels = spec.labels;
+    // Categories sit in the middle of their slots, not on the plot's edges.
+    if (spec.type === "category") { a.labels = spec.labels; a.offset = true; }
     if (spec.min !== undefined) a.min = spec.min;
     if (spec.max !== undefined) a.max = spec.max;
     if (spec.suggestedMin !== undefined) a.suggestedMin = spec.suggestedMin;
@@ -83,9 +86,10 @@
     var datasets = c.series.map(function (s) {
       return {
         label: s.label, data: s.points, borderColor: s.color, backgroundColor: s.color,
-        borderDash: s.dash, pointStyle: s.marker, pointRadius: c.points ? 3 : 0,
-        pointHoverRadius: 5, borderWidth: 1.6, stepped: c.stepped ? "after" : false,
-        spanGaps: false, unit: c.unit
+        borderDash: s.dash, pointStyle: s.marker, pointRadius: c.points ? (c.lines ? 3 : 5) : 0,
+        pointHoverRadius: 6, borderWidth: 1.6, stepped: c.stepped ? "after" : false,
+        spanGaps: false, unit: c.unit, showLine: c.lines,
+        pointBackgroundColor: s.point_colors || s.color, pointBorderColor: s.point_colors || s.color
       };
     });
     new Chart(canvas, {
