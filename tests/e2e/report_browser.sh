@@ -105,7 +105,8 @@ grep -q "undefinedFunction" broken.out || fail "the error was not reported: $(ca
 
 # Hover and legend toggle: a probe moves the mouse onto the first point of the median
 # chart, reads the tooltip, then calls the first legend entry's click handler and records
-# which series are visible.
+# which series are visible; then it sorts the table by p99 (a click on the heading) and
+# filters it (typing "unicast": 3 of 9 rows).
 cat > probe.html <<'EOF'
 <script>
 // Test probe: move the mouse onto the first point of the median chart and click the
@@ -134,6 +135,18 @@ window.addEventListener("load", function () {
       legend.options.onClick.call(legend, { type: "click" }, legend.legendItems[0], legend);
       poll(function () { return !chart.isDatasetVisible(0); }, function () {
         out.push("visible0=" + chart.isDatasetVisible(0) + " visible1=" + chart.isDatasetVisible(1));
+        // The table, as a reader would: click the p99 heading, type a word in the filter.
+        var table = document.getElementById("results");
+        var ths = table.tHead.rows[0].cells, col = -1;
+        for (var i = 0; i < ths.length; i++) if (ths[i].textContent.indexOf("p99") === 0) col = i;
+        ths[col].click();
+        var vals = Array.prototype.map.call(table.tBodies[0].rows, function (row) {
+          return parseFloat(row.cells[col].getAttribute("data-v")); });
+        var sorted = vals.every(function (v, k) { return k === 0 || vals[k - 1] <= v; });
+        var f = document.getElementById("filter");
+        f.value = "unicast";
+        f.dispatchEvent(new Event("input"));
+        out.push("sorted=" + sorted + " rows=" + document.getElementById("row-count").textContent);
         done();
       }, 50);
     }, 50);
@@ -148,8 +161,8 @@ EOF
     rep/report.html probe.html rep/probe.html
 render "$TMP/rep/probe.html" probed
 probe=$(grep -o 'data-probe="[^"]*"' probed.html || true)
-echo "$probe" | grep -Eq 'tooltip=rc-k2-p2: [0-9.]+ s \[[0-9.]+, [0-9.]+\] \(2 seeds\) ; visible0=false visible1=true' ||
-    fail "hover or legend toggle: ${probe:-no probe result}"
+echo "$probe" | grep -Eq 'tooltip=rc-k2-p2: [0-9.]+ s \[[0-9.]+, [0-9.]+\] \(2 seeds\) ; visible0=false visible1=true ; sorted=true rows=3 of 9 rows' ||
+    fail "hover, legend toggle, sort or filter: ${probe:-no probe result}"
 
 # A screenshot at 1280 px: the table fits the page (no sideways scroll), read from the DOM.
 timeout 120 "$BROWSER" "${flags[@]}" --user-data-dir="$(mktemp -d -p "$TMP")" \
