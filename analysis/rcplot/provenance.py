@@ -70,10 +70,12 @@ def loaded_sources():
 def _shown(path):
     """A results path as recorded: relative to the repository when inside it (a
     committed record names no one's home directory), else its base name."""
-    a = os.path.realpath(path)
-    if a.startswith(os.path.realpath(ROOT) + os.sep):
-        return os.path.relpath(a, os.path.realpath(ROOT))
-    return os.path.basename(a)
+    # Not resolving links: results/ may be a link to where the sweeps ran.
+    for a, root in ((os.path.abspath(path), os.path.abspath(ROOT)),
+                    (os.path.realpath(path), os.path.realpath(ROOT))):
+        if a.startswith(root + os.sep):
+            return os.path.relpath(a, root)
+    return os.path.basename(path)
 
 
 def code_files(extra=()):
