@@ -20,7 +20,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from rcplot import compare, results, settle  # noqa: E402
+from rcplot import compare, provenance, results, settle  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -74,6 +74,13 @@ def main(argv=None):
     if args.md:
         with open(args.md, "w") as f:
             f.write(md)
+    # Which code, tables and results drew the comparison (analysis/check_figures.py);
+    # recorded per output directory, as the CSV and the Markdown may go to different ones.
+    written = [p for p in (args.csv, args.md) if p]
+    inputs = [args.paper] + ([args.reference_runs] if args.reference_runs else [])
+    for d in sorted({os.path.dirname(os.path.abspath(p)) for p in written}):
+        provenance.record(d, [p for p in written if os.path.dirname(os.path.abspath(p)) == d],
+                          args.results + args.spread, "compare.py", extra_code=inputs)
     if not args.quiet:
         print(md)
     s = compare.summary(rows).get("all", (0, 0))

@@ -23,7 +23,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rcplot import results, strategies  # noqa: E402
+from rcplot import provenance, results, strategies  # noqa: E402
 
 KINDS = ["drop", "ack-drop", "delay"]
 TRACE_LABEL = {"online": "always online", "gen_os15": "gen_os15 (80 % online)"}
@@ -148,6 +148,8 @@ def main():
                   f"{v['repairs']:g} | {100 * v['overhead']:.0f} % |")
     with open(os.path.join(out, "adversary.md"), "w") as f:
         f.write("\n".join(md) + "\n")
+    provenance.record(out, [os.path.join(out, "adversary." + e) for e in ("png", "md")], paths,
+                      "fig_adversary.py")
     print(f"fig_adversary: wrote {out}/adversary.png and {out}/adversary.md ({len(rows)} rows)")
 
 

@@ -21,7 +21,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rcplot import results  # noqa: E402
+from rcplot import provenance, results  # noqa: E402
 
 LABEL = {"gen_os10": "65 % online", "gen_os15": "80 % online", "gen_os20": "88 % online", "online": "100 % online"}
 
@@ -100,6 +100,8 @@ def main():
                     metadata={"CreationDate": None} if ext == "pdf" else None)
     with open(os.path.join(out, "reconcile.md"), "w") as f:
         f.write("\n".join(md) + "\n")
+    provenance.record(out, [os.path.join(out, "reconcile." + e) for e in ("png", "pdf", "md")],
+                      [path], "fig_reconcile.py")
     print("\n".join(md))
     print(f"fig_reconcile: wrote {out}/reconcile.png, .pdf, .md")
 

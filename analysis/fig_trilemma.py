@@ -36,7 +36,7 @@ import matplotlib.ticker as mticker  # noqa: E402
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rcplot import results  # noqa: E402
+from rcplot import provenance, results  # noqa: E402
 
 KEYS = ["strategy", "trace", "lambda_div", "rate_delay", "corrupt_mixes"]
 # Figures per configuration, as CSV columns: (csv name, results-table column).
@@ -242,6 +242,8 @@ def main(argv):
     os.makedirs(outdir, exist_ok=True)
     write_csv(rows, os.path.join(outdir, "trilemma.csv"))
     plot(rows, os.path.join(outdir, "trilemma.png"))
+    provenance.record(outdir, [os.path.join(outdir, "trilemma." + e) for e in ("csv", "png")],
+                      paths, "fig_trilemma.py")
     print("fig_trilemma: %d configurations -> %s/trilemma.png, trilemma.csv" % (len(rows), outdir))
     return 0
 

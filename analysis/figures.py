@@ -4,7 +4,8 @@
   analysis/figures.py [--out DIR] [--model paper|exact] [--fig N ...] RESULTS.h5 ...
 
 Writes DIR/figN.png and DIR/figN.pdf for each figure and DIR/coverage.json (which
-configurations each figure found or missed, seeds, durations; read by make_docs.py).
+configurations each figure found or missed, seeds, durations; read by make_docs.py), and
+records the code and results that drew them in DIR/provenance.json (check_figures.py).
 All given files are pooled; each figure picks its configurations by their parameters
 (docs/spec.md §6), so one file holding everything or one file per figure both work.
 Exit status: 0 when every requested figure was drawn, 1 when one could not be drawn
@@ -19,7 +20,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from rcplot import figures, results  # noqa: E402
+from rcplot import figures, provenance, results  # noqa: E402
 
 
 def main(argv=None):
@@ -58,6 +59,7 @@ def main(argv=None):
             with open(cov_path) as f:
                 coverage = json.load(f)
         rc = 0
+        written = []
         for n in wanted:
             t0 = time.monotonic()
             try:
@@ -73,6 +75,7 @@ def main(argv=None):
             figures.save(fig, base + ".png", dpi=args.dpi)
             figures.save(fig, base + ".pdf")
             figures.plt.close(fig)
+            written += [base + ".png", base + ".pdf"]
             coverage[str(n)] = dict(model=model, found=len(cov.found),
                                     missing=[list(map(str, m)) for m in cov.missing],
                                     seeds=sorted(cov.seeds), durations_s=sorted(cov.durations),
@@ -83,6 +86,8 @@ def main(argv=None):
                      % len(cov.offscale) if cov.offscale else ""))
         with open(cov_path, "w") as f:
             json.dump(coverage, f, indent=1, sort_keys=True)
+        # Which code and results drew these files (analysis/check_figures.py).
+        provenance.record(args.out, written + [cov_path], args.results, "figures.py")
         return rc
 
 

@@ -18,7 +18,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rcplot import results  # noqa: E402
+from rcplot import provenance, results  # noqa: E402
 from rcplot.compare import find_config, read_paper  # noqa: E402
 from rcplot.stats import tolerance_rule, within  # noqa: E402
 
@@ -95,6 +95,9 @@ def main(argv=None):
     if a.md:
         with open(a.md, "w") as f:
             f.write(md)
+        # Which code and results drew the table (analysis/check_figures.py).
+        provenance.record(os.path.dirname(os.path.abspath(a.md)), [a.md], a.results,
+                          "means_spread.py", extra_code=[a.paper])
 
 
 if __name__ == "__main__":

@@ -3,9 +3,10 @@
 
   rcsim report RESULTS.h5 --out DIR        (or: analysis/report.py RESULTS.h5 --out DIR)
 
-DIR/report.html is one static file (images embedded, no script, no server) to open in
-any browser or send to a colleague; DIR/report.md is the same page for Markdown viewers,
-with the images in DIR/img/; DIR/table.csv is the table at full precision.  The page
+DIR/report.html is one file that works offline (Chart.js from Debian's libjs-chart.js
+inlined; charts with hover values and series toggles, a sortable, filterable table) to
+open in any browser or send to a colleague; DIR/report.md is the same page for Markdown
+viewers, with the images in DIR/img/; DIR/table.csv is the table at full precision.  The page
 holds the sweep's description as stored in the results (name, description, sweep file
 text, axes, provenance), one row per configuration with each statistic's mean over seeds
 and 95 % t-interval, and the default plots of `rcsim plot` (median and p99 latency,
@@ -13,7 +14,8 @@ latency distribution, CDF; the delivery ratio when some messages were not delive
 heatmap when there are two axes or more; the time-of-day timeline when the results hold
 per-delivery records).
 
-Exit status: 0 written; 1 an error while drawing; 2 bad usage or unreadable input.
+Exit status: 0 written; 1 an error while drawing; 2 bad usage, unreadable input, or no
+Chart.js (install the Debian package libjs-chart.js, or set RCSIM_CHARTJS).
 """
 
 import argparse

@@ -16,7 +16,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rcplot import results  # noqa: E402
+from rcplot import provenance, results  # noqa: E402
 
 COLS = [("members /s", "counter_unobs_active_rate_pps", "%.3f"),
         ("idle users /s", "counter_unobs_idle_rate_pps", "%.3f"),
@@ -61,6 +61,8 @@ def main(argv):
         lines.append("| %s | %s | %s | %d | %s |" % (key + (len(idx), " | ".join(cells))))
     with open(argv[-1], "w") as f:
         f.write("\n".join(lines) + "\n")
+    provenance.record(os.path.dirname(os.path.abspath(argv[-1])), [argv[-1]], argv[1:-1],
+                      "unobs_table.py")
     print("unobs_table: %d rows -> %s" % (len(groups), argv[-1]))
     return 0
 

@@ -1,8 +1,10 @@
 #!/bin/bash
 # Installs the Debian 12 packages rcsim needs, skipping those already present.
 # Usage: scripts/deps.sh [--slurm] [--fuzz] [--browser] [--notebook]  (run as root; apt-get)
-# --browser adds headless Chromium, used only by the test of `rcsim report`
-# (tests/e2e/analysis_any_sweep.sh renders the HTML page; without it the page is parsed).
+# --browser adds headless Chromium, used only by the tests of `rcsim report`
+# (tests/e2e/report_browser.sh renders the HTML page and checks the charts; skipped
+# without it).  libjs-chart.js is always installed: `rcsim report` inlines its Chart.js
+# into the HTML page it writes.
 # --notebook adds Jupyter's nbconvert and the Python kernel: tests/e2e/analysis_api.sh then
 # executes analysis/examples/explore.ipynb (without them it runs the notebook's code cells
 # as a script).
@@ -10,7 +12,7 @@ set -euo pipefail
 
 pkgs=(build-essential cmake pkg-config git openmpi-bin libopenmpi-dev libgsl-dev libhdf5-dev
       hdf5-tools libcriterion-dev libyaml-dev zlib1g-dev nettle-dev libjansson-dev python3-h5py
-      python3-numpy python3-matplotlib python3-pandas valgrind gdb lmod tcl)
+      python3-numpy python3-matplotlib python3-pandas libjs-chart.js valgrind gdb lmod tcl)
 for arg in "$@"; do
   case "$arg" in
     --slurm) pkgs+=(slurm-wlm munge) ;;

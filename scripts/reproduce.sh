@@ -8,14 +8,16 @@
 # when every figure's results are complete; a partial run writes its comparison to
 # figures/<tag>/partial/ instead.  <tag> is the
 # model, plus "-quick" for --quick runs, so quick and full results never mix in a file.
-# Wall time per figure is printed and recorded in figures/<tag>/timings.tsv.
+# Wall time per figure is printed and recorded in figures/<tag>/timings.tsv.  The drawing
+# scripts record which code and results drew each file in figures/<tag>/provenance.json
+# (analysis/check_figures.py); --redraw redraws a set from the existing results alone.
 # Exit status: 0 ok, 1 a sweep or a figure failed, 2 bad usage.
 set -euo pipefail
 
 usage() {
     cat <<'EOF'
 usage: scripts/reproduce.sh [--quick] [--model paper|exact] [--np N] [--build-dir DIR]
-                            [--no-build] [FIGURE ...]
+                            [--no-build] [--redraw] [FIGURE ...]
 
 Reproduces the paper's figures 5 6 7 8 9 14 15 16 (default: all of them, plus
 "spread" and "misses" unless --quick).  "spread" runs experiments/means-spread.yaml (20
@@ -33,6 +35,10 @@ by one").
                    hands out jobs); 1 runs without mpirun
   --build-dir DIR  where to build rcsim (default: build)
   --no-build       do not build; use an existing DIR/rcsim
+  --redraw         run no sweep: redraw the figures, tables and comparison from the
+                   results already in results/<tag>/ (a figure without them fails),
+                   also when they were made by another build of rcsim (a plain rerun
+                   refuses to resume those); timings.tsv keeps the times of that run
   --set KEY=VALUE  extra parameter override for every sweep (repeatable)
   -h, --help       this help
 
@@ -56,6 +62,7 @@ QUICK=0
 NP=$(( $(nproc) + 1 ))
 BUILD=build
 DO_BUILD=1
+REDRAW=0
 EXTRA=()
 FIGS=()
 
@@ -69,6 +76,7 @@ while [ $# -gt 0 ]; do
         --build-dir) BUILD=${2:?--build-dir needs a value}; shift ;;
         --build-dir=*) BUILD=${1#*=} ;;
         --no-build) DO_BUILD=0 ;;
+        --redraw) REDRAW=1 ;;
         --set) EXTRA+=(--set "${2:?--set needs KEY=VALUE}"); shift ;;
         --set=*) EXTRA+=(--set "${1#*=}") ;;
         -h|--help) usage; exit 0 ;;
@@ -175,9 +183,18 @@ for n in "${FIGS[@]}"; do
     # "spread" also writes its table (the comparison reads misses-spread.h5 at the end).
     if [ "$n" = spread ] || [ "$n" = misses ]; then
         h5=$RES/$(basename "$sweep" .yaml).h5
-        echo "== $n: ${LAUNCH[*]:-} $RCSIM sweep $sweep --out $h5 ${SETS[*]}"
         t0=$(now)
-        if "${LAUNCH[@]}" "$RCSIM" sweep "$sweep" --out "$h5" "${SETS[@]}" &&
+        if [ "$REDRAW" = 1 ]; then
+            if [ ! -f "$h5" ]; then
+                echo "reproduce.sh: --redraw: no $h5; the $n study needs its sweep run" >&2
+                status=1
+                continue
+            fi
+            echo "== $n: redrawing from $h5"
+        else
+            echo "== $n: ${LAUNCH[*]:-} $RCSIM sweep $sweep --out $h5 ${SETS[*]}"
+        fi
+        if { [ "$REDRAW" = 1 ] || "${LAUNCH[@]}" "$RCSIM" sweep "$sweep" --out "$h5" "${SETS[@]}"; } &&
             { [ "$n" != spread ] ||
               "$PY" analysis/means_spread.py --model "$MODEL" --md "$OUT/means-spread.md" "$h5" >/dev/null; }; then
             echo "== $n: $(elapsed "$t0" "$(now)")s, $h5"
@@ -194,9 +211,16 @@ for n in "${FIGS[@]}"; do
         continue
     fi
     before=$(count_jobs "$h5")
-    echo "== figure $n: ${LAUNCH[*]:-} $RCSIM sweep $sweep --out $h5 ${SETS[*]}"
     t0=$(now)
-    if ! "${LAUNCH[@]}" "$RCSIM" sweep "$sweep" --out "$h5" "${SETS[@]}"; then
+    if [ "$REDRAW" = 1 ]; then
+        if [ ! -f "$h5" ]; then
+            echo "reproduce.sh: --redraw: no $h5; figure $n needs its sweep run" >&2
+            status=1
+            continue
+        fi
+        echo "== figure $n: redrawing from $RES/fig*.h5"
+    elif echo "== figure $n: ${LAUNCH[*]:-} $RCSIM sweep $sweep --out $h5 ${SETS[*]}" &&
+         ! "${LAUNCH[@]}" "$RCSIM" sweep "$sweep" --out "$h5" "${SETS[@]}"; then
         echo "reproduce.sh: the sweep of figure $n failed" >&2
         status=1
         continue
@@ -216,7 +240,7 @@ for n in "${FIGS[@]}"; do
     fi
     t2=$(now)
     an_s=$(elapsed "$t1" "$t2")
-    record "$n" "$after" "$sweep_s" "$an_s"
+    [ "$REDRAW" = 1 ] || record "$n" "$after" "$sweep_s" "$an_s"
     echo "== figure $n: $after jobs, sweep ${sweep_s}s, analysis ${an_s}s"
 done
 
@@ -242,8 +266,10 @@ incomplete=()
 for n in 5 6 7 8 9 14 15 16; do
     h5=$RES/fig$n.h5
     if [ ! -f "$h5" ]; then incomplete+=("fig$n: no $h5"); continue; fi
-    # `rcsim sweep --dry-run` counts the jobs still to run, as a resume would (0: complete).
-    left=$("$RCSIM" sweep "experiments/fig$n.yaml" --out "$h5" --dry-run "${SETS[@]}" 2>/dev/null |
+    # `rcsim sweep --dry-run` counts the jobs still to run, as a resume would (0: complete);
+    # it writes nothing, so results of another build (a --redraw after a rebuild) count too.
+    left=$("$RCSIM" sweep "experiments/fig$n.yaml" --out "$h5" --dry-run --allow-other-build \
+           "${SETS[@]}" 2>/dev/null |
            sed -n 's/.* \([0-9]*\) to run, .*/\1/p' | head -1)
     [ "$left" = 0 ] || incomplete+=("fig$n: ${left:-?} job(s) not in $h5")
 done

@@ -1,9 +1,10 @@
-"""report: one page about one sweep, as Markdown and as a static HTML file.
+"""report: one page about one sweep, as Markdown and as a self-contained HTML file.
 
 build(sweep, results_paths, outdir) draws the default plots into OUTDIR/img/, writes the
 configuration table as OUTDIR/table.csv and the page twice: OUTDIR/report.md (images by
-relative link) and OUTDIR/report.html (images embedded as base64 data, inline CSS, no
-script): one self-contained file that opens in any browser and can be mailed as is.
+relative link) and OUTDIR/report.html (interactive.py: charts drawn in the browser by the
+inlined Chart.js, a sortable and filterable table, the PNG plots that have no interactive
+form embedded): one file that works offline and can be mailed as is.
 
 The page holds the sweep's description as stored in the results (name, description,
 the sweep file's text, axes, provenance), the table of configurations with each
@@ -20,24 +21,10 @@ import math
 import os
 import re
 
-from . import baseline, metrics, plots, results, table
+from . import baseline, interactive, metrics, plots, results, table
 from .sweep import UsageError, fmt_value, param_label
 
 TABLE_STATS = ("mean", "median", "p90", "p99", "delivery_ratio", "packets_per_delivery")
-CSS = """
-body { font-family: sans-serif; max-width: 75em; margin: 1.5em auto; padding: 0 1em;
-       color: #222; line-height: 1.4; }
-table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.9em; }
-th, td { border: 1px solid #bbb; padding: 0.2em 0.5em; }
-th { background: #eee; }
-td.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-pre { background: #f6f6f6; padding: 0.6em; overflow-x: auto; font-size: 0.85em; }
-figure { margin: 1.2em 0; }
-figure img { max-width: 100%; border: 1px solid #ddd; }
-figcaption { font-size: 0.9em; color: #444; }
-code { background: #f2f2f2; padding: 0 0.2em; }
-div.wide { overflow-x: auto; }
-"""
 
 
 def _description(text):
@@ -93,6 +80,7 @@ def _command(paths, spec, where):
 def build(sw, paths, outdir, dpi=110):
     """Writes the report; returns {'md', 'html', 'csv', 'images': [(path, info)],
     'skipped': [(stem, reason)]}."""
+    interactive.chartjs()   # before any work: without it there is no HTML page
     img_dir = os.path.join(outdir, "img")
     os.makedirs(img_dir, exist_ok=True)
     infos = results.sweep_info(sw.res)
@@ -128,12 +116,24 @@ def build(sw, paths, outdir, dpi=110):
     hdr += [("%s [%s]" % (m.label, m.unit), True) for _, m in stat_cols]
     hdr += [("undelivered", True)]
     body = []
+    # For the HTML table: (text, numeric, sort value, interval text on a second line).
+    hbody = []
     for r in rows:
         cells = [(fmt_value(r[c]), False) for c in head_cols]
         cells += [("%d" % r["seeds"], True), ("%d" % r["deliveries"], True)]
         cells += [(table.fmt_ci(r, m.name), True) for _, m in stat_cols]
         cells += [("%d" % r["undelivered"], True)]
         body.append(cells)
+        hc = [(fmt_value(r[c]), False, _sortable(r[c]), None) for c in head_cols]
+        hc += [("%d" % r["seeds"], True, r["seeds"], None),
+               ("%d" % r["deliveries"], True, r["deliveries"], None)]
+        for _, m in stat_cols:
+            mean, lo, hi = r[m.name + "_mean"], r[m.name + "_ci_lo"], r[m.name + "_ci_hi"]
+            ci = ("[%s, %s]" % (table.fmt(lo), table.fmt(hi))
+                  if isinstance(lo, float) and math.isfinite(lo) else None)
+            hc.append((table.fmt(mean), True, mean, ci))
+        hc.append(("%d" % r["undelivered"], True, r["undelivered"], None))
+        hbody.append(hc)
 
     info0 = infos[0] if infos else {}
     seeds = sw.seeds()
@@ -205,52 +205,49 @@ def build(sw, paths, outdir, dpi=110):
         f.write("\n".join(md).rstrip() + "\n")
 
     e = html.escape
-    h = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-         "<title>Sweep %s</title>" % e(name), "<style>%s</style></head><body>" % CSS,
-         "<h1>Sweep <code>%s</code></h1>" % e(name)]
-    if desc:
-        h.append("<p>%s</p>" % e(desc))
-    h.append('<table class="prov">' + "".join(
-        "<tr><th>%s</th><td>%s</td></tr>" % (e(k), e(v)) for k, v in prov) + "</table>")
-    h.append("<h2>Axes</h2>")
-    if axes:
-        h.append('<table class="axes"><tr><th>parameter</th><th>unit</th><th>values</th></tr>'
-                 + "".join("<tr><td>%s</td><td>%s</td><td>%s</td></tr>" % (e(a), e(u), e(v))
-                           for a, u, v in axes) + "</table>")
+    charts = interactive.line_charts(sw, rows)
+    cdf, why_not = interactive.cdf_chart(sw, sw.res.edges)
+    if cdf:
+        charts.append(cdf)
     else:
-        h.append("<p>One configuration (no parameter differs between jobs).</p>")
-    h.append("<details><summary>Parameters with one value in every job (%d)</summary><p>%s"
-             "</p></details>" % (len(fixed), e(", ".join(
-                 "%s=%s" % (k, fmt_value(v) if v != "" else '""') for k, v in fixed))))
-    for p, t in texts:
-        h.append("<p>Sweep file as stored in <code>%s</code>:</p><pre>%s</pre>"
-                 % (e(p), e(t.rstrip())))
-    h.append("<h2>Results</h2>")
-    h.append("<p>%s</p>" % e(caption).replace("[table.csv](table.csv)",
-                                              '<a href="table.csv">table.csv</a>'))
-    h.append('<div class="wide"><table class="results" id="results"><thead><tr>' +
-             "".join("<th>%s</th>" % e(c) for c, _ in hdr) + "</tr></thead><tbody>")
-    for row in body:
-        h.append("<tr>" + "".join('<td class="n">%s</td>' % e(c) if n else "<td>%s</td>" % e(c)
-                                  for c, n in row) + "</tr>")
-    h.append("</tbody></table></div>")
-    h.append("<h2>Plots</h2>")
+        skipped.append(("cdf (interactive)", why_not))
+    static = []
     for stem, path, why, info, cmd in figures:
-        with open(path, "rb") as f:
-            data = base64.b64encode(f.read()).decode("ascii")
-        h.append('<figure id="fig-%s"><img alt="%s" src="data:image/png;base64,%s">'
-                 "<figcaption><b>%s.</b> %s. Redraw: <code>%s</code></figcaption></figure>"
-                 % (e(stem), e(why), data, e(why), e(info["note"][0].upper() +
-                                                      info["note"][1:]), e(cmd)))
-    for stem, reason in skipped:
-        h.append("<p><i>Not drawn (%s):</i> %s</p>" % (e(stem), e(reason)))
-    h += base_html
-    h.append("</body></html>")
+        if stem in interactive.STATIC:
+            with open(path, "rb") as f:
+                static.append((stem, why, info["note"][0].upper() + info["note"][1:], cmd,
+                               base64.b64encode(f.read()).decode("ascii")))
+    run_info = []
+    for i in infos:
+        if i.get("run_command"):
+            run_info.append("<p>What ran into <code>%s</code> (its last run): <code>%s</code> "
+                            "on %s.</p>" % (e(i["path"]), e(i["run_command"]),
+                                            e(i.get("run_layout", "?"))))
+            if i.get("run_overrides"):
+                run_info.append("<p>Overrides: <code>%s</code></p>" % e(
+                    " ".join(i["run_overrides"].split("\n")).strip()))
+    ca = interactive.colour_axis(sw)
+    colour_by = sw.axis(ca).label if ca else "series"
+    page = interactive.page(dict(
+        name=name, desc=desc, prov=prov, axes=axes,
+        fixed=", ".join("%s=%s" % (k, fmt_value(v) if v != "" else '""') for k, v in fixed),
+        run_info=run_info, texts=texts, colour_by=colour_by,
+        caption_html=e(caption).replace("[table.csv](table.csv)",
+                                        '<a href="table.csv">table.csv</a>'),
+        hdr=hdr, body=hbody, charts=charts, static=static, skipped=skipped,
+        extra=base_html))
     html_path = os.path.join(outdir, "report.html")
     with open(html_path, "w") as f:
-        f.write("\n".join(h) + "\n")
+        f.write(page)
     return dict(md=md_path, html=html_path, csv=csv_path,
                 images=[(p, i) for _, p, _, i, _ in figures], skipped=skipped)
+
+
+def _sortable(v):
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return None
 
 
 def _md(text):

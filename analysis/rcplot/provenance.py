@@ -1,0 +1,177 @@
+"""provenance: which analysis code and which results drew each file of a figure set.
+
+A committed figure set (figures/paper, figures/exact, figures/paper-quick, ...) is only
+worth reading if it was drawn by today's analysis code.  Each drawing script calls
+record() after writing its files; record() adds one entry per written file to
+DIR/provenance.json:
+
+  outputs[name] = {sha256 of the file, tool, code hash, results hash}
+  code[hash]    = {analysis source path: sha256}   -- the sources that drawing loaded
+  results[hash] = {results path: {sha256, bytes}}  -- the files it was drawn from
+
+The code hash covers exactly the Python sources under analysis/ that were loaded in the
+drawing process when it finished (sys.modules), plus the data files the tool names
+(paper-values.csv for the comparison), so a change to code the drawing never imports
+(report.py, plot.py) does not mark a set stale, and any change to one it does import
+does: a new import can only come from an edit to a file already loaded.
+analysis/check_figures.py reads these records back.
+
+This module itself is left out of the hash: it writes the record and draws nothing.
+"""
+
+import hashlib
+import json
+import os
+import sys
+
+ANALYSIS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(ANALYSIS)
+NAME = "provenance.json"
+# Written beside the figures by other programs, not drawn by the analysis code:
+# reproduce.sh's wall times and `rcsim trace stats`.
+NOT_DRAWN = ("provenance.json", "timings.tsv", "traces.tsv")
+
+
+def sha256_file(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def digest(mapping):
+    """One hash of a {name: sha256} map, independent of its order."""
+    h = hashlib.sha256()
+    for k in sorted(mapping):
+        h.update(("%s\0%s\n" % (k, mapping[k])).encode())
+    return h.hexdigest()
+
+
+def loaded_sources():
+    """{path relative to analysis/: sha256} of the analysis sources loaded now."""
+    me = os.path.abspath(__file__)
+    out = {}
+    for mod in list(sys.modules.values()):
+        f = getattr(mod, "__file__", None)
+        if not f or not f.endswith(".py"):
+            continue
+        f = os.path.realpath(f)
+        if f == os.path.realpath(me) or not f.startswith(os.path.realpath(ANALYSIS) + os.sep):
+            continue
+        out[os.path.relpath(f, os.path.realpath(ANALYSIS))] = sha256_file(f)
+    main = sys.modules.get("__main__")
+    f = getattr(main, "__file__", None)
+    if f and os.path.realpath(f).startswith(os.path.realpath(ANALYSIS) + os.sep):
+        out[os.path.relpath(os.path.realpath(f), os.path.realpath(ANALYSIS))] = sha256_file(f)
+    return out
+
+
+def _shown(path):
+    """A results path as recorded: relative to the repository when inside it (a
+    committed record names no one's home directory), else its base name."""
+    # Not resolving links: results/ may be a link to where the sweeps ran.
+    for a, root in ((os.path.abspath(path), os.path.abspath(ROOT)),
+                    (os.path.realpath(path), os.path.realpath(ROOT))):
+        if a.startswith(root + os.sep):
+            return os.path.relpath(a, root)
+    return os.path.basename(path)
+
+
+def code_files(extra=()):
+    files = loaded_sources()
+    for p in extra:
+        a = os.path.realpath(p)
+        if a.startswith(os.path.realpath(ANALYSIS) + os.sep):
+            files[os.path.relpath(a, os.path.realpath(ANALYSIS))] = sha256_file(a)
+    return files
+
+
+def load(outdir):
+    path = os.path.join(outdir, NAME)
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return json.load(f)
+
+
+def record(outdir, outputs, results_paths, tool, extra_code=()):
+    """Records that `tool` drew `outputs` (paths of written files in outdir) from
+    `results_paths` with the analysis sources loaded now and the data files
+    `extra_code`.  Call after the files are written and closed."""
+    prov = load(outdir) or {}
+    prov["about"] = ("Which analysis code and results drew each file here; written by the "
+                     "drawing scripts (analysis/rcplot/provenance.py), checked by "
+                     "analysis/check_figures.py.")
+    code = code_files(extra_code)
+    code_h = digest(code)
+    res = {_shown(p): {"sha256": sha256_file(p), "bytes": os.path.getsize(p)}
+           for p in results_paths}
+    res_h = digest({k: v["sha256"] for k, v in res.items()})
+    prov.setdefault("code", {})[code_h] = code
+    prov.setdefault("results", {})[res_h] = res
+    outs = prov.setdefault("outputs", {})
+    for p in outputs:
+        outs[os.path.relpath(os.path.realpath(p), os.path.realpath(outdir))] = {
+            "sha256": sha256_file(p), "tool": tool, "code": code_h, "results": res_h}
+    # Keep only the code and results records some output still refers to.
+    used_c = {o["code"] for o in outs.values()}
+    used_r = {o["results"] for o in outs.values()}
+    prov["code"] = {k: v for k, v in prov["code"].items() if k in used_c}
+    prov["results"] = {k: v for k, v in prov["results"].items() if k in used_r}
+    tmp = os.path.join(outdir, NAME + ".tmp")
+    with open(tmp, "w") as f:
+        json.dump(prov, f, indent=1, sort_keys=True)
+        f.write("\n")
+    os.replace(tmp, os.path.join(outdir, NAME))
+
+
+def check(outdir, results_root=None):
+    """Problems with the set in outdir, as sentences ([] when current).  With
+    results_root, the recorded results files found under it are compared too."""
+    prov = load(outdir)
+    if prov is None:
+        return ["no %s (drawn by code that recorded no provenance)" % NAME]
+    outs = prov.get("outputs", {})
+    problems = []
+    for name in sorted(os.listdir(outdir)):
+        full = os.path.join(outdir, name)
+        if os.path.isfile(full) and name not in NOT_DRAWN and name not in outs:
+            problems.append("%s: not recorded (drawn by older code, or not redrawn)" % name)
+    stale_code = {}
+    for name, o in sorted(outs.items()):
+        full = os.path.join(outdir, name)
+        if not os.path.exists(full):
+            problems.append("%s: recorded but missing" % name)
+            continue
+        if sha256_file(full) != o["sha256"]:
+            problems.append("%s: changed since it was drawn" % name)
+        stale_code.setdefault(o["code"], []).append(name)
+    for h, names in sorted(stale_code.items()):
+        files = prov.get("code", {}).get(h)
+        if files is None:
+            problems.append("%s: no code record %s" % (", ".join(names), h[:12]))
+            continue
+        changed = []
+        for rel, sha in sorted(files.items()):
+            p = os.path.join(ANALYSIS, rel)
+            if not os.path.exists(p):
+                changed.append("analysis/%s (deleted)" % rel)
+            elif sha256_file(p) != sha:
+                changed.append("analysis/%s" % rel)
+        if changed:
+            problems.append("code hash %s changed since %s were drawn: %s" % (
+                h[:12], _names(names), ", ".join(changed)))
+    if results_root is not None:
+        for h, files in sorted(prov.get("results", {}).items()):
+            for rel, r in sorted(files.items()):
+                p = os.path.join(results_root, rel)
+                if os.path.exists(p) and sha256_file(p) != r["sha256"]:
+                    problems.append("results %s differ from those the figures were drawn "
+                                    "from" % rel)
+    return problems
+
+
+def _names(names):
+    return ", ".join(names) if len(names) <= 4 else "%s and %d more" % (
+        ", ".join(names[:3]), len(names) - 3)
