@@ -20,8 +20,16 @@ assert d["trace"] == sys.argv[2], (d["trace"], sys.argv[2])
 keys = ["job_id", "strategy", "users", "group_size", "groups", "trace", "model", "seed",
         "duration_s", "deliveries", "multicasts", "deliveries_all", "duplicates",
         "expected_deliveries", "undelivered", "payload_packets", "ack_packets", "repair_packets",
-        "reassignments", "timeouts", "joins", "leaves", "repairs", "mean_s", "p1_s", "p25_s", "median_s", "p75_s",
-        "p90_s", "p99_s", "max_s", "events", "wall_s", "peak_rss_kb"]
+        "reassignments", "timeouts", "joins", "leaves", "repairs", "payload_slots",
+        # bandwidth and unobservability (docs/spec.md §1.12); the anon_* keys appear only
+        # with --anonymity on
+        "bw_online_client_s", "bw_payload_pps", "bw_cover_pps", "bw_cover_used",
+        "bw_bytes_per_client_s", "bw_mix_load_mean_pps", "bw_mix_load_max_pps",
+        "unobs_active_gaps", "unobs_idle_gaps", "unobs_active_rate_pps", "unobs_idle_rate_pps",
+        "unobs_ks", "unobs_ks_crit05", "unobs_real_per_pull_mean", "unobs_real_per_pull_max",
+        "unobs_pulls_nonempty",
+        "mean_s", "p1_s", "p25_s", "median_s", "p75_s", "p90_s", "p99_s", "max_s",
+        "packet_size", "events", "wall_s", "peak_rss_kb"]
 assert list(d) == keys, list(d)
 assert isinstance(d["users"], int) and isinstance(d["deliveries"], int) and d["deliveries"] > 0
 assert isinstance(d["mean_s"], float) and d["mean_s"] == round(d["mean_s"], 6)
