@@ -29,3 +29,8 @@ rcsim_add_script(repro_partial e2e/repro_partial.sh TIMEOUT 300)
 # observation file alone (unicast, RC, RC-FT; corrupted nodes or not; both models).
 rcsim_add_script(anon_recompute e2e/anon_recompute.sh TIMEOUT 300 LABELS analysis)
 set_property(TEST e2e_anon_recompute APPEND PROPERTY ENVIRONMENT "PYTHON=${RCSIM_PYTHON}")
+
+# Issue 27, item 8: summarize's column path (analysis/rcplot/coltable.py) gives the generic
+# path's output byte for byte on real files.
+rcsim_add_script(summarize_columns e2e/summarize_columns.sh TIMEOUT 300 LABELS analysis)
+set_property(TEST e2e_summarize_columns APPEND PROPERTY ENVIRONMENT "PYTHON=${RCSIM_PYTHON}")
