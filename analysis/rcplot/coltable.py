@@ -209,8 +209,10 @@ def _read_file(path, stats, seen):
             if seed != str(int(seeds[m[0]])):
                 raise _Fallback("seed line %r against seed column %d" % (seed, seeds[m[0]]))
             groups.append((base, m))
+        # only the summary columns the statistics use (count decides "no samples")
+        want = {"count"} | {_SPECS[s][1] for s in stats if _SPECS[s][0] == "summary"}
         summ = {k: t["online_" + k][:rows][kept] for k in results.SUMMARY_NAMES
-                if "online_" + k in t and "online_" + k not in codes}
+                if k in want and "online_" + k in t and "online_" + k not in codes}
         counters = {}
         vecs = {}
         for s in stats:
