@@ -31,7 +31,7 @@ import numpy as np
 
 from . import metrics, results
 from .stats import _T95
-from .sweep import NOT_AXES, Axis, _matches, detect_axes, value_key  # noqa: F401
+from .sweep import _matches, detect_axes, value_key
 
 # Vector formulas of the metrics (metrics.py): ("summary", key) | ("ratio", num, den) |
 # ("counter", name).
