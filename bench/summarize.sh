@@ -5,9 +5,14 @@
 # time, CPU time (user + system) and peak RSS (GNU time) are printed, the median of each.
 # With --against DIR (another checkout's analysis/ directory, e.g. one of main) both run
 # alternately on the same file, so a busy machine loads both alike, and their outputs must be
-# byte-identical.  Goal (issue 27): 20,000 jobs in under 1.5 s and 200 MB.
+# byte-identical.  Goal (issue 27): 20,000 jobs in under 1.5 s and 200 MB, 10^6 jobs in under
+# 20 s and 1 GiB (--jobs 1000000: 10 durations x 100,000 seeds, a sweep's seed limit).
+#
+# --file H5 reads an existing results file instead of running the sweep (a 10^6-job sweep
+# takes 20 minutes on the shared machine).
 #
 #   bench/summarize.sh [--build-dir DIR] [--jobs N] [--repeat R] [--against ANALYSIS_DIR]
+#                      [--file H5]
 # Exit: 0 ok, 1 a run failed or the outputs differ, 2 bad usage.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -15,13 +20,15 @@ BUILD=$ROOT/build
 JOBS=20000
 REPEAT=5
 AGAINST=""
+FILE=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --build-dir) BUILD=$2; shift ;;
         --jobs) JOBS=$2; shift ;;
         --repeat) REPEAT=$2; shift ;;
         --against) AGAINST=$2; shift ;;
-        -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+        --file) FILE=$2; shift ;;
+        -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
         *) echo "summarize.sh: unknown option $1" >&2; exit 2 ;;
     esac
     shift
@@ -30,12 +37,23 @@ RCSIM=$BUILD/rcsim
 PY=/usr/bin/python3
 [ -x "$RCSIM" ] || { echo "summarize.sh: no $RCSIM (build first)" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "summarize.sh: needs GNU time (/usr/bin/time)" >&2; exit 2; }
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export RCSIM_BIN=$RCSIM OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 W=$(mktemp -d /tmp/rcsim-summarize-XXXXXX)
 trap 'rm -rf "$W"' EXIT
-printf 'name: summarize-bench\ndefaults:\n  users: 2\n  duration: 1\n  trace: online\nseeds: %s\n' "$JOBS" > "$W/n.yaml"
-"${MPIEXEC:-mpirun}" -np 3 "$RCSIM" sweep "$W/n.yaml" --out "$W/n.h5" --progress 1000 > /dev/null 2>&1 \
-    || { echo "summarize.sh: the sweep failed" >&2; exit 1; }
+if (( JOBS <= 100000 )); then
+    printf 'name: summarize-bench\ndefaults:\n  users: 2\n  duration: 1\n  trace: online\nseeds: %s\n' "$JOBS" > "$W/n.yaml"
+else
+    # A sweep has at most 100,000 seeds: more jobs are 100,000 seeds x K durations (1..K s).
+    (( JOBS % 100000 == 0 )) || { echo "summarize.sh: --jobs above 100000 must be a multiple of 100000" >&2; exit 2; }
+    printf 'name: summarize-bench\ndefaults:\n  users: 2\n  trace: online\naxes:\n  duration: [%s]\nseeds: 100000\n' \
+        "$(seq -s ', ' 1 $(( JOBS / 100000 )))" > "$W/n.yaml"
+fi
+if [ -n "$FILE" ]; then
+    ln -s "$(cd "$(dirname "$FILE")" && pwd)/$(basename "$FILE")" "$W/n.h5"
+else
+    "${MPIEXEC:-mpirun}" -np 3 "$RCSIM" sweep "$W/n.yaml" --out "$W/n.h5" --progress 1000 > /dev/null 2>&1 \
+        || { echo "summarize.sh: the sweep failed" >&2; exit 1; }
+fi
 one() { # $1 label, $2 analysis dir: appends "wall cpu rss_kB" to $W/$1.tsv
     /usr/bin/time -f "%e %U %S %M" -o "$W/t" "$PY" "$2/summarize.py" "$W/n.h5" |
         grep -v '^\(ran\|overrides\): ' > "$W/$1.out"

@@ -58,3 +58,8 @@ set_tests_properties(analysis_check_figures PROPERTIES TIMEOUT 60 LABELS "analys
 rcsim_add_script(report_browser e2e/report_browser.sh TIMEOUT 300 LABELS analysis)
 set_property(TEST e2e_report_browser APPEND PROPERTY ENVIRONMENT "PYTHON=${RCSIM_PYTHON}")
 set_tests_properties(e2e_report_browser PROPERTIES SKIP_RETURN_CODE 77)
+
+# Issue 27, item 8: summarize's column path (analysis/rcplot/coltable.py) gives the generic
+# path's output byte for byte on real files.
+rcsim_add_script(summarize_columns e2e/summarize_columns.sh TIMEOUT 300 LABELS analysis)
+set_property(TEST e2e_summarize_columns APPEND PROPERTY ENVIRONMENT "PYTHON=${RCSIM_PYTHON}")

@@ -10,9 +10,13 @@
 # a table of ops (rc_strategy_ops, rc_mc_service_ops) is how a file reaches code above it
 # without naming it.
 #
+# Sizes too: no .c file of src/ over 1,000 lines, none of src/cli/ over 350 (the CLI only
+# parses and calls; issue 26); a file over its limit is named.
+#
 # usage: tests/check_structure.sh [SRC_DIR]   (default: the src/ beside this script)
 # Before checking SRC_DIR the script checks itself on small trees with known circles, so
-# a broken pattern cannot pass silently.  Exit 0: no circle; 1: circles (listed); 2: usage.
+# a broken pattern cannot pass silently.  Exit 0: no circle and no file over its size limit;
+# 1: circles or oversized files (listed); 2: usage.
 set -u
 
 check() {
@@ -159,6 +163,42 @@ self_test() {
     fi
 }
 
+# sizes DIR: every .c file under DIR at most 1,000 lines, those of DIR/cli at most 350
+# (cli only parses and calls); prints one line per file over its limit, returns 1 if any.
+sizes() {
+    local f n lim bad=0
+    while IFS= read -r f; do
+        n=$(wc -l < "$f")
+        lim=1000
+        [[ ${f#"$1"/} == cli/* ]] && lim=350
+        if (( n > lim )); then
+            echo "${f#"$1"/}: $n lines, more than $lim (split it by responsibility)"
+            bad=1
+        fi
+    done < <(find "$1" -type f -name '*.c' | sort)
+    return $bad
+}
+
+size_self_test() {
+    local t got want
+    t=$(mktemp -d)
+    trap 'rm -rf "$t"' RETURN
+    mkdir -p "$t"/{cli,exp}
+    seq 350 > "$t/cli/ok.c"
+    seq 351 > "$t/cli/long.c"
+    seq 1000 > "$t/exp/ok.c"
+    seq 1001 > "$t/exp/long.c"
+    got=$(sizes "$t")
+    want=$'cli/long.c: 351 lines, more than 350 (split it by responsibility)\nexp/long.c: 1001 lines, more than 1000 (split it by responsibility)'
+    if [[ $got != "$want" ]]; then
+        echo "check_structure.sh size self-test failed: expected"
+        echo "$want"
+        echo "got"
+        echo "$got"
+        return 1
+    fi
+}
+
 src=${1:-$(dirname "$0")/../src}
 if [[ ! -f $src/core/sim.h ]]; then
     echo "check_structure.sh: $src is not rcsim's src/ directory" >&2
@@ -166,11 +206,20 @@ if [[ ! -f $src/core/sim.h ]]; then
 fi
 command -v python3 >/dev/null || { echo "check_structure.sh: needs python3" >&2; exit 2; }
 self_test || exit 1
+size_self_test || exit 1
+status=0
+if ! sizes "$src"; then
+    echo "check_structure.sh: files over their size limit (no src/**/*.c over 1,000 lines,"
+    echo "src/cli/*.c at most 350; docs/architecture.md)"
+    status=1
+fi
 if out=$(check "$src"); then
     echo "structure: no circle of files in any folder of $src"
-    exit 0
+else
+    echo "$out"
+    echo "check_structure.sh: break each circle (an inline read in the folder's shared header, or"
+    echo "a table of ops the lower file reaches the upper one through; docs/architecture.md)"
+    status=1
 fi
-echo "$out"
-echo "check_structure.sh: break each circle (an inline read in the folder's shared header, or"
-echo "a table of ops the lower file reaches the upper one through; docs/architecture.md)"
-exit 1
+[[ $status == 0 ]] && echo "sizes: every .c file of $src within its limit"
+exit $status
