@@ -30,8 +30,9 @@ import h5py
 import numpy as np
 
 from . import metrics, results
-from .stats import _T95
-from .sweep import _matches, detect_axes, value_key
+from . import strategies
+from .stats import seed_interval, seed_spread
+from .sweep import _matches, _with_structure, detect_axes, value_key
 
 # Vector formulas of the metrics (metrics.py): ("summary", key) | ("ratio", num, den) |
 # ("counter", name).
@@ -230,13 +231,18 @@ def _read_file(path, stats, seen):
 
 class FastSweep:
     """The parts of sweep.Sweep that summarize.py reads: axes, jobs (its length), where,
-    seeds()."""
+    seeds(), table_columns(), structure."""
 
-    def __init__(self, n_jobs, axes, where, seeds):
+    def __init__(self, n_jobs, axes, where, seeds, columns, structure):
         self.jobs = range(n_jobs)
+        self.structure = structure
         self.axes = axes
         self.where = where
         self._seeds = seeds
+        self._columns = columns
+
+    def table_columns(self):
+        return list(self._columns)
 
     def seeds(self):
         s = self._seeds
@@ -257,20 +263,6 @@ class Sources:
 
     def __exit__(self, *exc):
         pass
-
-
-def _spread_ci(x):
-    """stats.seed_spread and stats.seed_ci of one configuration's per-seed values."""
-    v = x[np.isfinite(x)]
-    if v.size == 0:
-        return (math.nan, math.nan, math.nan), (math.nan, math.nan, math.nan)
-    spread = (float(np.median(v)), float(v.min()), float(v.max()))
-    if v.size < 2:
-        return spread, (float(v[0]), math.nan, math.nan)
-    t = _T95[v.size - 2] if v.size - 1 <= len(_T95) else 1.960
-    half = t * float(v.std(ddof=1)) / math.sqrt(v.size)
-    m = float(v.mean())
-    return spread, (m, m - half, m + half)
 
 
 def summarize_fast(paths, where, stats, sums):
@@ -317,27 +309,45 @@ def _summarize(paths, where, stats, sums):
     if not kept:
         raise _Fallback("--where matches nothing")
     kept.sort(key=lambda g: int(g[1][0]))  # detect_axes sees keys in job order
-    axes = detect_axes([b for b, _ in kept])
-    cfgs = {}
+    # the strategy's structure columns, as sweep.Sweep inserts them (_with_structure)
+    bases, structure = _with_structure([b for b, _ in kept])
+    kept = [(b, m) for b, (_, m) in zip(bases, kept)]
+    axes = detect_axes(bases)
+    columns = [a.name for a in axes]  # as sweep.Sweep.table_columns
+    if "strategy" in columns:
+        extra = [n for n in structure if n not in columns and n != "family"
+                 and len({b.get(n) for b in bases} - {strategies.MISSING}) > 1]
+        at = columns.index("strategy") + 1
+        columns = columns[:at] + extra + columns[at:]
+    cfgs, first = {}, {}
     for base, m in kept:
-        cfgs.setdefault(tuple(base.get(a.name, "") for a in axes), []).append(m)
+        key = tuple(base.get(a.name, "") for a in axes)
+        cfgs.setdefault(key, []).append(m)
+        first.setdefault(key, base)
     keys = sorted(cfgs, key=lambda k: [value_key(v) for v in k])
     all_jobs = np.sort(np.concatenate([m for _, m in kept]))
     rows = []
     for k in keys:
         js = np.sort(np.concatenate(cfgs[k]))
         js = js[np.argsort(seeds[js].astype(np.float64), kind="stable")]
-        r = dict(zip((a.name for a in axes), k))
+        r = {n: first[k].get(n, "") for n in columns}
         r["seeds"] = int(js.shape[0])
         for m in ms:
-            (med, lo, hi), (mean, clo, chi) = _spread_ci(vecs[m.name][js])
+            # the same functions as table.rows, on the seeds in the same order
+            x = vecs[m.name][js]
+            fin = x[np.isfinite(x)]
+            med, lo, hi, _ = seed_spread(x)
+            est, clo, chi, _, how = seed_interval(x, positive=m.positive)
             r[m.name] = med
             r[m.name + "_min"], r[m.name + "_max"] = lo, hi
-            r[m.name + "_mean"], r[m.name + "_ci_lo"], r[m.name + "_ci_hi"] = mean, clo, chi
+            r[m.name + "_mean"] = sum(fin.tolist()) / fin.shape[0] if fin.shape[0] else math.nan
+            r[m.name + "_est"], r[m.name + "_ci_lo"], r[m.name + "_ci_hi"] = est, clo, chi
+            r[m.name + "_interval"] = how
         for m in sm:
             x = vecs[m.name][js]
             t = sum(x[np.isfinite(x)].tolist())
             r[m.name] = int(t) if m.unit != "s" else t
         rows.append(r)
-    sw = FastSweep(int(all_jobs.shape[0]), axes, where, seeds[all_jobs])
+    sw = FastSweep(int(all_jobs.shape[0]), axes, where, seeds[all_jobs], columns,
+                   structure)
     return sw, rows, Sources(paths)

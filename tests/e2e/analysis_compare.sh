@@ -22,7 +22,7 @@ defaults:
   store_raw: true
 axes:
   users: [8, 16, 32]
-  strategy: [unicast, rc-k2-p2, rc-k2-p2-ft]
+  strategy: [unicast, rc-k2-p2, rc-k1-p1-ft]  # k varies: `plot --x k` has an axis
 seeds: 3
 YAML
 LAUNCH=()
@@ -37,7 +37,7 @@ done
 
 "$RCSIM" compare small.h5 --csv c.csv --plot c.png > table.txt || { cat table.txt; fail "compare"; }
 # 3 users x 2 strategies x 4 statistics, one header line, one note line, two "wrote" lines
-[ "$(grep -cE '^(8|16|32) +rc-k2-p2(-ft)? +(mean|median|p90|p99) +3 ' table.txt)" = 24 ] ||
+[ "$(grep -cE '^(8|16|32) +rc-k(2-p2|1-p1-ft) +(mean|median|p90|p99) +3 ' table.txt)" = 24 ] ||
     { cat table.txt; fail "compare: want 24 rows of 3 pairs"; }
 grep -q "fewer than 5 pairs" table.txt || fail "compare: 3 seeds must say 'seed range'"
 "$PY" - c.csv c.png <<'PYEOF' || fail "compare --csv/--plot"
