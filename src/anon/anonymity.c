@@ -22,122 +22,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/log.h"
-#include "core/rng.h"
+#include "anon/anon_internal.h"
 
 enum { STREAM_ANON = 50 };
-/* Pool entries below this probability are dropped: all a message loses this
- * way adds less than 1e-11 bits to its entropy, and a message stops costing
- * work a few mean delays sooner. */
-#define PRUNE 1e-14
 /* Keys above this many times N over the expected number of candidates are
  * never tracked (on_carry). */
 #define KEY_MARGIN 8.0
-#define NONE32 UINT32_MAX
-
-enum { ROLE_CLIENT = 0, ROLE_MIXING = 1, ROLE_PASS = 2 };
-enum { EV_DEP = 0, EV_ARR = 1, EV_CREATE = 2, EV_END = 3 };
-
-/* The sender estimate of packets that left an honest node between two
- * changes of its pool: shared, counted references. */
-typedef struct sview {
-    uint32_t refs;
-    double v[]; /* per user; sums to the client-sent share of the pool */
-} sview;
-
-typedef struct pool {
-    int64_t n;       /* packets held (a bundle split here counts its parts) */
-    double *s;       /* per target: summed probability */
-    uint32_t *act;   /* targets with s > 0 */
-    uint32_t n_act;
-    uint8_t *in_act;
-    double *b, c;    /* sender sums = c * b (c shrinks at departures instead of b) */
-    sview *snap;     /* the current mean sender estimate, NULL when stale */
-} pool;
-
-typedef struct pkt {
-    uint64_t id;
-    uint32_t refs;    /* queued events and split parts that still need it */
-    uint32_t split;   /* parts it becomes at the last layer */
-    uint32_t sender;  /* one-hot sender estimate, or NONE32 */
-    sview *sv;        /* dense sender estimate, or NULL (none when both are empty) */
-    uint32_t target;  /* the tracked message it carries alone (a part), or NONE32 */
-    uint32_t origin;  /* a mix loop's mix */
-    uint32_t q_head, q_tail; /* its events waiting behind the one in the heap */
-    bool armed;              /* it has an event in the heap */
-    bool loop;
-    uint32_t nt, capt;
-    uint32_t *tk;
-    double *tq;
-} pkt;
-
-typedef struct event {
-    rc_time t, received;
-    uint64_t seq;
-    uint32_t slot, parent; /* parent: the bundle's slot for a split part, else NONE32 */
-    uint32_t from, to, split;
-    uint32_t next;         /* the packet's next queued event, or (free) the next free one */
-    uint8_t phase, kind;
-    bool exits;
-} event;
-
-/* A heap entry: the event's key and where it is. */
-typedef struct hentry {
-    rc_time t;
-    uint64_t k2; /* phase << 63 | report number */
-    uint32_t ev;
-} hentry;
-
-typedef struct tracked {
-    uint32_t sender, recipient, body;
-    rc_time sent, pulled, left;
-    double h, maxq, mass, sender_h;
-    double key;     /* its sampling key: the N smallest keys are kept */
-    bool exited, dropped;
-} tracked;
-
-struct rc_anon {
-    rc_sim *sim;
-    rc_net *net;
-    uint32_t users, providers, nodes;
-    uint8_t *role;
-    bool *corrupt;
-    uint64_t n_corrupt_mixes, n_corrupt_providers;
-    pool *pools; /* per node; allocated for mixing nodes */
-    bool sender_view;
-    /* packets */
-    pkt *slots;
-    uint32_t n_slots, cap_slots, free_slot;
-    uint64_t *hkey; /* open addressing, linear probing: packet id -> slot */
-    uint32_t *hval;
-    uint32_t hcap, hn;
-    /* events: a slab, and a heap of the next event of each packet */
-    event *ev;
-    uint32_t n_ev, cap_ev, free_ev;
-    hentry *heap;
-    size_t n_heap, cap_heap;
-    uint8_t *dropped; /* per target: left out of the sample (tg[k].dropped, packed) */
-    uint64_t seq;
-    /* tracked messages: every real sub-message sent in [from, until) gets a
-     * uniform key; the N smallest so far are tracked (a max-heap of them) */
-    gsl_rng *rng;
-    rc_time from, until;
-    uint64_t warm_count; /* real sub-messages sent before the window */
-    double key_max;      /* keys at or above it are never tracked; < 0: not set yet */
-    uint32_t want;
-    uint32_t *kept, n_kept;
-    tracked *tg;
-    uint32_t n_tg, cap_tg;
-    uint64_t *bkey; /* body -> target, while the message is on its way */
-    uint32_t *bval;
-    uint32_t bcap, bn;
-    rc_time stop;
-    FILE *trace;
-    char *trace_path;
-    rc_anon_record *rec;
-    size_t n_rec;
-    rc_anon_summary sum;
-};
+/* A free packet slot keeps target lists up to this long for its next packet. */
+#define SLOT_KEEP_TARGETS 64
 
 /* ---------- small maps (u64 -> u32, linear probing, backward-shift delete) ---------- */
 
@@ -227,9 +119,11 @@ static void ev_free(rc_anon *a, uint32_t i)
     a->free_ev = i;
 }
 
+/* (& and | rather than && and ||: no branch to mispredict in the heap loops;
+ * the keys are unique, so every valid heap pops the same order) */
 static bool h_before(const hentry *x, const hentry *y)
 {
-    return x->t < y->t || (x->t == y->t && x->k2 < y->k2);
+    return (x->t < y->t) | ((x->t == y->t) & (x->k2 < y->k2));
 }
 
 static void heap_push(rc_anon *a, uint32_t i)
@@ -239,7 +133,7 @@ static void heap_push(rc_anon *a, uint32_t i)
         a->heap = rc_xrealloc(a->heap, a->cap_heap * sizeof *a->heap);
     }
     const event *e = &a->ev[i];
-    hentry h = {e->t, (uint64_t)(e->phase ? 1 : 0) << 63 | e->seq, i};
+    hentry h = {e->t, (uint64_t)(e->phase ? 1 : 0) << 63 | e->seq, i, e->slot};
     size_t k = a->n_heap++;
     while (k > 0) {
         size_t p = (k - 1) / 2;
@@ -250,36 +144,35 @@ static void heap_push(rc_anon *a, uint32_t i)
     a->heap[k] = h;
 }
 
+/* The hole at the top goes down to a leaf along the earlier children (one
+ * comparison a level), then the last entry climbs back from there: it came
+ * from the bottom, so it seldom climbs far (half the comparisons of the
+ * usual sift-down). */
 static uint32_t heap_pop(rc_anon *a)
 {
-    hentry top = a->heap[0], last = a->heap[--a->n_heap];
-    size_t i = 0, n = a->n_heap;
+    hentry *h = a->heap;
+    uint32_t top = h[0].ev;
+    size_t n = --a->n_heap, i = 0;
+    if (n == 0) return top;
+    hentry last = h[n];
     for (;;) {
         size_t c = 2 * i + 1;
-        if (c >= n) break;
-        if (c + 1 < n && h_before(&a->heap[c + 1], &a->heap[c])) c++;
-        if (!h_before(&a->heap[c], &last)) break;
-        a->heap[i] = a->heap[c];
+        if (c + 1 < n) c += h_before(&h[c + 1], &h[c]);
+        else if (c >= n) break;
+        h[i] = h[c];
         i = c;
     }
-    if (n > 0) a->heap[i] = last;
-    return top.ev;
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (!h_before(&last, &h[p])) break;
+        h[i] = h[p];
+        i = p;
+    }
+    h[i] = last;
+    return top;
 }
 
 /* ---------- packets ---------- */
-
-static void sv_release(sview *s)
-{
-    if (s != NULL && --s->refs == 0) free(s);
-}
-
-static void pkt_clear(pkt *p)
-{
-    p->nt = 0;
-    sv_release(p->sv);
-    p->sv = NULL;
-    p->sender = NONE32;
-}
 
 static uint32_t pkt_new(rc_anon *a, uint64_t id)
 {
@@ -309,112 +202,21 @@ static void pkt_unref(rc_anon *a, uint32_t i)
     pkt *p = &a->slots[i];
     if (--p->refs > 0) return;
     map_del(a->hkey, a->hval, a->hcap, &a->hn, p->id);
-    pkt_clear(p);
+    rc_anon__pkt_clear(a, p);
+    if (p->capt > SLOT_KEEP_TARGETS) {
+        /* A free slot keeps no large lists: every slot would otherwise hold
+         * the most targets any packet it ever was carried (GiBs at 10,000
+         * users), where only the packets in flight need theirs. */
+        free(p->tk);
+        free(p->tq);
+        p->tk = NULL;
+        p->tq = NULL;
+        p->capt = 0;
+    }
     p->refs = a->free_slot;
     a->free_slot = i;
 }
 
-static void pkt_add_target(pkt *p, uint32_t k, double q)
-{
-    if (p->nt == p->capt) {
-        p->capt = p->capt ? p->capt * 2 : 4;
-        p->tk = rc_xrealloc(p->tk, p->capt * sizeof *p->tk);
-        p->tq = rc_xrealloc(p->tq, p->capt * sizeof *p->tq);
-    }
-    p->tk[p->nt] = k;
-    p->tq[p->nt] = q;
-    p->nt++;
-}
-
-/* ---------- pools ---------- */
-
-static void pool_reset(rc_anon *a, pool *q)
-{
-    for (uint32_t i = 0; i < q->n_act; i++) {
-        q->s[q->act[i]] = 0;
-        q->in_act[q->act[i]] = 0;
-    }
-    q->n_act = 0;
-    if (a->sender_view) {
-        memset(q->b, 0, a->users * sizeof *q->b);
-        q->c = 1;
-    }
-    sv_release(q->snap);
-    q->snap = NULL;
-}
-
-/* A packet's estimates join pool q as `parts` pooled packets. */
-static void pool_add(rc_anon *a, pool *q, const pkt *p, uint32_t parts)
-{
-    for (uint32_t i = 0; i < p->nt; i++) {
-        uint32_t k = p->tk[i];
-        if (a->dropped[k]) continue;
-        q->s[k] += p->tq[i];
-        if (!q->in_act[k]) {
-            q->in_act[k] = 1;
-            q->act[q->n_act++] = k;
-        }
-    }
-    if (a->sender_view) {
-        double w = parts / q->c;
-        if (p->sender != NONE32) q->b[p->sender] += w;
-        else if (p->sv != NULL)
-            for (uint32_t u = 0; u < a->users; u++) q->b[u] += w * p->sv->v[u];
-    }
-    q->n += parts;
-    sv_release(q->snap);
-    q->snap = NULL;
-}
-
-/* A packet leaves pool q: it takes the mean. */
-static void pool_take(rc_anon *a, pool *q, pkt *p)
-{
-    pkt_clear(p);
-    if (q->n <= 0) {
-        RC_DCHECK(false, "anonymity: a packet left an empty pool");
-        return;
-    }
-    double n = (double)q->n;
-    if (p->capt < q->n_act) {
-        p->capt = q->n_act;
-        p->tk = rc_xrealloc(p->tk, p->capt * sizeof *p->tk);
-        p->tq = rc_xrealloc(p->tq, p->capt * sizeof *p->tq);
-    }
-    uint32_t kept = 0, nt = 0;
-    for (uint32_t i = 0; i < q->n_act; i++) {
-        uint32_t k = q->act[i];
-        double m = q->s[k] / n;
-        q->s[k] -= m;
-        if (a->dropped[k] || q->s[k] < PRUNE) {
-            q->s[k] = 0;
-            q->in_act[k] = 0;
-            if (a->dropped[k]) continue;
-        } else {
-            q->act[kept++] = k;
-        }
-        p->tk[nt] = k;
-        p->tq[nt] = m;
-        nt++;
-    }
-    p->nt = nt;
-    q->n_act = kept;
-    if (a->sender_view) {
-        if (q->snap == NULL) {
-            q->snap = rc_xmalloc(sizeof *q->snap + a->users * sizeof(double));
-            q->snap->refs = 1;
-            double f = q->c / n;
-            for (uint32_t u = 0; u < a->users; u++) q->snap->v[u] = f * q->b[u];
-        }
-        q->snap->refs++;
-        p->sv = q->snap;
-        q->c *= (n - 1) / n;
-        if (q->c < 1e-200 && q->n > 1) {
-            for (uint32_t u = 0; u < a->users; u++) q->b[u] *= q->c;
-            q->c = 1;
-        }
-    }
-    if (--q->n == 0) pool_reset(a, q);
-}
 
 /* ---------- the observation file ---------- */
 
@@ -469,7 +271,7 @@ static void arrive(rc_anon *a, const event *e)
     if (e->split == 0) {
         /* Every sub-message in it was for this provider (a strategy's relay):
          * the packet ends here, as the adversary sees. */
-        pkt_clear(p);
+        rc_anon__pkt_clear(a, p);
         return;
     }
     if (p->loop && e->to == p->origin) {
@@ -477,18 +279,18 @@ static void arrive(rc_anon *a, const event *e)
          * the pool sizes, learns that this packet was a loop and holds no
          * tracked message.  Conditioning on that drops its probabilities;
          * the others are renormalised at the end (rc_anon_finish). */
-        pkt_clear(p);
+        rc_anon__pkt_clear(a, p);
         return;
     }
     if (e->exits) {
         exit_packet(a, p, e->t);
         /* Its probabilities are spent; a mix loop goes on as a packet of no one's. */
-        pkt_clear(p);
+        rc_anon__pkt_clear(a, p);
         if (!p->loop) return;
     }
     if (a->role[e->to] == ROLE_MIXING) {
-        pool_add(a, &a->pools[e->to], p, e->exits ? 1 : e->split);
-        pkt_clear(p);
+        rc_anon__pool_add(a, &a->pools[e->to], p, e->exits ? 1 : e->split);
+        rc_anon__pkt_clear(a, p);
     }
 }
 
@@ -499,13 +301,13 @@ static void depart(rc_anon *a, const event *e)
     if (role == ROLE_CLIENT) {
         p->sender = e->from; /* its targets came with the carry reports */
     } else if (role == ROLE_MIXING) {
-        pool_take(a, &a->pools[e->from], p);
+        rc_anon__pool_take(a, &a->pools[e->from], p);
     } else if (e->parent != NONE32) {
         /* A part of a bundle split at a node that reveals the split: the
          * bundle's estimate, its targets shared among its parts. */
         const pkt *b = &a->slots[e->parent];
-        pkt_clear(p);
-        for (uint32_t i = 0; i < b->nt; i++) pkt_add_target(p, b->tk[i], b->tq[i] / b->split);
+        rc_anon__pkt_clear(a, p);
+        for (uint32_t i = 0; i < b->nt; i++) rc_anon__pkt_add_target(p, b->tk[i], b->tq[i] / b->split);
         p->sender = b->sender;
         if (b->sv != NULL) {
             p->sv = b->sv;
@@ -564,7 +366,7 @@ static void process(rc_anon *a, uint32_t i)
     case EV_ARR: arrive(a, &e); break;
     case EV_CREATE:
         a->slots[e.slot].origin = e.to;
-        if (a->role[e.to] == ROLE_MIXING) pool_add(a, &a->pools[e.to], &a->slots[e.slot], 1);
+        if (a->role[e.to] == ROLE_MIXING) rc_anon__pool_add(a, &a->pools[e.to], &a->slots[e.slot], 1);
         break;
     case EV_END: break; /* its arrival ended it (arrive) */
     }
@@ -576,7 +378,16 @@ static void process(rc_anon *a, uint32_t i)
 /* Processes every event before `limit`. */
 static void drain(rc_anon *a, rc_time limit)
 {
-    while (a->n_heap > 0 && a->heap[0].t < limit) process(a, heap_pop(a));
+    while (a->n_heap > 0 && a->heap[0].t < limit) {
+        uint32_t i = heap_pop(a);
+        /* The next event and its packet are far apart in memory and usually
+         * not cached: fetch them while this one is processed. */
+        if (a->n_heap > 0) {
+            __builtin_prefetch(&a->ev[a->heap[0].ev]);
+            __builtin_prefetch(&a->slots[a->heap[0].slot]);
+        }
+        process(a, i);
+    }
 }
 
 /* ---------- wire hooks ---------- */
@@ -746,7 +557,7 @@ static void on_carry(void *ctx, uint64_t packet, uint32_t body, uint32_t sender,
     map_put(&a->bkey, &a->bval, &a->bcap, &a->bn, body, k);
     uint32_t slot = map_get(a->hkey, a->hval, a->hcap, packet);
     RC_ASSERT(slot != NONE32);
-    pkt_add_target(&a->slots[slot], k, 1.0);
+    rc_anon__pkt_add_target(&a->slots[slot], k, 1.0);
     trace_row(a, 'T', a->seq++, packet, RC_WIRE_NONE, sender, recipient, now, now, 1, false, k,
               true);
 }
@@ -780,6 +591,7 @@ rc_anon *rc_anon_new(rc_sim *sim, rc_net *net, const rc_anon_cfg *cfg, rc_err *e
     a->providers = rc_net_providers(net);
     a->nodes = rc_net_nodes(net);
     a->sender_view = a->users <= RC_ANON_SENDER_MAX_USERS;
+    a->users4 = (a->users + 3) / 4 * 4;
     a->free_slot = NONE32;
     a->free_ev = NONE32;
     if (cfg->trace_path != NULL && cfg->trace_path[0] != '\0') {
@@ -808,7 +620,7 @@ rc_anon *rc_anon_new(rc_sim *sim, rc_net *net, const rc_anon_cfg *cfg, rc_err *e
         if (a->role[i] != ROLE_MIXING) continue;
         pool *q = &a->pools[i];
         q->c = 1;
-        if (a->sender_view) q->b = rc_xcalloc(a->users, sizeof *q->b);
+        if (a->sender_view) q->b = rc_xcalloc(a->users4 ? a->users4 : 1, sizeof *q->b);
     }
     /* Tracked messages: a uniform sample of the real sub-messages sent
      * between the warm-up and the cool-down (on_carry, docs/spec.md §10.2). */
@@ -953,13 +765,15 @@ void rc_anon_free(rc_anon *a)
         free(q->act);
         free(q->in_act);
         free(q->b);
-        sv_release(q->snap);
+        rc_anon__sv_release(a, q->snap);
     }
     for (uint32_t i = 0; i < a->n_slots; i++) {
-        sv_release(a->slots[i].sv);
+        rc_anon__sv_release(a, a->slots[i].sv);
         free(a->slots[i].tk);
         free(a->slots[i].tq);
     }
+    for (uint32_t i = 0; i < a->n_sv_free; i++) free(a->sv_free[i]);
+    free(a->sv_free);
     free(a->pools);
     free(a->slots);
     free(a->hkey);

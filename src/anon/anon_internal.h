@@ -1,0 +1,148 @@
+/* anon_internal: what the parts of the adversary (src/anon/) share; nothing
+ * outside src/anon/ includes it.
+ *   anonymity.c  the observer: wire hooks, the time-ordered event heap,
+ *                tracked messages, results and the observation file
+ *   anon_pool.c  the distributions packets carry and the mixing nodes' pools
+ * A function anonymity.c calls in anon_pool.c is named rc_anon__<verb>;
+ * anon_pool.c calls nothing in anonymity.c.
+ */
+#ifndef RCSIM_ANON_ANON_INTERNAL_H
+#define RCSIM_ANON_ANON_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "anon/anonymity.h"
+#include "core/log.h"
+#include "core/rng.h"
+
+/* Pool entries below this probability are dropped: all a message loses this
+ * way adds less than 1e-11 bits to its entropy, and a message stops costing
+ * work a few mean delays sooner. */
+#define PRUNE 1e-14
+#define NONE32 UINT32_MAX
+
+enum { ROLE_CLIENT = 0, ROLE_MIXING = 1, ROLE_PASS = 2 };
+enum { EV_DEP = 0, EV_ARR = 1, EV_CREATE = 2, EV_END = 3 };
+
+/* The sender estimate of packets that left an honest node between two
+ * changes of its pool: shared, counted references. */
+typedef struct sview {
+    uint32_t refs;
+    double v[]; /* per user; sums to the client-sent share of the pool */
+} sview;
+
+typedef struct pool {
+    int64_t n;       /* packets held (a bundle split here counts its parts) */
+    double *s;       /* per target: summed probability */
+    uint32_t *act;   /* targets with s > 0 */
+    uint32_t n_act;
+    uint8_t *in_act;
+    double *b, c;    /* sender sums = c * b (c shrinks at departures instead of b) */
+    sview *snap;     /* the current mean sender estimate, NULL when stale */
+} pool;
+
+typedef struct pkt {
+    uint64_t id;
+    uint32_t refs;    /* queued events and split parts that still need it */
+    uint32_t split;   /* parts it becomes at the last layer */
+    uint32_t sender;  /* one-hot sender estimate, or NONE32 */
+    sview *sv;        /* dense sender estimate, or NULL (none when both are empty) */
+    uint32_t target;  /* the tracked message it carries alone (a part), or NONE32 */
+    uint32_t origin;  /* a mix loop's mix */
+    uint32_t q_head, q_tail; /* its events waiting behind the one in the heap */
+    bool armed;              /* it has an event in the heap */
+    bool loop;
+    uint32_t nt, capt;
+    uint32_t *tk;
+    double *tq;
+} pkt;
+
+typedef struct event {
+    rc_time t, received;
+    uint64_t seq;
+    uint32_t slot, parent; /* parent: the bundle's slot for a split part, else NONE32 */
+    uint32_t from, to, split;
+    uint32_t next;         /* the packet's next queued event, or (free) the next free one */
+    uint8_t phase, kind;
+    bool exits;
+} event;
+
+/* A heap entry: the event's key and where it is. */
+typedef struct hentry {
+    rc_time t;
+    uint64_t k2; /* phase << 63 | report number */
+    uint32_t ev, slot; /* slot: its packet, to prefetch (drain) */
+} hentry;
+
+typedef struct tracked {
+    uint32_t sender, recipient, body;
+    rc_time sent, pulled, left;
+    double h, maxq, mass, sender_h;
+    double key;     /* its sampling key: the N smallest keys are kept */
+    bool exited, dropped;
+} tracked;
+
+struct rc_anon {
+    rc_sim *sim;
+    rc_net *net;
+    uint32_t users, providers, nodes;
+    uint8_t *role;
+    bool *corrupt;
+    uint64_t n_corrupt_mixes, n_corrupt_providers;
+    pool *pools; /* per node; allocated for mixing nodes */
+    bool sender_view;
+    uint32_t users4; /* users rounded up to a multiple of 4 (vec_*) */
+    sview **sv_free; /* released sender estimates, for reuse (all users4 long) */
+    uint32_t n_sv_free, cap_sv_free;
+    /* packets */
+    pkt *slots;
+    uint32_t n_slots, cap_slots, free_slot;
+    uint64_t *hkey; /* open addressing, linear probing: packet id -> slot */
+    uint32_t *hval;
+    uint32_t hcap, hn;
+    /* events: a slab, and a heap of the next event of each packet */
+    event *ev;
+    uint32_t n_ev, cap_ev, free_ev;
+    hentry *heap;
+    size_t n_heap, cap_heap;
+    uint8_t *dropped; /* per target: left out of the sample (tg[k].dropped, packed) */
+    uint64_t seq;
+    /* tracked messages: every real sub-message sent in [from, until) gets a
+     * uniform key; the N smallest so far are tracked (a max-heap of them) */
+    gsl_rng *rng;
+    rc_time from, until;
+    uint64_t warm_count; /* real sub-messages sent before the window */
+    double key_max;      /* keys at or above it are never tracked; < 0: not set yet */
+    uint32_t want;
+    uint32_t *kept, n_kept;
+    tracked *tg;
+    uint32_t n_tg, cap_tg;
+    uint64_t *bkey; /* body -> target, while the message is on its way */
+    uint32_t *bval;
+    uint32_t bcap, bn;
+    rc_time stop;
+    FILE *trace;
+    char *trace_path;
+    rc_anon_record *rec;
+    size_t n_rec;
+    rc_anon_summary sum;
+};
+
+/* ---------- anon_pool.c ---------- */
+
+/* A sender estimate with one reference (recycled when one is free). */
+sview *rc_anon__sv_new(rc_anon *a);
+/* Drops a reference to s (NULL: nothing); the last one recycles it. */
+void rc_anon__sv_release(rc_anon *a, sview *s);
+/* Empties a packet's estimates. */
+void rc_anon__pkt_clear(rc_anon *a, pkt *p);
+void rc_anon__pkt_add_target(pkt *p, uint32_t k, double q);
+void rc_anon__pool_reset(rc_anon *a, pool *q);
+/* A packet's estimates join pool q as `parts` pooled packets. */
+void rc_anon__pool_add(rc_anon *a, pool *q, const pkt *p, uint32_t parts);
+/* A packet leaves pool q: it takes the mean. */
+void rc_anon__pool_take(rc_anon *a, pool *q, pkt *p);
+
+#endif

@@ -1,0 +1,174 @@
+/* anon_pool: the sparse distributions the adversary's packets carry and the
+ * pools of its mixing nodes (anon/anon_internal.h, docs/spec.md §10.3).
+ *
+ * A packet carries (target, probability) pairs for the tracked messages it
+ * may hold, and a sender estimate: one-hot, or a shared dense vector (sview).
+ * A pool keeps per-target sums with a list of the non-zero ones, and the
+ * sender sums as c * b.  These are the loops every observed hop runs, so they
+ * are written for speed (locals the compiler keeps in registers, blocks of 4
+ * it vectorises, recycled sender vectors), each value computed in the same
+ * order as before, so that results are unchanged to the bit.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "anon/anon_internal.h"
+
+/* Dense per-user vectors are users4 long, zero past the users: the loops
+ * over them run in blocks of 4, which the compiler turns into vector
+ * instructions at -O2 (each element computed as before: same results). */
+static void vec_scale(double *restrict y, const double *restrict x, double f, uint32_t n4)
+{
+    for (uint32_t u = 0; u < n4; u += 4) {
+        y[u] = f * x[u];
+        y[u + 1] = f * x[u + 1];
+        y[u + 2] = f * x[u + 2];
+        y[u + 3] = f * x[u + 3];
+    }
+}
+
+static void vec_axpy(double *restrict y, const double *restrict x, double w, uint32_t n4)
+{
+    for (uint32_t u = 0; u < n4; u += 4) {
+        y[u] += w * x[u];
+        y[u + 1] += w * x[u + 1];
+        y[u + 2] += w * x[u + 2];
+        y[u + 3] += w * x[u + 3];
+    }
+}
+
+/* A sender estimate with one reference: from the free list when it can (a
+ * packet leaving a pool changed since the last one needs a fresh one, millions
+ * of times a run). */
+sview *rc_anon__sv_new(rc_anon *a)
+{
+    sview *s = a->n_sv_free > 0 ? a->sv_free[--a->n_sv_free]
+                                : rc_xmalloc(sizeof *s + a->users4 * sizeof(double));
+    s->refs = 1;
+    return s;
+}
+
+void rc_anon__sv_release(rc_anon *a, sview *s)
+{
+    if (s == NULL || --s->refs > 0) return;
+    if (a->n_sv_free == a->cap_sv_free) {
+        a->cap_sv_free = a->cap_sv_free ? a->cap_sv_free * 2 : 1024;
+        a->sv_free = rc_xrealloc(a->sv_free, a->cap_sv_free * sizeof *a->sv_free);
+    }
+    a->sv_free[a->n_sv_free++] = s;
+}
+
+void rc_anon__pkt_clear(rc_anon *a, pkt *p)
+{
+    p->nt = 0;
+    rc_anon__sv_release(a, p->sv);
+    p->sv = NULL;
+    p->sender = NONE32;
+}
+
+void rc_anon__pkt_add_target(pkt *p, uint32_t k, double q)
+{
+    if (p->nt == p->capt) {
+        p->capt = p->capt ? p->capt * 2 : 4;
+        p->tk = rc_xrealloc(p->tk, p->capt * sizeof *p->tk);
+        p->tq = rc_xrealloc(p->tq, p->capt * sizeof *p->tq);
+    }
+    p->tk[p->nt] = k;
+    p->tq[p->nt] = q;
+    p->nt++;
+}
+
+/* ---------- pools ---------- */
+
+void rc_anon__pool_reset(rc_anon *a, pool *q)
+{
+    for (uint32_t i = 0; i < q->n_act; i++) {
+        q->s[q->act[i]] = 0;
+        q->in_act[q->act[i]] = 0;
+    }
+    q->n_act = 0;
+    if (a->sender_view) {
+        memset(q->b, 0, a->users4 * sizeof *q->b);
+        q->c = 1;
+    }
+    rc_anon__sv_release(a, q->snap);
+    q->snap = NULL;
+}
+
+/* A packet's estimates join pool q as `parts` pooled packets. */
+void rc_anon__pool_add(rc_anon *a, pool *q, const pkt *p, uint32_t parts)
+{
+    for (uint32_t i = 0; i < p->nt; i++) {
+        uint32_t k = p->tk[i];
+        if (a->dropped[k]) continue;
+        q->s[k] += p->tq[i];
+        if (!q->in_act[k]) {
+            q->in_act[k] = 1;
+            q->act[q->n_act++] = k;
+        }
+    }
+    if (a->sender_view) {
+        double w = parts / q->c;
+        if (p->sender != NONE32) q->b[p->sender] += w;
+        else if (p->sv != NULL)
+            vec_axpy(q->b, p->sv->v, w, a->users4);
+    }
+    q->n += parts;
+    rc_anon__sv_release(a, q->snap);
+    q->snap = NULL;
+}
+
+/* A packet leaves pool q: it takes the mean. */
+void rc_anon__pool_take(rc_anon *a, pool *q, pkt *p)
+{
+    rc_anon__pkt_clear(a, p);
+    if (q->n <= 0) {
+        RC_DCHECK(false, "anonymity: a packet left an empty pool");
+        return;
+    }
+    double n = (double)q->n;
+    if (p->capt < q->n_act) {
+        p->capt = q->n_act;
+        p->tk = rc_xrealloc(p->tk, p->capt * sizeof *p->tk);
+        p->tq = rc_xrealloc(p->tq, p->capt * sizeof *p->tq);
+    }
+    /* (locals: the stores below would otherwise reload every pointer) */
+    const uint8_t *dropped = a->dropped;
+    double *s = q->s;
+    uint32_t *act = q->act, *tk = p->tk;
+    uint8_t *in_act = q->in_act;
+    double *tq = p->tq;
+    uint32_t kept = 0, nt = 0, n_act = q->n_act;
+    for (uint32_t i = 0; i < n_act; i++) {
+        uint32_t k = act[i];
+        double m = s[k] / n, rest = s[k] - m;
+        bool drop = dropped[k];
+        if (drop || rest < PRUNE) {
+            s[k] = 0;
+            in_act[k] = 0;
+            if (drop) continue;
+        } else {
+            s[k] = rest;
+            act[kept++] = k;
+        }
+        tk[nt] = k;
+        tq[nt] = m;
+        nt++;
+    }
+    p->nt = nt;
+    q->n_act = kept;
+    if (a->sender_view) {
+        if (q->snap == NULL) {
+            q->snap = rc_anon__sv_new(a);
+            vec_scale(q->snap->v, q->b, q->c / n, a->users4);
+        }
+        q->snap->refs++;
+        p->sv = q->snap;
+        q->c *= (n - 1) / n;
+        if (q->c < 1e-200 && q->n > 1) {
+            for (uint32_t u = 0; u < a->users4; u++) q->b[u] *= q->c;
+            q->c = 1;
+        }
+    }
+    if (--q->n == 0) rc_anon__pool_reset(a, q);
+}
