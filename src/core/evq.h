@@ -61,5 +61,14 @@ static inline const rc_evq_val *rc_evq_peek_val(const rc_evq *q)
 {
     return q->n ? &q->val[0] : NULL;
 }
+/* The same for the event after the earliest (the least of the root's
+ * children; they share one cache line); NULL with fewer than two events. */
+static inline const rc_evq_val *rc_evq_peek2_val(const rc_evq *q)
+{
+    if (q->n < 2) return NULL;
+    const unsigned __int128 *k = q->key;
+    size_t a = 1 + (k[2] < k[1]), b = 3 + (k[4] < k[3]); /* sentinels lose */
+    return &q->val[k[b] < k[a] ? b : a];
+}
 
 #endif

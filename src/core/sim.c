@@ -67,7 +67,10 @@ void rc_sim_run(rc_sim *s, void (*hook)(void *, double), void *hook_ctx, rc_time
          * rarely schedules anything earlier): start loading its state. */
         const rc_evq_val *next = rc_evq_peek_val(&s->q);
         if (next != NULL && s->prefetch[next->kind] != NULL)
-            s->prefetch[next->kind](s->ctx[next->kind], next->obj);
+            s->prefetch[next->kind](s->ctx[next->kind], next->obj, 0);
+        const rc_evq_val *after = rc_evq_peek2_val(&s->q);
+        if (after != NULL && s->prefetch[after->kind] != NULL)
+            s->prefetch[after->kind](s->ctx[after->kind], after->obj, 1);
         s->handlers[ev.kind](s->ctx[ev.kind], &ev);
     }
     s->now = s->stop;

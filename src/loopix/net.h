@@ -103,7 +103,7 @@ typedef struct rc_net_hooks {
     /* Optional observer: a real message reached its recipient's postbox
      * (emitted = when its bundle left the sender).  Tests use it. */
     void (*arrived)(void *ctx, uint32_t user, uint32_t body, rc_time emitted, rc_time now);
-    /* Optional hint: `body` will be sent soon (the upper layer may prefetch
+    /* Optional hint: `body` will be sent or pulled soon (the upper layer may prefetch
      * what `sent` will read).  A saturated client's queue holds thousands of
      * messages made long ago; their records are cold by the time they leave. */
     void (*prefetch)(void *ctx, uint32_t body);

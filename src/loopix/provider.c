@@ -87,12 +87,18 @@ void rc_net__deliver_to_postbox(rc_net *n, uint32_t si, rc_time arrive)
     rc_net__ensure_pull(n, s.recipient, n->sim->now);
 }
 
-void rc_net__prefetch_pull(void *ctx, uint32_t ui)
+void rc_net__prefetch_pull(void *ctx, uint32_t ui, unsigned ahead)
 {
     const rc_net *n = ctx;
-    const char *u = (const char *)&n->users[ui]; /* the filed-and-pulled lines */
-    __builtin_prefetch(u);
-    __builtin_prefetch(u + USER_ALIGN);
+    const user *u = &n->users[ui];
+    if (ahead > 0) { /* the filed-and-pulled lines */
+        __builtin_prefetch(u);
+        __builtin_prefetch((const char *)u + USER_ALIGN);
+        return;
+    }
+    /* Next: its record was fetched one event ago; the first message's body
+     * is what the layer above reads first. */
+    if (u->postbox.n > 0 && n->hooks.prefetch) n->hooks.prefetch(n->hooks.ctx, u->postbox.a[0].body);
 }
 
 void rc_net__on_pull(void *ctx, const rc_event *ev)
