@@ -110,6 +110,9 @@ typedef struct rc_net_hooks {
     /* A message sent with rc_net_send_provider reached the sender's provider
      * (at the engine's now).  Needed only by strategies that use providers. */
     void (*relay)(void *ctx, uint32_t user, uint32_t body);
+    /* Optional hint: `user` will pull soon (ahead = 1: in two events, 0: in
+     * one); the upper layer may prefetch its per-user state in two steps. */
+    void (*prefetch_user)(void *ctx, uint32_t user, unsigned ahead);
 } rc_net_hooks;
 
 /* ---------- the wire (optional observer) ----------

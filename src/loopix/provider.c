@@ -91,6 +91,7 @@ void rc_net__prefetch_pull(void *ctx, uint32_t ui, unsigned ahead)
 {
     const rc_net *n = ctx;
     const user *u = &n->users[ui];
+    if (n->hooks.prefetch_user) n->hooks.prefetch_user(n->hooks.ctx, ui, ahead);
     if (ahead > 0) { /* the filed-and-pulled lines */
         __builtin_prefetch(u);
         __builtin_prefetch((const char *)u + USER_ALIGN);

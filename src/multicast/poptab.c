@@ -273,6 +273,12 @@ bool rc_poptab_deliver(rc_poptab *t, uint32_t id, uint32_t user, double lat, boo
     return true;
 }
 
+void rc_poptab_prefetch_user(const rc_poptab *t, uint32_t user, unsigned ahead)
+{
+    if (ahead > 0) __builtin_prefetch(&t->u_off[user]);
+    else __builtin_prefetch(&t->u_gp[t->u_off[user]]);
+}
+
 void rc_poptab_sent(rc_poptab *t, uint32_t user)
 {
     if (t->sent[user] < UINT32_MAX) t->sent[user]++;
