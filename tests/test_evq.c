@@ -36,6 +36,59 @@ Test(evq, pops_in_time_order_with_many_events)
     rc_evq_free(&q);
 }
 
+/* Interleaved pushes (always later than the last pop) and pops on a large
+ * queue (the 4-ary heap's growth, its sentinels and partial last node),
+ * checked against the (time, class, seq) order; peek and peek2 must name the
+ * next two events. */
+Test(evq, interleaved_large_queue_keeps_order_and_peeks_the_next_two)
+{
+    rc_evq q;
+    rc_evq_init(&q, 4);
+    gsl_rng *r = rc_rng_new(11, 1);
+    uint32_t id = 0;
+    size_t popped = 0;
+    rc_time now = 0;
+    rc_event prev = {0}, ev;
+    for (int round = 0; round < 200000; round++) {
+        unsigned k = (unsigned)rc_rng_below(r, 3); /* 0, 1: push; 2: pop */
+        if (k < 2) {
+            rc_time t = now + 1 + (rc_time)rc_rng_below(r, 5000);
+            rc_evq_push(&q, t, (unsigned)rc_rng_below(r, 4), 1, id++, 0);
+            continue;
+        }
+        const rc_evq_val *p1 = rc_evq_peek_val(&q), *p2 = rc_evq_peek2_val(&q);
+        uint32_t want1 = p1 ? p1->obj : UINT32_MAX, want2 = p2 ? p2->obj : UINT32_MAX;
+        if (!rc_evq_pop(&q, &ev)) {
+            cr_assert_null(p1);
+            continue;
+        }
+        cr_assert_eq(ev.obj, want1, "peek named %u, pop gave %u", want1, ev.obj);
+        if (popped > 0)
+            cr_assert(ev.t > prev.t || (ev.t == prev.t && ev.key2 > prev.key2),
+                      "order broken at pop %zu", popped);
+        prev = ev;
+        now = ev.t;
+        popped++;
+        rc_event ev2;
+        if (want2 != UINT32_MAX) { /* the next pop is what peek2 named */
+            cr_assert(rc_evq_pop(&q, &ev2));
+            cr_assert_eq(ev2.obj, want2, "peek2 named %u, pop gave %u", want2, ev2.obj);
+            cr_assert(ev2.t > prev.t || (ev2.t == prev.t && ev2.key2 > prev.key2));
+            prev = ev2;
+            now = ev2.t;
+            popped++;
+        }
+    }
+    while (rc_evq_pop(&q, &ev)) {
+        cr_assert(ev.t > prev.t || (ev.t == prev.t && ev.key2 > prev.key2));
+        prev = ev;
+        popped++;
+    }
+    cr_assert_eq(popped, id);
+    rc_rng_free(r);
+    rc_evq_free(&q);
+}
+
 Test(evq, same_time_orders_by_class_then_fifo)
 {
     rc_evq q;

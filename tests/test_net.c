@@ -70,7 +70,7 @@ static rc_net *make(rc_sim *sim, rc_job *job, const rc_trace *tr, double seconds
 {
     rc_job_resolve(job);
     rc_sim_init(sim, (rc_time)(seconds * 1e6));
-    rc_net_hooks h = {NULL, h_sent, h_deliver, h_online, h_arrived, NULL, NULL};
+    rc_net_hooks h = {NULL, h_sent, h_deliver, h_online, h_arrived, NULL, NULL, NULL};
     rc_net_cfg cfg;
     rc_job_net_cfg(job, &cfg);
     rc_net *n = rc_net_new(sim, &cfg, tr, 1, NULL, h);
@@ -294,7 +294,7 @@ Test(net, split_two_emits_pairs)
     obs_reset(1000);
     rc_sim sim;
     rc_sim_init(&sim, 100000);
-    rc_net_hooks h = {NULL, h_sent, h_deliver, h_online, h_arrived, NULL, NULL};
+    rc_net_hooks h = {NULL, h_sent, h_deliver, h_online, h_arrived, NULL, NULL, NULL};
     rc_net_cfg cfg;
     rc_job_net_cfg(&job, &cfg);
     rc_net *n = rc_net_new(&sim, &cfg, NULL, 2, NULL, h);

@@ -1,12 +1,13 @@
 /* evq: the pending-event set of the discrete-event engine.
  *
- * A binary min-heap of plain event records keyed by (time, key2), where key2 =
- * (priority class << 56) | insertion sequence.  Events at the same time are
- * therefore ordered by class (the model's same-time order, e.g. docs/spec.md §1.2:
- * mixes < providers < users < apps) and then FIFO — never by pointer or by
- * heap accident, so runs are deterministic.  Records are values; the heap
- * owns one array grown geometrically (no allocation per event), with a
- * maximal sentinel record after the last event.
+ * A 4-ary min-heap keyed by (time, key2), where key2 = (priority class << 56) |
+ * insertion sequence.  Events at the same time are therefore ordered by class
+ * (the model's same-time order, e.g. docs/spec.md §1.2: mixes < providers <
+ * users < apps) and then FIFO — never by pointer or by heap accident, so runs
+ * are deterministic and do not depend on the queue's structure.  The heap
+ * owns two parallel arrays grown geometrically (no allocation per event): the
+ * 16-byte keys, which sifting reads, and the 16-byte rest of each record,
+ * which it only moves; maximal sentinel keys follow the last event.
  */
 #ifndef RCSIM_CORE_EVQ_H
 #define RCSIM_CORE_EVQ_H
@@ -25,8 +26,16 @@ typedef struct rc_event {
     uint64_t arg;   /* handler-defined (version counter, ...) */
 } rc_event;
 
+/* The part of a record that sifting moves but never reads. */
+typedef struct rc_evq_val {
+    uint32_t kind, obj;
+    uint64_t arg;
+} rc_evq_val;
+
 typedef struct rc_evq {
-    rc_event *heap;
+    unsigned __int128 *key; /* (time with its sign bit flipped) << 64 | key2 */
+    rc_evq_val *val;
+    void *key_mem;          /* the allocation key points into (aligned) */
     size_t n, cap;
     uint64_t seq;
 } rc_evq;
@@ -46,6 +55,20 @@ void rc_evq_push_seq(rc_evq *q, rc_time t, unsigned cls, uint64_t seq, uint32_t 
 /* Removes the earliest event into *out; false when empty. */
 bool rc_evq_pop(rc_evq *q, rc_event *out);
 static inline size_t rc_evq_size(const rc_evq *q) { return q->n; }
-static inline const rc_event *rc_evq_peek(const rc_evq *q) { return q->n ? &q->heap[0] : NULL; }
+/* The earliest event's handler fields (kind, obj, arg), without removing it;
+ * NULL when empty (for prefetching its state). */
+static inline const rc_evq_val *rc_evq_peek_val(const rc_evq *q)
+{
+    return q->n ? &q->val[0] : NULL;
+}
+/* The same for the event after the earliest (the least of the root's
+ * children; they share one cache line); NULL with fewer than two events. */
+static inline const rc_evq_val *rc_evq_peek2_val(const rc_evq *q)
+{
+    if (q->n < 2) return NULL;
+    const unsigned __int128 *k = q->key;
+    size_t a = 1 + (k[2] < k[1]), b = 3 + (k[4] < k[3]); /* sentinels lose */
+    return &q->val[k[b] < k[a] ? b : a];
+}
 
 #endif

@@ -25,6 +25,13 @@ void rc_sim_on(rc_sim *s, uint32_t kind, rc_handler_fn fn, void *ctx)
     s->ctx[kind] = ctx;
 }
 
+void rc_sim_on_prefetch(rc_sim *s, uint32_t kind, rc_prefetch_fn fn)
+{
+    RC_ASSERTF(kind < RC_SIM_MAX_KINDS && s->handlers[kind] != NULL,
+               "event kind %u: a prefetch needs its handler registered first", kind);
+    s->prefetch[kind] = fn;
+}
+
 bool rc_sim_at_seq(rc_sim *s, rc_time t, unsigned cls, uint64_t seq, uint32_t kind, uint32_t obj,
                    uint64_t arg)
 {
@@ -56,6 +63,14 @@ void rc_sim_run(rc_sim *s, void (*hook)(void *, double), void *hook_ctx, rc_time
             while (next_hook <= ev.t) next_hook += every;
         }
         s->events++;
+        /* The next event is usually the one now at the top (the handler
+         * rarely schedules anything earlier): start loading its state. */
+        const rc_evq_val *next = rc_evq_peek_val(&s->q);
+        if (next != NULL && s->prefetch[next->kind] != NULL)
+            s->prefetch[next->kind](s->ctx[next->kind], next->obj, 0);
+        const rc_evq_val *after = rc_evq_peek2_val(&s->q);
+        if (after != NULL && s->prefetch[after->kind] != NULL)
+            s->prefetch[after->kind](s->ctx[after->kind], after->obj, 1);
         s->handlers[ev.kind](s->ctx[ev.kind], &ev);
     }
     s->now = s->stop;

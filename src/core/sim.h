@@ -37,6 +37,11 @@ enum {
 #define RC_SIM_MAX_KINDS 32
 
 typedef void (*rc_handler_fn)(void *ctx, const rc_event *ev);
+/* Starts loading what the handler of an event with this obj will touch
+ * (__builtin_prefetch only: it must not change any state).  ahead is 0 for
+ * the next event and 1 for the one after it: what the handler needs in two
+ * steps (a record, then what the record points to) can be fetched in two. */
+typedef void (*rc_prefetch_fn)(void *ctx, uint32_t obj, unsigned ahead);
 
 typedef struct rc_sim {
     rc_evq q;
@@ -45,6 +50,7 @@ typedef struct rc_sim {
     uint64_t events;
     rc_handler_fn handlers[RC_SIM_MAX_KINDS];
     void *ctx[RC_SIM_MAX_KINDS];
+    rc_prefetch_fn prefetch[RC_SIM_MAX_KINDS];
 } rc_sim;
 
 void rc_sim_init(rc_sim *s, rc_time stop);
@@ -53,6 +59,11 @@ void rc_sim_free(rc_sim *s);
  * has one handler: registering a kind already taken is a programming error and
  * aborts, naming the kind (it would silently take the other layer's events). */
 void rc_sim_on(rc_sim *s, uint32_t kind, rc_handler_fn fn, void *ctx);
+/* Registers a prefetch for events of `kind` (after rc_sim_on, same ctx): the
+ * engine calls it for the next two events in the queue while the current one
+ * is handled, so that in large populations the next event's state is on its way
+ * from memory (issue 28).  Optional; it cannot change results. */
+void rc_sim_on_prefetch(rc_sim *s, uint32_t kind, rc_prefetch_fn fn);
 /* Schedules an event; false (and nothing queued) when t is at or after the
  * stop time, where it could never run. */
 bool rc_sim_at(rc_sim *s, rc_time t, unsigned cls, uint32_t kind, uint32_t obj, uint64_t arg);

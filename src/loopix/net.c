@@ -156,7 +156,16 @@ rc_net *rc_net_new(rc_sim *sim, const rc_net_cfg *cfg, const rc_trace *trace, in
     }
 
     gsl_rng *phase = rc_rng_new(cfg->seed, STREAM_PHASE);
-    n->users = rc_xcalloc(n->n_users, sizeof *n->users);
+    { /* aligned (USER_ALIGN): a record's hot part is one cache line */
+        size_t bytes = ((size_t)(n->n_users ? n->n_users : 1) * sizeof *n->users);
+        n->users = aligned_alloc(USER_ALIGN, bytes);
+        RC_ASSERTF(n->users != NULL, "out of memory (%zu bytes for the clients)", bytes);
+        memset(n->users, 0, bytes);
+        for (uint32_t i = 0; i < n->n_users; i++) {
+            n->users[i].postbox.a = n->users[i].postbox.inl;
+            n->users[i].postbox.cap = PBOX_INLINE;
+        }
+    }
     uint32_t upp = (uint32_t)cfg->users_per_provider;
     for (uint32_t i = 0; i < n->n_users; i++) {
         user *u = &n->users[i];
@@ -177,6 +186,7 @@ rc_net *rc_net_new(rc_sim *sim, const rc_net_cfg *cfg, const rc_trace *trace, in
     n->provider_free = rc_xcalloc(n->n_providers, sizeof *n->provider_free);
     n->provider_gap = cfg->provider_rate > 0 ? 1e6 / cfg->provider_rate : 0;
     rc_sim_on(sim, RC_EV_PULL, rc_net__on_pull, n);
+    rc_sim_on_prefetch(sim, RC_EV_PULL, rc_net__prefetch_pull);
     rc_sim_on(sim, RC_EV_STREAM, rc_net__on_stream, n);
     rc_sim_on(sim, RC_EV_AVAIL, on_avail, n);
     rc_sim_on(sim, RC_EV_COVER_HOP, rc_net__on_cover_hop, n);
@@ -213,7 +223,7 @@ void rc_net_free(rc_net *n)
         free(n->users[i].out.a);
         free(n->users[i].wait_sub.a);
         free(n->users[i].wait_at.a);
-        free(n->users[i].postbox.a);
+        if (n->users[i].postbox.a != n->users[i].postbox.inl) free(n->users[i].postbox.a);
     }
     free(n->users);
     free(n->subs);

@@ -22,6 +22,7 @@
 #define RCSIM_LOOPIX_NET_INTERNAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -83,9 +84,15 @@ typedef struct pentry {
     uint32_t body;
 } pentry;
 
+/* Most postboxes hold one or two messages at a time (a pull takes about
+ * 1.3 in population mode), so the first PBOX_INLINE entries live in the
+ * client's record, on the line a pull reads anyway; a longer postbox moves to
+ * the heap (a stays pointing at inl until then). */
+#define PBOX_INLINE 2
 typedef struct pbox {
-    pentry *a;
+    pentry *a; /* inl, or an allocation once cap > PBOX_INLINE */
     uint32_t n, cap;
+    pentry inl[PBOX_INLINE];
 } pbox;
 
 /* A real sub-message from its send until it is filed in its recipient's
@@ -99,9 +106,20 @@ typedef struct sub {
 } sub;
 
 /* One client: its sending side (client.c), its pulls and postbox
- * (provider.c) and its availability (net.c). */
+ * (provider.c) and its availability (net.c).  What a delivery touches -- the
+ * postbox and the pull state, read when a message is filed and when it is
+ * pulled -- comes first and the record is aligned to a cache line, so filing
+ * and pulling cost two adjacent lines of the record (issue 28: with 10^5 clients every
+ * delivery finds its recipient's record out of cache). */
+#define USER_ALIGN 64
 typedef struct user {
-    bool online, forced_offline, busy, in_stationary_reset;
+    /* filed and pulled: the first two cache lines */
+    _Alignas(USER_ALIGN) pbox postbox;
+    bool online, pull_scheduled;
+    bool forced_offline, busy, in_stationary_reset;
+    rc_time pull_due, pull_at, last_online_at;
+    uint64_t pull_ver;
+    /* the rest */
     uint32_t provider, line;
     ring out;       /* real messages not yet in a bundle slot (sub indices) */
     /* Bundling queue: wait_n entries, covers and real messages in firing
@@ -114,17 +132,15 @@ typedef struct user {
     rc_time next_pay, next_drop, next_loop, backlog_at;
     rc_time idle_since;
     uint64_t stream_ver;
-    /* pulls */
-    rc_time pull_due, pull_remaining, last_online_at, pull_at;
-    bool pull_scheduled;
-    uint64_t pull_ver;
-    pbox postbox;
+    rc_time pull_remaining;
     /* availability: the trace's state, and a forced-offline window */
     bool trace_on;
     rc_time force_from, force_until;
     uint32_t toggle_idx;
     uint64_t toggle_period_k;
 } user;
+_Static_assert(offsetof(user, pull_ver) + sizeof(uint64_t) <= 2 * USER_ALIGN,
+               "the filed-and-pulled fields fit two cache lines");
 
 /* What the wire carries (traffic.c).  The per-mix and per-departure parts
  * exist only with cover_full, when every packet is simulated: mix_in is NULL
@@ -310,6 +326,7 @@ void rc_net__ensure_pull(rc_net *n, uint32_t ui, rc_time now);
 /* Files sub-message si in its recipient's postbox, arriving at `arrive`. */
 void rc_net__deliver_to_postbox(rc_net *n, uint32_t si, rc_time arrive);
 void rc_net__on_pull(void *ctx, const rc_event *ev); /* RC_EV_PULL */
+void rc_net__prefetch_pull(void *ctx, uint32_t ui, unsigned ahead); /* its rc_sim prefetch */
 void rc_net__on_relay(void *ctx, const rc_event *ev); /* RC_EV_RELAY */
 
 /* mix.c */

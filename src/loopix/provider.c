@@ -6,6 +6,7 @@
  * and hands everything that has arrived to the layer above (deliver hook),
  * labelled ONLINE or OFFLINE. */
 #include <math.h>
+#include <string.h>
 
 #include "loopix/net_internal.h"
 
@@ -19,8 +20,13 @@ static inline bool pe_before(const pentry *x, const pentry *y)
 static void pbox_push(pbox *b, pentry e)
 {
     if (b->n == b->cap) {
-        b->cap = b->cap ? b->cap * 2 : 8;
-        b->a = rc_xrealloc(b->a, b->cap * sizeof *b->a);
+        uint32_t ncap = b->cap < 8 ? 8 : b->cap * 2;
+        if (b->a == b->inl) {
+            b->a = memcpy(rc_xmalloc(ncap * sizeof *b->a), b->inl, b->n * sizeof *b->a);
+        } else {
+            b->a = rc_xrealloc(b->a, ncap * sizeof *b->a);
+        }
+        b->cap = ncap;
     }
     uint32_t i = b->n++;
     while (i > 0) {
@@ -79,6 +85,21 @@ void rc_net__deliver_to_postbox(rc_net *n, uint32_t si, rc_time arrive)
     if (n->hooks.arrived) n->hooks.arrived(n->hooks.ctx, s.recipient, s.body, s.emitted, arrive);
     pbox_push(&n->users[s.recipient].postbox, (pentry){arrive, n->postbox_seq++, s.body});
     rc_net__ensure_pull(n, s.recipient, n->sim->now);
+}
+
+void rc_net__prefetch_pull(void *ctx, uint32_t ui, unsigned ahead)
+{
+    const rc_net *n = ctx;
+    const user *u = &n->users[ui];
+    if (n->hooks.prefetch_user) n->hooks.prefetch_user(n->hooks.ctx, ui, ahead);
+    if (ahead > 0) { /* the filed-and-pulled lines */
+        __builtin_prefetch(u);
+        __builtin_prefetch((const char *)u + USER_ALIGN);
+        return;
+    }
+    /* Next: its record was fetched one event ago; the first message's body
+     * is what the layer above reads first. */
+    if (u->postbox.n > 0 && n->hooks.prefetch) n->hooks.prefetch(n->hooks.ctx, u->postbox.a[0].body);
 }
 
 void rc_net__on_pull(void *ctx, const rc_event *ev)

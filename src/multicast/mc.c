@@ -190,6 +190,12 @@ static void hook_prefetch(void *ctx, uint32_t body)
     __builtin_prefetch(&mc->bodies[body]);
 }
 
+static void hook_prefetch_user(void *ctx, uint32_t user, unsigned ahead)
+{
+    const rc_mc *mc = ctx;
+    if (mc->pt) rc_poptab_prefetch_user(mc->pt, user, ahead);
+}
+
 static void hook_online(void *ctx, uint32_t user, bool online, rc_time now)
 {
     (void)now;
@@ -399,7 +405,7 @@ static void finish_new(rc_mc *mc, rc_sim *sim, const rc_net_cfg *net_cfg,
 {
     uint32_t m = mc->n_users;
     rc_net_hooks hooks = {mc, hook_sent, hook_deliver, hook_online, NULL, hook_prefetch,
-                          hook_relay};
+                          hook_relay, hook_prefetch_user};
     mc->net = rc_net_new(sim, net_cfg, trace, rc_strategy_split(&mc->spec), forced, hooks);
     /* Group members are the active clients of the unobservability figures
      * (docs/spec.md §1.12); membership as it is at the start. */

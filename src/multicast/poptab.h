@@ -56,6 +56,9 @@ void rc_poptab_unref(rc_poptab *t, uint32_t p);
 bool rc_poptab_has(const rc_poptab *t, uint32_t p, uint32_t user);
 /* Records a copy of p reaching `user` after `lat_s` seconds: true for the first. */
 bool rc_poptab_deliver(rc_poptab *t, uint32_t p, uint32_t user, double lat_s, bool online);
+/* Prefetch hint: `user` will receive soon (ahead 1: its membership offsets,
+ * 0: its memberships, read through the offsets fetched one step earlier). */
+void rc_poptab_prefetch_user(const rc_poptab *t, uint32_t user, unsigned ahead);
 /* A real sub-message left `user`. */
 void rc_poptab_sent(rc_poptab *t, uint32_t user);
 
