@@ -153,26 +153,33 @@ Test(traffic, online_time_follows_forced_offline)
     rc_result_free(&r);
 }
 
+/* 32 users (26 in the group), 15 min, --cover full, with or without the
+ * observed wire (--anonymity on, 20 tracked messages). */
+static rc_result run_full(const char *strategy, bool observed)
+{
+    rc_job j;
+    rc_job_defaults(&j);
+    j.users = 32;
+    j.group_size = 26;
+    j.duration_s = 900;
+    j.app_rate = 0.2;
+    j.cover = RC_COVER_FULL;
+    j.anonymity = observed;
+    j.anon_targets = 20;
+    strcpy(j.strategy, strategy);
+    rc_result r;
+    rc_err err = {0};
+    cr_assert_eq(rc_run_job(&j, &r, NULL, NULL, &err), 0, "%s", err.msg);
+    return r;
+}
+
 /* With the adversary observing (--anonymity on), the wire routes every
  * bundle with its covers inside and chooses the mixes itself (loopix/wire.c);
  * the accounting follows it and must tell the same story as --cover full. */
 Test(traffic, observed_wire_counts_like_cover_full)
 {
     rc_result r[2];
-    for (int w = 0; w < 2; w++) {
-        rc_job j;
-        rc_job_defaults(&j);
-        j.users = 32;
-        j.group_size = 26;
-        j.duration_s = 900;
-        j.app_rate = 0.2;
-        j.cover = RC_COVER_FULL;
-        j.anonymity = w == 1;
-        j.anon_targets = 20;
-        strcpy(j.strategy, "rc-k2-p2");
-        rc_err err = {0};
-        cr_assert_eq(rc_run_job(&j, &r[w], NULL, NULL, &err), 0, "%s", err.msg);
-    }
+    for (int w = 0; w < 2; w++) r[w] = run_full("rc-k2-p2", w == 1);
     double exposure = r[0].c.bw_online_client_s;
     cr_assert_float_eq(r[1].c.bw_online_client_s, exposure, 1e-9);
     /* the streams are the same draws: the slot counts agree exactly */
@@ -195,19 +202,7 @@ Test(traffic, observed_wire_counts_like_cover_full)
 Test(traffic, provider_fanout_counts_the_sources_packet)
 {
     for (int w = 0; w < 2; w++) {
-        rc_job j;
-        rc_job_defaults(&j);
-        j.users = 32;
-        j.group_size = 26;
-        j.duration_s = 900;
-        j.app_rate = 0.2;
-        j.cover = RC_COVER_FULL;
-        j.anonymity = w == 1;
-        j.anon_targets = 20;
-        strcpy(j.strategy, "provider-fanout");
-        rc_result r;
-        rc_err err = {0};
-        cr_assert_eq(rc_run_job(&j, &r, NULL, NULL, &err), 0, "%s", err.msg);
+        rc_result r = run_full("provider-fanout", w == 1);
         double sent = r.c.bw_payload_pps * r.c.bw_online_client_s;
         cr_assert_gt(r.c.multicasts, 100);
         /* one packet a multicast; a few may still wait in a send queue at the end */
