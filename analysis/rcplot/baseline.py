@@ -227,8 +227,10 @@ def draw(sw, rows, plots):
                 lo = np.array([r["ratio_lo"] for r in pts])
                 hi = np.array([r["ratio_hi"] for r in pts])
                 fin = np.isfinite(ys)
-                err = np.vstack([np.where(np.isfinite(lo), ys - lo, 0.0),
-                                 np.where(np.isfinite(hi), hi - ys, 0.0)])
+                # clipped at 0: a geometric mean of equal ratios can lie an ulp outside
+                # their range (exp(log(x)) != x), which matplotlib refuses
+                err = np.maximum(np.vstack([np.where(np.isfinite(lo), ys - lo, 0.0),
+                                            np.where(np.isfinite(hi), hi - ys, 0.0)]), 0.0)
                 label = s + (" (%s)" % k if k else "")
                 ax.errorbar(xs[fin], ys[fin], yerr=err[:, fin], color=colours.get(s, "C0"),
                             marker=markers[ki % len(markers)], markersize=4, capsize=3,

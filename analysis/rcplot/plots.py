@@ -291,8 +291,10 @@ def _line(fig, axes, panels, sw, spec, roles, marks):
         ys = np.array([p[1] for p in pts])
         lo = np.array([p[2] for p in pts])
         hi = np.array([p[3] for p in pts])
-        err = np.vstack([np.where(np.isfinite(lo), ys - lo, 0.0),
-                         np.where(np.isfinite(hi), hi - ys, 0.0)])
+        # clipped at 0: a geometric mean of equal values can lie an ulp outside their
+        # range (exp(log(x)) != x), which matplotlib refuses
+        err = np.maximum(np.vstack([np.where(np.isfinite(lo), ys - lo, 0.0),
+                                    np.where(np.isfinite(hi), hi - ys, 0.0)]), 0.0)
         show = np.isfinite(ys) & ((ys > 0) if logy else True)
         ax.errorbar(xs[show], ys[show], yerr=err[:, show], color=colours[hv], marker="o",
                     markersize=4, capsize=3, linewidth=1.2,
