@@ -30,9 +30,8 @@ import h5py
 import numpy as np
 
 from . import metrics, results
-from . import strategies
 from .stats import seed_interval, seed_spread
-from .sweep import _matches, _with_structure, detect_axes, value_key
+from .sweep import _matches, _with_structure, detect_axes, table_columns, value_key
 
 # Vector formulas of the metrics (metrics.py): ("summary", key) | ("ratio", num, den) |
 # ("counter", name).
@@ -313,12 +312,7 @@ def _summarize(paths, where, stats, sums):
     bases, structure = _with_structure([b for b, _ in kept])
     kept = [(b, m) for b, (_, m) in zip(bases, kept)]
     axes = detect_axes(bases)
-    columns = [a.name for a in axes]  # as sweep.Sweep.table_columns
-    if "strategy" in columns:
-        extra = [n for n in structure if n not in columns and n != "family"
-                 and len({b.get(n) for b in bases} - {strategies.MISSING}) > 1]
-        at = columns.index("strategy") + 1
-        columns = columns[:at] + extra + columns[at:]
+    columns = table_columns(axes, structure, bases)
     cfgs, first = {}, {}
     for base, m in kept:
         key = tuple(base.get(a.name, "") for a in axes)

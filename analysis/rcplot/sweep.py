@@ -225,6 +225,20 @@ def _with_structure(params):
     return out, cols
 
 
+def table_columns(axes, structure, params):
+    """Columns naming a configuration in a table: the axes, and after `strategy` the
+    strategy parameters (not already axes) with more than one value among `params` (the
+    jobs', or the configurations') where their family has them (a multiplier that is 1
+    wherever it applies says nothing).  Not the family: every strategy name starts with it."""
+    names = [a.name for a in axes]
+    if "strategy" not in names:
+        return names
+    extra = [n for n in structure if n not in names and n != "family"
+             and len({p.get(n) for p in params} - {strategies.MISSING}) > 1]
+    at = names.index("strategy") + 1
+    return names[:at] + extra + names[at:]
+
+
 class Config:
     """The seeds of one configuration: `key` maps each axis name to its value text."""
 
@@ -305,17 +319,8 @@ class Sweep:
         self.structured = True
 
     def table_columns(self):
-        """Columns naming a configuration in a table: the axes, and after `strategy` the
-        strategy parameters (not already axes) with more than one value among the jobs
-        whose family has them (a multiplier that is 1 wherever it applies says nothing).
-        Not the family: every strategy name starts with it."""
-        names = [a.name for a in self.axes]
-        if "strategy" not in names:
-            return names
-        extra = [n for n in self.structure if n not in names and n != "family"
-                 and len({p.get(n) for p in self.params} - {strategies.MISSING}) > 1]
-        at = names.index("strategy") + 1
-        return names[:at] + extra + names[at:]
+        """Columns naming a configuration in a table (table_columns)."""
+        return table_columns(self.axes, self.structure, self.params)
 
     def axis(self, name):
         for a in self.axes:
