@@ -66,10 +66,10 @@ bool rc_sim_at(rc_sim *s, rc_time t, unsigned cls, uint32_t kind, uint32_t obj, 
     return rc_sim_at_seq(s, t, cls, rc_sim_reserve(s), kind, obj, arg);
 }
 
-/* How far ahead the engine prefetches a calendar kind's events: the far
- * stage's loads (a record) are in cache when the near stage follows the
- * pointers in them (docs/performance.md, issue 28). */
-enum { CAL_AHEAD_FAR = 10, CAL_AHEAD_NEAR = 4 };
+/* How many places ahead the engine calls a calendar kind's prefetch with
+ * each stage (index = stage): each stage's loads are in cache by the time the
+ * next follows the pointers in them (docs/performance.md, issue 28). */
+static const uint32_t CAL_AHEAD[RC_SIM_PREFETCH_STAGES] = {3, 6, 9, 12};
 
 /* The next event of the heap or the calendar, whichever comes first. */
 static inline bool next_event(rc_sim *s, rc_event *ev)
@@ -100,18 +100,18 @@ void rc_sim_run(rc_sim *s, void (*hook)(void *, double), void *hook_ctx, rc_time
         s->events++;
         /* The next event is usually the one now at the top (the handler
          * rarely schedules anything earlier): start loading its state. */
+        /* (The heap names only its next two: they get the first stages.) */
         const rc_evq_val *next = rc_evq_peek_val(&s->q);
         if (next != NULL && s->prefetch[next->kind] != NULL)
-            s->prefetch[next->kind](s->ctx[next->kind], next->obj, 0);
+            s->prefetch[next->kind](s->ctx[next->kind], next->obj, RC_SIM_PREFETCH_STAGES - 2);
         const rc_evq_val *after = rc_evq_peek2_val(&s->q);
         if (after != NULL && s->prefetch[after->kind] != NULL)
-            s->prefetch[after->kind](s->ctx[after->kind], after->obj, 1);
-        if (cal_prefetch != NULL) {
-            const rc_calq_ent *far = rc_calq_ahead(&s->cal, CAL_AHEAD_FAR);
-            if (far != NULL) cal_prefetch(s->ctx[s->cal_kind], far->obj, 1);
-            const rc_calq_ent *near = rc_calq_ahead(&s->cal, CAL_AHEAD_NEAR);
-            if (near != NULL) cal_prefetch(s->ctx[s->cal_kind], near->obj, 0);
-        }
+            s->prefetch[after->kind](s->ctx[after->kind], after->obj, RC_SIM_PREFETCH_STAGES - 1);
+        if (cal_prefetch != NULL)
+            for (unsigned stage = 0; stage < RC_SIM_PREFETCH_STAGES; stage++) {
+                const rc_calq_ent *e = rc_calq_ahead(&s->cal, CAL_AHEAD[stage]);
+                if (e != NULL) cal_prefetch(s->ctx[s->cal_kind], e->obj, stage);
+            }
         s->handlers[ev.kind](s->ctx[ev.kind], &ev);
     }
     s->now = s->stop;

@@ -39,9 +39,12 @@ enum {
 
 typedef void (*rc_handler_fn)(void *ctx, const rc_event *ev);
 /* Starts loading what the handler of an event with this obj will touch
- * (__builtin_prefetch only: it must not change any state).  ahead is 0 for
- * the next event and 1 for the one after it: what the handler needs in two
- * steps (a record, then what the record points to) can be fetched in two. */
+ * (__builtin_prefetch only: it must not change any state), in stages: the
+ * engine calls it with stage RC_SIM_PREFETCH_STAGES - 1 for an event several
+ * places ahead (load its record), then with each lower stage as the event
+ * comes nearer (follow the pointers the previous stage brought into cache),
+ * 0 last.  A chain of dependent loads is then fetched one link per stage. */
+enum { RC_SIM_PREFETCH_STAGES = 4 };
 typedef void (*rc_prefetch_fn)(void *ctx, uint32_t obj, unsigned ahead);
 
 typedef struct rc_sim {

@@ -151,7 +151,7 @@ static void stream_step(rc_net *n, uint32_t ui, rc_time t)
             if (u->out.n > PREFETCH_AHEAD)
                 __builtin_prefetch(&n->subs[ring_at(&u->out, PREFETCH_AHEAD)]);
             if (u->out.n > PREFETCH_AHEAD / 2 && n->hooks.prefetch)
-                n->hooks.prefetch(n->hooks.ctx, n->subs[ring_at(&u->out, PREFETCH_AHEAD / 2)].body);
+                n->hooks.prefetch(n->hooks.ctx, n->subs[ring_at(&u->out, PREFETCH_AHEAD / 2)].body, 1);
             /* ... and the recipients' filed-and-pulled lines (provider.c files the
              * message there when its bundle leaves, a firing or two from now). */
             if (u->out.n > PREFETCH_RECIPIENT) {
@@ -160,6 +160,13 @@ static void stream_step(rc_net *n, uint32_t ui, rc_time t)
                     __builtin_prefetch(&n->users[r], 1);
                     __builtin_prefetch((const char *)&n->users[r] + USER_ALIGN, 1);
                 }
+            }
+            /* (and, once its record is in, the end of a spilled postbox, where
+             * the message will be pushed) */
+            if (u->out.n > 1) {
+                uint32_t r = n->subs[ring_at(&u->out, 1)].recipient;
+                const pbox *b = r != TO_PROVIDER ? &n->users[r].postbox : NULL;
+                if (b != NULL && b->a != b->inl && b->n > 0) __builtin_prefetch(&b->a[(b->n - 1) / 2], 1);
             }
         } else {
             u->wait_n++; /* a cover */

@@ -184,10 +184,15 @@ static void hook_relay(void *ctx, uint32_t user, uint32_t body)
     if (mc->pt && m.type != RC_MSG_DIGEST) rc_poptab_unref(mc->pt, m.payload);
 }
 
-static void hook_prefetch(void *ctx, uint32_t body)
+static void hook_prefetch(void *ctx, uint32_t body, unsigned stage)
 {
     const rc_mc *mc = ctx;
-    __builtin_prefetch(&mc->bodies[body]);
+    if (stage > 0) {
+        __builtin_prefetch(&mc->bodies[body]);
+    } else if (mc->pt) { /* the payload's record, which rc_poptab_deliver updates */
+        const rc_msg *m = &mc->bodies[body];
+        if (m->type != RC_MSG_DIGEST) rc_poptab_prefetch_payload(mc->pt, m->payload);
+    }
 }
 
 static void hook_prefetch_user(void *ctx, uint32_t user, unsigned ahead)

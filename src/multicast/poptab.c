@@ -279,6 +279,11 @@ void rc_poptab_prefetch_user(const rc_poptab *t, uint32_t user, unsigned ahead)
     else __builtin_prefetch(&t->u_gp[t->u_off[user]]);
 }
 
+void rc_poptab_prefetch_payload(const rc_poptab *t, uint32_t id)
+{
+    if (id < t->n_pl) __builtin_prefetch(&t->pl[id]);
+}
+
 void rc_poptab_sent(rc_poptab *t, uint32_t user)
 {
     if (t->sent[user] < UINT32_MAX) t->sent[user]++;
