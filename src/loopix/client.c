@@ -131,7 +131,7 @@ static void emit_bundle(rc_net *n, uint32_t ui, rc_time t)
     if (n->cover_full) rc_net__traffic_departure(n, ui, t);
 }
 
-enum { PREFETCH_AHEAD = 8, PREFETCH_RECIPIENT = 2 };
+enum { PREFETCH_AHEAD = 8, PREFETCH_RECIPIENT = 4, PREFETCH_POSTBOX = 2 };
 
 /* Processes the stream firings of user ui at time t (payload, drop, loop in
  * that order, docs/spec.md §1.4), then emits: at most one bundle per tick on the
@@ -161,12 +161,15 @@ static void stream_step(rc_net *n, uint32_t ui, rc_time t)
                     __builtin_prefetch((const char *)&n->users[r] + USER_ALIGN, 1);
                 }
             }
-            /* (and, once its record is in, the end of a spilled postbox, where
-             * the message will be pushed) */
-            if (u->out.n > 1) {
-                uint32_t r = n->subs[ring_at(&u->out, 1)].recipient;
+            /* (and, once its record is in, the root and the end of a spilled
+             * postbox: the message is pushed at the end, and filing reads the root) */
+            if (u->out.n > PREFETCH_POSTBOX) {
+                uint32_t r = n->subs[ring_at(&u->out, PREFETCH_POSTBOX)].recipient;
                 const pbox *b = r != TO_PROVIDER ? &n->users[r].postbox : NULL;
-                if (b != NULL && b->a != b->inl && b->n > 0) __builtin_prefetch(&b->a[(b->n - 1) / 2], 1);
+                if (b != NULL && b->a != b->inl && b->n > 0) {
+                    __builtin_prefetch(b->a, 1);
+                    __builtin_prefetch(&b->a[(b->n - 1) / 2], 1);
+                }
             }
         } else {
             u->wait_n++; /* a cover */
