@@ -31,10 +31,7 @@ typedef unsigned __int128 key128;
 
 static const key128 KEY_MAX = ~(key128)0;
 
-static inline key128 make_key(rc_time t, uint64_t key2)
-{
-    return ((key128)((uint64_t)t ^ (1ULL << 63)) << 64) | key2;
-}
+static inline key128 make_key(rc_time t, uint64_t key2) { return rc_evq_make_key(t, key2); }
 
 /* Allocates room for cap events plus the sentinels, keys aligned as above. */
 static void grow(rc_evq *q, size_t cap)
@@ -99,7 +96,7 @@ bool rc_evq_pop(rc_evq *q, rc_event *out)
     if (q->n == 0) return false;
     key128 *key = q->key;
     rc_evq_val *val = q->val;
-    *out = (rc_event){(rc_time)((uint64_t)(key[0] >> 64) ^ (1ULL << 63)), (uint64_t)key[0],
+    *out = (rc_event){rc_evq_key_time(key[0]), (uint64_t)key[0],
                       val[0].kind, val[0].obj, val[0].arg};
     size_t n = --q->n;
     key128 k = key[n];

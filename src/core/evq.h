@@ -52,6 +52,18 @@ void rc_evq_push(rc_evq *q, rc_time t, unsigned cls, uint32_t kind, uint32_t obj
 uint64_t rc_evq_reserve(rc_evq *q);
 void rc_evq_push_seq(rc_evq *q, rc_time t, unsigned cls, uint64_t seq, uint32_t kind,
                      uint32_t obj, uint64_t arg);
+/* The key an event's order is decided by: (time with its sign bit flipped) << 64 | key2,
+ * compared as one unsigned number (core/calq.h keeps its events in the same order). */
+static inline unsigned __int128 rc_evq_make_key(rc_time t, uint64_t key2)
+{
+    return ((unsigned __int128)((uint64_t)t ^ (1ULL << 63)) << 64) | key2;
+}
+static inline rc_time rc_evq_key_time(unsigned __int128 key)
+{
+    return (rc_time)((uint64_t)(key >> 64) ^ (1ULL << 63));
+}
+/* The earliest event's key; all ones when empty. */
+static inline unsigned __int128 rc_evq_peek_key(const rc_evq *q) { return q->key[0]; }
 /* Removes the earliest event into *out; false when empty. */
 bool rc_evq_pop(rc_evq *q, rc_event *out);
 static inline size_t rc_evq_size(const rc_evq *q) { return q->n; }

@@ -11,7 +11,19 @@ void rc_sim_init(rc_sim *s, rc_time stop)
     s->stop = stop;
 }
 
-void rc_sim_free(rc_sim *s) { rc_evq_free(&s->q); }
+void rc_sim_free(rc_sim *s)
+{
+    rc_evq_free(&s->q);
+    if (s->cal_kind != 0) rc_calq_free(&s->cal);
+}
+
+void rc_sim_calendar(rc_sim *s, uint32_t kind, rc_time width, size_t buckets)
+{
+    RC_ASSERTF(kind > 0 && kind < RC_SIM_MAX_KINDS && s->cal_kind == 0,
+               "rc_sim_calendar: kind %u (one calendar kind per engine, never 0)", kind);
+    rc_calq_init(&s->cal, width, buckets);
+    s->cal_kind = kind;
+}
 
 void rc_sim_on(rc_sim *s, uint32_t kind, rc_handler_fn fn, void *ctx)
 {
@@ -38,7 +50,12 @@ bool rc_sim_at_seq(rc_sim *s, rc_time t, unsigned cls, uint64_t seq, uint32_t ki
     RC_DCHECK(t >= s->now, "event of kind %u scheduled in the past: t=%lld now=%lld", kind,
               (long long)t, (long long)s->now);
     if (t >= s->stop) return false; /* would never run: keep the queue small */
-    rc_evq_push_seq(&s->q, t, cls, seq, kind, obj, arg);
+    if (kind == s->cal_kind && kind != 0) {
+        RC_ASSERT(cls < 256 && seq < (1ULL << 56));
+        rc_calq_push(&s->cal, rc_evq_make_key(t, ((uint64_t)cls << 56) | seq), obj, arg);
+    } else {
+        rc_evq_push_seq(&s->q, t, cls, seq, kind, obj, arg);
+    }
     return true;
 }
 
@@ -49,11 +66,29 @@ bool rc_sim_at(rc_sim *s, rc_time t, unsigned cls, uint32_t kind, uint32_t obj, 
     return rc_sim_at_seq(s, t, cls, rc_sim_reserve(s), kind, obj, arg);
 }
 
+/* How many places ahead the engine calls a calendar kind's prefetch with
+ * each stage (index = stage): each stage's loads are in cache by the time the
+ * next follows the pointers in them (docs/performance.md, issue 28). */
+static const uint32_t CAL_AHEAD[RC_SIM_PREFETCH_STAGES] = {3, 6, 9, 12};
+
+/* The next event of the heap or the calendar, whichever comes first. */
+static inline bool next_event(rc_sim *s, rc_event *ev)
+{
+    const rc_calq_ent *c = s->cal_kind != 0 ? rc_calq_peek(&s->cal) : NULL;
+    if (c != NULL && c->key < rc_evq_peek_key(&s->q)) {
+        *ev = (rc_event){rc_evq_key_time(c->key), (uint64_t)c->key, s->cal_kind, c->obj, c->arg};
+        rc_calq_drop(&s->cal);
+        return true;
+    }
+    return rc_evq_pop(&s->q, ev);
+}
+
 void rc_sim_run(rc_sim *s, void (*hook)(void *, double), void *hook_ctx, rc_time every)
 {
     rc_event ev;
     rc_time next_hook = every > 0 ? every : s->stop;
-    while (rc_evq_pop(&s->q, &ev)) {
+    rc_prefetch_fn cal_prefetch = s->cal_kind != 0 ? s->prefetch[s->cal_kind] : NULL;
+    while (next_event(s, &ev)) {
         if (ev.t >= s->stop) break;
         RC_DCHECK(ev.t >= s->now, "time went backwards: %lld < %lld", (long long)ev.t,
                   (long long)s->now);
@@ -65,12 +100,18 @@ void rc_sim_run(rc_sim *s, void (*hook)(void *, double), void *hook_ctx, rc_time
         s->events++;
         /* The next event is usually the one now at the top (the handler
          * rarely schedules anything earlier): start loading its state. */
+        /* (The heap names only its next two: they get the first stages.) */
         const rc_evq_val *next = rc_evq_peek_val(&s->q);
         if (next != NULL && s->prefetch[next->kind] != NULL)
-            s->prefetch[next->kind](s->ctx[next->kind], next->obj, 0);
+            s->prefetch[next->kind](s->ctx[next->kind], next->obj, RC_SIM_PREFETCH_STAGES - 2);
         const rc_evq_val *after = rc_evq_peek2_val(&s->q);
         if (after != NULL && s->prefetch[after->kind] != NULL)
-            s->prefetch[after->kind](s->ctx[after->kind], after->obj, 1);
+            s->prefetch[after->kind](s->ctx[after->kind], after->obj, RC_SIM_PREFETCH_STAGES - 1);
+        if (cal_prefetch != NULL)
+            for (unsigned stage = 0; stage < RC_SIM_PREFETCH_STAGES; stage++) {
+                const rc_calq_ent *e = rc_calq_ahead(&s->cal, CAL_AHEAD[stage]);
+                if (e != NULL) cal_prefetch(s->ctx[s->cal_kind], e->obj, stage);
+            }
         s->handlers[ev.kind](s->ctx[ev.kind], &ev);
     }
     s->now = s->stop;

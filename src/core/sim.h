@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/calq.h"
 #include "core/evq.h"
 
 /* Same-time event classes: events at one instant pop in this order (docs/spec.md
@@ -38,13 +39,18 @@ enum {
 
 typedef void (*rc_handler_fn)(void *ctx, const rc_event *ev);
 /* Starts loading what the handler of an event with this obj will touch
- * (__builtin_prefetch only: it must not change any state).  ahead is 0 for
- * the next event and 1 for the one after it: what the handler needs in two
- * steps (a record, then what the record points to) can be fetched in two. */
+ * (__builtin_prefetch only: it must not change any state), in stages: the
+ * engine calls it with stage RC_SIM_PREFETCH_STAGES - 1 for an event several
+ * places ahead (load its record), then with each lower stage as the event
+ * comes nearer (follow the pointers the previous stage brought into cache),
+ * 0 last.  A chain of dependent loads is then fetched one link per stage. */
+enum { RC_SIM_PREFETCH_STAGES = 4 };
 typedef void (*rc_prefetch_fn)(void *ctx, uint32_t obj, unsigned ahead);
 
 typedef struct rc_sim {
     rc_evq q;
+    rc_calq cal;       /* the events of kind cal_kind (rc_sim_calendar), if any */
+    uint32_t cal_kind; /* 0: none */
     rc_time now;
     rc_time stop;
     uint64_t events;
@@ -60,10 +66,17 @@ void rc_sim_free(rc_sim *s);
  * aborts, naming the kind (it would silently take the other layer's events). */
 void rc_sim_on(rc_sim *s, uint32_t kind, rc_handler_fn fn, void *ctx);
 /* Registers a prefetch for events of `kind` (after rc_sim_on, same ctx): the
- * engine calls it for the next two events in the queue while the current one
- * is handled, so that in large populations the next event's state is on its way
+ * engine calls it for the next two events in the queue (for a calendar kind:
+ * for the events a few places ahead) while the current one is handled, so that in large populations the next event's state is on its way
  * from memory (issue 28).  Optional; it cannot change results. */
 void rc_sim_on_prefetch(rc_sim *s, uint32_t kind, rc_prefetch_fn fn);
+/* Keeps the events of `kind` in a calendar queue of `buckets` buckets `width`
+ * us wide (rounded down to a power of two) instead of the heap (core/calq.h):
+ * for the one kind that is most of the events and is always scheduled a little
+ * ahead (a population's pulls).  Events pop in the same order either way; the
+ * calendar's sorted current bucket also lets the engine prefetch the state of
+ * its events several ahead.  Call before scheduling any event of the kind. */
+void rc_sim_calendar(rc_sim *s, uint32_t kind, rc_time width, size_t buckets);
 /* Schedules an event; false (and nothing queued) when t is at or after the
  * stop time, where it could never run. */
 bool rc_sim_at(rc_sim *s, rc_time t, unsigned cls, uint32_t kind, uint32_t obj, uint64_t arg);

@@ -131,7 +131,7 @@ static void emit_bundle(rc_net *n, uint32_t ui, rc_time t)
     if (n->cover_full) rc_net__traffic_departure(n, ui, t);
 }
 
-enum { PREFETCH_AHEAD = 8 };
+enum { PREFETCH_AHEAD = 8, PREFETCH_RECIPIENT = 4, PREFETCH_POSTBOX = 2 };
 
 /* Processes the stream firings of user ui at time t (payload, drop, loop in
  * that order, docs/spec.md §1.4), then emits: at most one bundle per tick on the
@@ -151,7 +151,26 @@ static void stream_step(rc_net *n, uint32_t ui, rc_time t)
             if (u->out.n > PREFETCH_AHEAD)
                 __builtin_prefetch(&n->subs[ring_at(&u->out, PREFETCH_AHEAD)]);
             if (u->out.n > PREFETCH_AHEAD / 2 && n->hooks.prefetch)
-                n->hooks.prefetch(n->hooks.ctx, n->subs[ring_at(&u->out, PREFETCH_AHEAD / 2)].body);
+                n->hooks.prefetch(n->hooks.ctx, n->subs[ring_at(&u->out, PREFETCH_AHEAD / 2)].body, 1);
+            /* ... and the recipients' filed-and-pulled lines (provider.c files the
+             * message there when its bundle leaves, a firing or two from now). */
+            if (u->out.n > PREFETCH_RECIPIENT) {
+                uint32_t r = n->subs[ring_at(&u->out, PREFETCH_RECIPIENT)].recipient;
+                if (r != TO_PROVIDER) {
+                    __builtin_prefetch(&n->users[r], 1);
+                    __builtin_prefetch((const char *)&n->users[r] + USER_ALIGN, 1);
+                }
+            }
+            /* (and, once its record is in, the root and the end of a spilled
+             * postbox: the message is pushed at the end, and filing reads the root) */
+            if (u->out.n > PREFETCH_POSTBOX) {
+                uint32_t r = n->subs[ring_at(&u->out, PREFETCH_POSTBOX)].recipient;
+                const pbox *b = r != TO_PROVIDER ? &n->users[r].postbox : NULL;
+                if (b != NULL && b->a != b->inl && b->n > 0) {
+                    __builtin_prefetch(b->a, 1);
+                    __builtin_prefetch(&b->a[(b->n - 1) / 2], 1);
+                }
+            }
         } else {
             u->wait_n++; /* a cover */
         }

@@ -185,6 +185,10 @@ rc_net *rc_net_new(rc_sim *sim, const rc_net_cfg *cfg, const rc_trace *trace, in
     n->n_providers = (n->n_users + upp - 1) / upp;
     n->provider_free = rc_xcalloc(n->n_providers, sizeof *n->provider_free);
     n->provider_gap = cfg->provider_rate > 0 ? 1e6 / cfg->provider_rate : 0;
+    /* Pulls are most of a population's events, each a little ahead of now: a
+     * calendar of 1/64-period buckets spanning 64 periods keeps them out of
+     * the heap (core/calq.h; the order of events does not change). */
+    rc_sim_calendar(sim, RC_EV_PULL, n->pull_period / 64 > 0 ? n->pull_period / 64 : 1, 4096);
     rc_sim_on(sim, RC_EV_PULL, rc_net__on_pull, n);
     rc_sim_on_prefetch(sim, RC_EV_PULL, rc_net__prefetch_pull);
     rc_sim_on(sim, RC_EV_STREAM, rc_net__on_stream, n);

@@ -104,14 +104,15 @@ typedef struct rc_net_hooks {
      * (emitted = when its bundle left the sender).  Tests use it. */
     void (*arrived)(void *ctx, uint32_t user, uint32_t body, rc_time emitted, rc_time now);
     /* Optional hint: `body` will be sent or pulled soon (the upper layer may prefetch
-     * what `sent` will read).  A saturated client's queue holds thousands of
-     * messages made long ago; their records are cold by the time they leave. */
-    void (*prefetch)(void *ctx, uint32_t body);
+     * what `sent` or `deliver` will read).  A saturated client's queue holds thousands of
+     * messages made long ago; their records are cold by the time they leave.  stage 1:
+     * the body's record; stage 0 (a little later): what that record points to. */
+    void (*prefetch)(void *ctx, uint32_t body, unsigned stage);
     /* A message sent with rc_net_send_provider reached the sender's provider
      * (at the engine's now).  Needed only by strategies that use providers. */
     void (*relay)(void *ctx, uint32_t user, uint32_t body);
-    /* Optional hint: `user` will pull soon (ahead = 1: in two events, 0: in
-     * one); the upper layer may prefetch its per-user state in two steps. */
+    /* Optional hint: `user` will pull soon; stage 1 first, then 0 (the upper layer may
+     * prefetch its per-user state in two dependent steps). */
     void (*prefetch_user)(void *ctx, uint32_t user, unsigned ahead);
 } rc_net_hooks;
 

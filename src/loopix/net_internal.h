@@ -326,7 +326,7 @@ void rc_net__ensure_pull(rc_net *n, uint32_t ui, rc_time now);
 /* Files sub-message si in its recipient's postbox, arriving at `arrive`. */
 void rc_net__deliver_to_postbox(rc_net *n, uint32_t si, rc_time arrive);
 void rc_net__on_pull(void *ctx, const rc_event *ev); /* RC_EV_PULL */
-void rc_net__prefetch_pull(void *ctx, uint32_t ui, unsigned ahead); /* its rc_sim prefetch */
+void rc_net__prefetch_pull(void *ctx, uint32_t ui, unsigned stage); /* its rc_sim prefetch */
 void rc_net__on_relay(void *ctx, const rc_event *ev); /* RC_EV_RELAY */
 
 /* mix.c */

@@ -87,19 +87,29 @@ void rc_net__deliver_to_postbox(rc_net *n, uint32_t si, rc_time arrive)
     rc_net__ensure_pull(n, s.recipient, n->sim->now);
 }
 
-void rc_net__prefetch_pull(void *ctx, uint32_t ui, unsigned ahead)
+/* A pull's loads in the engine's stages (core/sim.h): the client's
+ * filed-and-pulled lines and the layer above's per-user index; the first
+ * postbox entry (when the postbox spilled out of the record) and the layer
+ * above's per-user state; the first message's body; what the body points to. */
+void rc_net__prefetch_pull(void *ctx, uint32_t ui, unsigned stage)
 {
     const rc_net *n = ctx;
     const user *u = &n->users[ui];
-    if (n->hooks.prefetch_user) n->hooks.prefetch_user(n->hooks.ctx, ui, ahead);
-    if (ahead > 0) { /* the filed-and-pulled lines */
+    switch (stage) {
+    case 3:
         __builtin_prefetch(u);
         __builtin_prefetch((const char *)u + USER_ALIGN);
+        if (n->hooks.prefetch_user) n->hooks.prefetch_user(n->hooks.ctx, ui, 1);
+        return;
+    case 2:
+        if (u->postbox.n > 0 && u->postbox.a != u->postbox.inl) __builtin_prefetch(u->postbox.a);
+        if (n->hooks.prefetch_user) n->hooks.prefetch_user(n->hooks.ctx, ui, 0);
+        return;
+    default:
+        if (u->postbox.n > 0 && n->hooks.prefetch)
+            n->hooks.prefetch(n->hooks.ctx, u->postbox.a[0].body, stage);
         return;
     }
-    /* Next: its record was fetched one event ago; the first message's body
-     * is what the layer above reads first. */
-    if (u->postbox.n > 0 && n->hooks.prefetch) n->hooks.prefetch(n->hooks.ctx, u->postbox.a[0].body);
 }
 
 void rc_net__on_pull(void *ctx, const rc_event *ev)

@@ -73,7 +73,6 @@ struct rc_mc {
     uint32_t n_payloads, cap_payloads, bytes_per;
     u32vec *group_payloads;/* payload ids per group, creation order */
     rc_msg *bodies;
-    uint32_t *body_next;
     uint32_t n_bodies, cap_bodies, body_free;
     dsamples lat_all, lat_online;
     dlvvec raw;
@@ -107,12 +106,11 @@ static uint32_t body_new(rc_mc *mc, const rc_msg *m)
     uint32_t i;
     if (mc->body_free != UINT32_MAX) {
         i = mc->body_free;
-        mc->body_free = mc->body_next[i];
+        memcpy(&mc->body_free, &mc->bodies[i], sizeof mc->body_free);
     } else {
         if (mc->n_bodies == mc->cap_bodies) {
             mc->cap_bodies = mc->cap_bodies ? mc->cap_bodies * 2 : 4096;
             mc->bodies = rc_xrealloc(mc->bodies, mc->cap_bodies * sizeof *mc->bodies);
-            mc->body_next = rc_xrealloc(mc->body_next, mc->cap_bodies * sizeof *mc->body_next);
         }
         i = mc->n_bodies++;
     }
@@ -123,7 +121,9 @@ static uint32_t body_new(rc_mc *mc, const rc_msg *m)
 
 static void body_free(rc_mc *mc, uint32_t i)
 {
-    mc->body_next[i] = mc->body_free;
+    /* the link to the next free body is kept in the freed body itself: taking
+     * a body then reads only the line it writes */
+    memcpy(&mc->bodies[i], &mc->body_free, sizeof mc->body_free);
     mc->body_free = i;
 }
 
@@ -184,10 +184,15 @@ static void hook_relay(void *ctx, uint32_t user, uint32_t body)
     if (mc->pt && m.type != RC_MSG_DIGEST) rc_poptab_unref(mc->pt, m.payload);
 }
 
-static void hook_prefetch(void *ctx, uint32_t body)
+static void hook_prefetch(void *ctx, uint32_t body, unsigned stage)
 {
     const rc_mc *mc = ctx;
-    __builtin_prefetch(&mc->bodies[body]);
+    if (stage > 0) {
+        __builtin_prefetch(&mc->bodies[body]);
+    } else if (mc->pt) { /* the payload's record, which rc_poptab_deliver updates */
+        const rc_msg *m = &mc->bodies[body];
+        if (m->type != RC_MSG_DIGEST) rc_poptab_prefetch_payload(mc->pt, m->payload);
+    }
 }
 
 static void hook_prefetch_user(void *ctx, uint32_t user, unsigned ahead)
@@ -456,7 +461,6 @@ void rc_mc_free(rc_mc *mc)
     free(mc->delivered);
     free(mc->dtime);
     free(mc->bodies);
-    free(mc->body_next);
     free(mc->lat_all.v);
     free(mc->lat_online.v);
     free(mc->raw.v);

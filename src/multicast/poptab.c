@@ -13,8 +13,16 @@ typedef struct payload {
     rc_time created;
     uint32_t refs;  /* message bodies in flight + strategy holds */
     uint32_t left;  /* expected recipients without a first copy */
-    uint64_t *bits; /* delivered, over group positions; NULL: the id is free */
+    /* delivered, over group positions: in the record itself for groups of up to
+     * 64 (most groups: a delivery then misses one line, not two), else a pooled
+     * bitset; all zero when the id is free (a live set has its source's bit) */
+    union {
+        uint64_t *ptr;
+        uint64_t word;
+    } set;
 } payload;
+
+static inline bool pl_live(const payload *p) { return p->set.word != 0; }
 
 typedef struct bucket {
     uint64_t groups, multicasts, expected, deliveries, undelivered;
@@ -91,6 +99,13 @@ static void bits_free(rc_poptab *t, uint64_t *b, size_t words)
 }
 
 static size_t words_of(uint32_t n) { return ((size_t)n + 63) / 64; }
+
+/* The delivered set of payload p of a group of n. */
+static inline uint64_t *pl_bits(payload *p, uint32_t n) { return n <= 64 ? &p->set.word : p->set.ptr; }
+static inline const uint64_t *pl_cbits(const payload *p, uint32_t n)
+{
+    return n <= 64 ? &p->set.word : p->set.ptr;
+}
 
 static unsigned bucket_of(uint32_t size)
 {
@@ -195,10 +210,11 @@ uint32_t rc_poptab_payload_new(rc_poptab *t, uint32_t g, uint32_t source, rc_tim
     }
     uint32_t n = rc_poptab_size(t, g);
     payload *p = &t->pl[id];
-    *p = (payload){g, source, now, 0, n - 1, bits_alloc(t, words_of(n))};
+    *p = (payload){g, source, now, 0, n - 1, {.word = 0}};
+    if (n > 64) p->set.ptr = bits_alloc(t, words_of(n));
     int32_t sp = rc_poptab_pos(t, g, source);
     RC_ASSERTF(sp >= 0, "source %u is not in group %u", source, g);
-    p->bits[sp / 64] |= (uint64_t)1 << (sp % 64);
+    pl_bits(p, n)[sp / 64] |= (uint64_t)1 << (sp % 64);
     bucket *b = &t->b[bucket_of(n)];
     b->multicasts++;
     b->expected += n - 1;
@@ -218,47 +234,51 @@ static void count_missing(rc_poptab *t, uint32_t id)
     t->b[bucket_of(rc_poptab_size(t, p->group))].undelivered += p->left;
     const uint32_t *mem = rc_poptab_members(t, p->group);
     uint32_t n = rc_poptab_size(t, p->group);
+    const uint64_t *bits = pl_cbits(p, n);
     for (uint32_t i = 0; i < n && t->n_miss < RC_POPTAB_MISSED_MAX; i++)
-        if (!((p->bits[i / 64] >> (i % 64)) & 1))
+        if (!((bits[i / 64] >> (i % 64)) & 1))
             t->miss[t->n_miss++] = (struct missed){p->group, id, mem[i]};
 }
 
 void rc_poptab_ref(rc_poptab *t, uint32_t p)
 {
-    RC_ASSERT(t->pl[p].bits != NULL);
+    RC_ASSERT(pl_live(&t->pl[p]));
     t->pl[p].refs++;
 }
 
 void rc_poptab_unref(rc_poptab *t, uint32_t id)
 {
     payload *p = &t->pl[id];
-    RC_ASSERTF(p->bits != NULL && p->refs > 0, "payload %u: unref without a reference", id);
+    RC_ASSERTF(pl_live(p) && p->refs > 0, "payload %u: unref without a reference", id);
     if (--p->refs > 0) return;
     /* Nothing refers to it any more: no copy can still arrive. */
     count_missing(t, id);
-    bits_free(t, p->bits, words_of(rc_poptab_size(t, p->group)));
-    p->bits = NULL;
+    uint32_t n = rc_poptab_size(t, p->group);
+    if (n > 64) bits_free(t, p->set.ptr, words_of(n));
+    p->set.word = 0;
     p->group = t->free_pl;
     t->free_pl = id;
 }
 
 bool rc_poptab_has(const rc_poptab *t, uint32_t p, uint32_t user)
 {
-    int32_t pos = rc_poptab_pos(t, t->pl[p].group, user);
-    return pos >= 0 && ((t->pl[p].bits[pos / 64] >> (pos % 64)) & 1);
+    const payload *pl = &t->pl[p];
+    int32_t pos = rc_poptab_pos(t, pl->group, user);
+    return pos >= 0 && ((pl_cbits(pl, rc_poptab_size(t, pl->group))[pos / 64] >> (pos % 64)) & 1);
 }
 
 bool rc_poptab_deliver(rc_poptab *t, uint32_t id, uint32_t user, double lat, bool online)
 {
     payload *p = &t->pl[id];
-    RC_ASSERT(p->bits != NULL);
+    RC_ASSERT(pl_live(p));
     int32_t pos = rc_poptab_pos(t, p->group, user);
     RC_ASSERTF(pos >= 0, "user %u got payload %u of group %u it is not in", user, id, p->group);
-    uint64_t bit = (uint64_t)1 << (pos % 64);
-    if (p->bits[pos / 64] & bit) return false;
-    p->bits[pos / 64] |= bit;
+    uint32_t n = rc_poptab_size(t, p->group);
+    uint64_t *bits = pl_bits(p, n), bit = (uint64_t)1 << (pos % 64);
+    if (bits[pos / 64] & bit) return false;
+    bits[pos / 64] |= bit;
     p->left--;
-    bucket *b = &t->b[bucket_of(rc_poptab_size(t, p->group))];
+    bucket *b = &t->b[bucket_of(n)];
     b->deliveries++;
     size_t bin = rc_hist_bin(lat);
     t->hist_all[bin]++;
@@ -279,6 +299,11 @@ void rc_poptab_prefetch_user(const rc_poptab *t, uint32_t user, unsigned ahead)
     else __builtin_prefetch(&t->u_gp[t->u_off[user]]);
 }
 
+void rc_poptab_prefetch_payload(const rc_poptab *t, uint32_t id)
+{
+    if (id < t->n_pl) __builtin_prefetch(&t->pl[id]);
+}
+
 void rc_poptab_sent(rc_poptab *t, uint32_t user)
 {
     if (t->sent[user] < UINT32_MAX) t->sent[user]++;
@@ -290,7 +315,7 @@ uint64_t rc_poptab_finish(rc_poptab *t,
                           void *ctx)
 {
     for (uint32_t id = 0; id < t->n_pl; id++)
-        if (t->pl[id].bits != NULL) {
+        if (pl_live(&t->pl[id])) {
             count_missing(t, id);
             t->pl[id].left = 0; /* counted once, even if finish runs again */
         }

@@ -59,6 +59,8 @@ bool rc_poptab_deliver(rc_poptab *t, uint32_t p, uint32_t user, double lat_s, bo
 /* Prefetch hint: `user` will receive soon (ahead 1: its membership offsets,
  * 0: its memberships, read through the offsets fetched one step earlier). */
 void rc_poptab_prefetch_user(const rc_poptab *t, uint32_t user, unsigned ahead);
+/* Hint: payload `id` will be delivered soon (its record, for rc_poptab_deliver). */
+void rc_poptab_prefetch_payload(const rc_poptab *t, uint32_t id);
 /* A real sub-message left `user`. */
 void rc_poptab_sent(rc_poptab *t, uint32_t user);
 

@@ -1,0 +1,228 @@
+/* The calendar queue of core/calq.h.  Invariants: cur holds every queued event
+ * before cur_end, sorted from cur.a[head]; ring bucket (t >> shift) & (nb - 1)
+ * holds, unsorted, the events in [cur_end, cur_end + nb * width) of that
+ * bucket; the overflow heap holds the rest (all at or after the ring's end).
+ * cur_end is a multiple of width. */
+#include "core/calq.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+
+typedef unsigned __int128 key128;
+
+static inline rc_time key_time(key128 k) { return rc_evq_key_time(k); }
+
+static unsigned log2_of(rc_time w)
+{
+    unsigned s = 0;
+    while (((rc_time)1 << (s + 1)) <= w) s++;
+    return s;
+}
+
+void rc_calq_init(rc_calq *q, rc_time width, size_t buckets)
+{
+    memset(q, 0, sizeof *q);
+    RC_ASSERTF(width >= 1 && buckets >= 1, "calendar queue: width %lld, %zu buckets",
+               (long long)width, buckets);
+    q->shift = log2_of(width); /* widths are powers of two: a shift per push, not a division */
+    q->width = (rc_time)1 << q->shift;
+    size_t nb = 1;
+    while (nb < buckets) nb *= 2;
+    q->nb = nb;
+    q->ring = rc_xcalloc(nb, sizeof *q->ring);
+    rc_evq_init(&q->ovf, 16);
+}
+
+void rc_calq_free(rc_calq *q)
+{
+    if (q->ring != NULL)
+        for (size_t i = 0; i < q->nb; i++) free(q->ring[i].a);
+    free(q->ring);
+    free(q->cur.a);
+    rc_evq_free(&q->ovf);
+    memset(q, 0, sizeof *q);
+}
+
+enum { KEEP_CAP = 64 }; /* entries: a bucket buffer kept for reuse */
+
+static void append(rc_calq_bucket *b, const rc_calq_ent *e)
+{
+    if (b->n == b->cap) {
+        b->cap = b->cap ? b->cap * 2 : 8;
+        b->a = rc_xrealloc(b->a, (size_t)b->cap * sizeof *b->a);
+    }
+    b->a[b->n++] = *e;
+}
+
+static inline size_t bucket_of(const rc_calq *q, rc_time t)
+{
+    return (size_t)((uint64_t)t >> q->shift) & (q->nb - 1);
+}
+
+static inline rc_time horizon(const rc_calq *q) { return q->cur_end + (rc_time)q->nb * q->width; }
+
+/* Moves the overflow's events that now fall inside the ring into it. */
+static void redistribute(rc_calq *q)
+{
+    rc_time end = horizon(q);
+    while (rc_evq_size(&q->ovf) > 0 && rc_evq_key_time(rc_evq_peek_key(&q->ovf)) < end) {
+        rc_event ev;
+        rc_evq_pop(&q->ovf, &ev);
+        rc_calq_ent e = {rc_evq_make_key(ev.t, ev.key2), ev.arg, ev.obj};
+        append(&q->ring[bucket_of(q, ev.t)], &e);
+        q->ring_n++;
+    }
+}
+
+/* Inserts into the sorted current bucket. */
+static void insert_current(rc_calq *q, const rc_calq_ent *e)
+{
+    rc_calq_bucket *c = &q->cur;
+    uint32_t lo = q->head, hi = c->n; /* first entry with a larger key */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (c->a[mid].key < e->key) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo == q->head && q->head > 0) { /* a new earliest: the slot before is free */
+        c->a[--q->head] = *e;
+        return;
+    }
+    if (c->n == c->cap) {
+        if (q->head > 0) { /* reuse the popped slots first */
+            memmove(c->a, c->a + q->head, (size_t)(c->n - q->head) * sizeof *c->a);
+            c->n -= q->head;
+            lo -= q->head;
+            q->head = 0;
+        } else {
+            c->cap = c->cap ? c->cap * 2 : 8;
+            c->a = rc_xrealloc(c->a, (size_t)c->cap * sizeof *c->a);
+        }
+    }
+    memmove(c->a + lo + 1, c->a + lo, (size_t)(c->n - lo) * sizeof *c->a);
+    c->a[lo] = *e;
+    c->n++;
+}
+
+void rc_calq_push(rc_calq *q, unsigned __int128 key, uint32_t obj, uint64_t arg)
+{
+    rc_calq_ent e = {key, arg, obj};
+    rc_time t = key_time(key);
+    q->n++;
+    if (t < q->cur_end) {
+        insert_current(q, &e);
+    } else if (t >= horizon(q)) {
+        uint64_t key2 = (uint64_t)key;
+        rc_evq_push_seq(&q->ovf, t, (unsigned)(key2 >> 56), key2 & ((1ULL << 56) - 1), 0, obj, arg);
+    } else {
+        append(&q->ring[bucket_of(q, t)], &e);
+        q->ring_n++;
+    }
+}
+
+/* Sorts a[0 .. n) by key in place: quicksort (median of three) down to short
+ * runs, then one insertion sort.  No allocation (glibc's qsort mallocs a merge
+ * buffer) and no comparator calls. */
+static void insertion_sort(rc_calq_ent *a, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        rc_calq_ent e = a[i];
+        size_t j = i;
+        for (; j > 0 && a[j - 1].key > e.key; j--) a[j] = a[j - 1];
+        a[j] = e;
+    }
+}
+
+static inline void swap_ent(rc_calq_ent *x, rc_calq_ent *y)
+{
+    rc_calq_ent t = *x;
+    *x = *y;
+    *y = t;
+}
+
+static void quick_runs(rc_calq_ent *a, size_t n)
+{
+    while (n > 24) {
+        size_t m = n / 2;
+        if (a[m].key < a[0].key) swap_ent(&a[m], &a[0]);
+        if (a[n - 1].key < a[0].key) swap_ent(&a[n - 1], &a[0]);
+        if (a[n - 1].key < a[m].key) swap_ent(&a[n - 1], &a[m]);
+        key128 pivot = a[m].key;
+        size_t i = 0, j = n - 1;
+        for (;;) { /* Hoare partition; keys are distinct */
+            while (a[i].key < pivot) i++;
+            while (a[j].key > pivot) j--;
+            if (i >= j) break;
+            swap_ent(&a[i], &a[j]);
+            i++;
+            j--;
+        }
+        /* [0, j] <= pivot <= [j + 1, n): recurse into the smaller part */
+        size_t left = j + 1;
+        if (left < n - left) {
+            quick_runs(a, left);
+            a += left;
+            n -= left;
+        } else {
+            quick_runs(a + left, n - left);
+            n = left;
+        }
+    }
+}
+
+static void sort_current(rc_calq_bucket *c)
+{
+    quick_runs(c->a, c->n);
+    insertion_sort(c->a, c->n);
+}
+
+/* The current bucket is used up and events remain: makes the next non-empty
+ * bucket current. */
+static void advance(rc_calq *q)
+{
+    q->cur.n = 0;
+    q->head = 0;
+    for (;;) {
+        if (q->ring_n == 0) { /* only the overflow: jump to its earliest bucket */
+            rc_time first = rc_evq_key_time(rc_evq_peek_key(&q->ovf));
+            q->cur_end = (rc_time)(((uint64_t)first >> q->shift) << q->shift);
+            redistribute(q);
+            continue;
+        }
+        rc_calq_bucket *b = &q->ring[bucket_of(q, q->cur_end)];
+        q->cur_end += q->width;
+        bool found = b->n > 0;
+        if (found) {
+            /* The bucket's buffer becomes the current one; the emptied current
+             * one goes back to the bucket only if it is small: a bucket is
+             * refilled a ring's span later, and keeping every bucket's largest
+             * buffer would hold memory for nb of them at their peak. */
+            rc_calq_bucket old = q->cur;
+            q->cur = *b;
+            if (old.cap <= KEEP_CAP) {
+                *b = old;
+            } else {
+                free(old.a);
+                *b = (rc_calq_bucket){0};
+            }
+            b->n = 0;
+            q->ring_n -= q->cur.n;
+        }
+        /* the ring now reaches one bucket further, into what the overflow may hold */
+        redistribute(q);
+        if (found) {
+            sort_current(&q->cur);
+            return;
+        }
+    }
+}
+
+const rc_calq_ent *rc_calq_peek(rc_calq *q)
+{
+    if (q->head < q->cur.n) return &q->cur.a[q->head];
+    if (q->n == 0) return NULL;
+    advance(q);
+    return &q->cur.a[q->head];
+}
