@@ -2,7 +2,8 @@
 # Bit-identity check for speed work (docs/performance.md): runs a fixed set of jobs that
 # covers every model path (paper and exact models, unicast, RC, RC-FT with and without
 # drop-offline, bursts, traces, lambda/16, --cover full, adversary, gossip with membership
-# changes, a source going offline, several groups, population mode) with one binary, and
+# changes, a source going offline, several groups, population mode, and populations of
+# 6,000 that put pulls in the calendar, core/calq.h, in both models) with one binary, and
 # compares two such runs: the JSON summary (without wall time, RSS and the event count),
 # and every raw delivery, histogram bucket and population table of the HDF5 output.
 #
@@ -30,6 +31,8 @@ JOBS=(
   "k --model exact --strategy rc-k2-p2-ft-dropoffline --population 2000 --groups 400 --group-size-dist zipf:1.5:3:200 --duration 10m"
   "l --model paper --strategy unicast --users 128 --burst 8 --duration 2h"
   "m --model paper --strategy rc-k2-p2 --users 256 --duration 2h"
+  "n --model exact --strategy rc-k2-p2-ft-dropoffline --population 6000 --groups 1200 --group-size-dist zipf:1.5:3:200 --duration 10m"
+  "o --model paper --strategy unicast --population 6000 --groups 1200 --group-size-dist zipf:1.5:3:200 --duration 10m"
 )
 
 usage() { sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }

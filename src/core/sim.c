@@ -72,10 +72,11 @@ bool rc_sim_at(rc_sim *s, rc_time t, unsigned cls, uint32_t kind, uint32_t obj, 
 static const uint32_t CAL_AHEAD[RC_SIM_PREFETCH_STAGES] = {3, 6, 9, 12};
 
 /* The next event of the heap or the calendar, whichever comes first. */
-static inline bool next_event(rc_sim *s, rc_event *ev)
+static inline bool next_event(rc_sim *s, rc_event *ev, bool *from_cal)
 {
     const rc_calq_ent *c = s->cal_kind != 0 ? rc_calq_peek(&s->cal) : NULL;
-    if (c != NULL && c->key < rc_evq_peek_key(&s->q)) {
+    *from_cal = c != NULL && c->key < rc_evq_peek_key(&s->q);
+    if (*from_cal) {
         *ev = (rc_event){rc_evq_key_time(c->key), (uint64_t)c->key, s->cal_kind, c->obj, c->arg};
         rc_calq_drop(&s->cal);
         return true;
@@ -83,31 +84,48 @@ static inline bool next_event(rc_sim *s, rc_event *ev)
     return rc_evq_pop(&s->q, ev);
 }
 
+/* One step of the loop: the bookkeeping and dispatch of event ev. */
+static inline void dispatch(rc_sim *s, const rc_event *ev, rc_time *next_hook,
+                            void (*hook)(void *, double), void *hook_ctx, rc_time every)
+{
+    RC_DCHECK(ev->t >= s->now, "time went backwards: %lld < %lld", (long long)ev->t,
+              (long long)s->now);
+    s->now = ev->t;
+    if (hook != NULL && ev->t >= *next_hook) {
+        hook(hook_ctx, (double)ev->t / (double)s->stop);
+        while (*next_hook <= ev->t) *next_hook += every;
+    }
+    s->events++;
+    /* The next event is usually the one now at the top (the handler
+     * rarely schedules anything earlier): start loading its state.
+     * (The heap names only its next two: they get the first stages.) */
+    const rc_evq_val *next = rc_evq_peek_val(&s->q);
+    if (next != NULL && s->prefetch[next->kind] != NULL)
+        s->prefetch[next->kind](s->ctx[next->kind], next->obj, RC_SIM_PREFETCH_STAGES - 2);
+    const rc_evq_val *after = rc_evq_peek2_val(&s->q);
+    if (after != NULL && s->prefetch[after->kind] != NULL)
+        s->prefetch[after->kind](s->ctx[after->kind], after->obj, RC_SIM_PREFETCH_STAGES - 1);
+}
+
 void rc_sim_run(rc_sim *s, void (*hook)(void *, double), void *hook_ctx, rc_time every)
 {
     rc_event ev;
     rc_time next_hook = every > 0 ? every : s->stop;
-    rc_prefetch_fn cal_prefetch = s->cal_kind != 0 ? s->prefetch[s->cal_kind] : NULL;
-    while (next_event(s, &ev)) {
-        if (ev.t >= s->stop) break;
-        RC_DCHECK(ev.t >= s->now, "time went backwards: %lld < %lld", (long long)ev.t,
-                  (long long)s->now);
-        s->now = ev.t;
-        if (hook != NULL && ev.t >= next_hook) {
-            hook(hook_ctx, (double)ev.t / (double)s->stop);
-            while (next_hook <= ev.t) next_hook += every;
+    if (s->cal_kind == 0) { /* the heap alone: the loop as it was before calendars */
+        while (rc_evq_pop(&s->q, &ev) && ev.t < s->stop) {
+            dispatch(s, &ev, &next_hook, hook, hook_ctx, every);
+            s->handlers[ev.kind](s->ctx[ev.kind], &ev);
         }
-        s->events++;
-        /* The next event is usually the one now at the top (the handler
-         * rarely schedules anything earlier): start loading its state. */
-        /* (The heap names only its next two: they get the first stages.) */
-        const rc_evq_val *next = rc_evq_peek_val(&s->q);
-        if (next != NULL && s->prefetch[next->kind] != NULL)
-            s->prefetch[next->kind](s->ctx[next->kind], next->obj, RC_SIM_PREFETCH_STAGES - 2);
-        const rc_evq_val *after = rc_evq_peek2_val(&s->q);
-        if (after != NULL && s->prefetch[after->kind] != NULL)
-            s->prefetch[after->kind](s->ctx[after->kind], after->obj, RC_SIM_PREFETCH_STAGES - 1);
-        if (cal_prefetch != NULL)
+        s->now = s->stop;
+        return;
+    }
+    rc_prefetch_fn cal_prefetch = s->prefetch[s->cal_kind];
+    bool from_cal;
+    while (next_event(s, &ev, &from_cal) && ev.t < s->stop) {
+        dispatch(s, &ev, &next_hook, hook, hook_ctx, every);
+        /* (Only as calendar events are taken: the pipeline moves one calendar
+         * event per step, and jobs where they are few pay nothing.) */
+        if (from_cal && cal_prefetch != NULL)
             for (unsigned stage = 0; stage < RC_SIM_PREFETCH_STAGES; stage++) {
                 const rc_calq_ent *e = rc_calq_ahead(&s->cal, CAL_AHEAD[stage]);
                 if (e != NULL) cal_prefetch(s->ctx[s->cal_kind], e->obj, stage);

@@ -109,6 +109,8 @@ void rc_net_force_offline(rc_net *n, uint32_t ui, rc_time from, rc_time until)
 
 /* ---------- construction ---------- */
 
+enum { CALENDAR_MIN_USERS = 4096 }; /* clients from which pulls go to a calendar */
+
 rc_net *rc_net_new(rc_sim *sim, const rc_net_cfg *cfg, const rc_trace *trace, int split,
                    const bool *forced_offline, rc_net_hooks hooks)
 {
@@ -187,8 +189,11 @@ rc_net *rc_net_new(rc_sim *sim, const rc_net_cfg *cfg, const rc_trace *trace, in
     n->provider_gap = cfg->provider_rate > 0 ? 1e6 / cfg->provider_rate : 0;
     /* Pulls are most of a population's events, each a little ahead of now: a
      * calendar of 1/64-period buckets spanning 64 periods keeps them out of
-     * the heap (core/calq.h; the order of events does not change). */
-    rc_sim_calendar(sim, RC_EV_PULL, n->pull_period / 64 > 0 ? n->pull_period / 64 : 1, 4096);
+     * the heap (core/calq.h; the order of events does not change).  Below a
+     * few thousand clients the heap fits in cache and is as fast, and jobs
+     * with few pulls (--cover full) ran 4 % slower with the calendar. */
+    if (n->n_users >= CALENDAR_MIN_USERS)
+        rc_sim_calendar(sim, RC_EV_PULL, n->pull_period / 64 > 0 ? n->pull_period / 64 : 1, 4096);
     rc_sim_on(sim, RC_EV_PULL, rc_net__on_pull, n);
     rc_sim_on_prefetch(sim, RC_EV_PULL, rc_net__prefetch_pull);
     rc_sim_on(sim, RC_EV_STREAM, rc_net__on_stream, n);
