@@ -86,6 +86,16 @@ static const bench_cfg configs[] = {
     {"anon-on-pop10000-rc-k2-p2-ft-10m",
      "model=exact strategy=rc-k2-p2-ft-dropoffline population=10000 groups=1000 "
      "group_size_dist=zipf:1.5:3:200 trace=online anonymity=on duration=10m", false},
+    /* Populations at the engine's speed (issue 28, docs/performance.md): the cost per
+     * delivery at 10^4 and 10^5 users (goal: within 1.5x of each other) and the
+     * configuration of the 10^5 side-by-side run.  Their own duration; run them alone
+     * with --only pop-; not in the --quick subset. */
+    {"pop-unicast-n10000-g2000-10m",
+     "model=exact strategy=unicast population=10000 groups=2000 "
+     "group_size_dist=zipf:1.5:3:500 trace=online duration=10m", false},
+    {"pop-unicast-n100000-g20000-10m",
+     "model=exact strategy=unicast population=100000 groups=20000 "
+     "group_size_dist=zipf:1.5:3:500 trace=online duration=10m", false},
 };
 #define N_CONFIGS (sizeof configs / sizeof configs[0])
 
