@@ -24,14 +24,12 @@ baseline that is not in the results.
 """
 
 import argparse
-import csv
-import math
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from rcplot import baseline, metrics  # noqa: E402
+from rcplot import baseline, metrics, table  # noqa: E402
 from rcplot.sweep import Sweep, UsageError, load, parse_where  # noqa: E402
 
 PROG = os.environ.get("RCSIM_PROG", "baseline.py")
@@ -65,11 +63,7 @@ def main(argv=None):
             rows = baseline.compare(sw, a.baseline, stats)
             if a.csv:
                 f = sys.stdout if a.csv == "-" else open(a.csv, "w", newline="")
-                w = csv.DictWriter(f, fieldnames=baseline.columns(sw), extrasaction="ignore")
-                w.writeheader()
-                for r in rows:
-                    w.writerow({k: ("" if isinstance(v, float) and not math.isfinite(v) else v)
-                                for k, v in r.items()})
+                table.write_csv(f, baseline.columns(sw), rows)
                 if f is not sys.stdout:
                     f.close()
             if a.plot:

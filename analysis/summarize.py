@@ -17,7 +17,6 @@ Needs only Debian's python3-h5py and python3-numpy (run with /usr/bin/python3).
 Exit status: 0 ok; 2 bad usage, unreadable input or no finished jobs.
 """
 import argparse
-import csv
 import json
 import math
 import os
@@ -100,11 +99,7 @@ def main(argv=None):
         info = results.sweep_info(res)
         if a.csv:
             f = _open(a.csv)
-            w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
-            w.writeheader()
-            for r in rows:
-                w.writerow({k: ("" if isinstance(v, float) and not math.isfinite(v) else v)
-                            for k, v in r.items()})
+            table.write_csv(f, cols, rows)
             if f is not sys.stdout:
                 f.close()
         if a.json:

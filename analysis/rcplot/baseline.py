@@ -25,7 +25,7 @@ import math
 
 import numpy as np
 
-from . import metrics
+from . import metrics, table
 from .stats import LOG_T, RANGE, seed_interval
 from .sweep import UsageError, fmt_value
 
@@ -274,7 +274,6 @@ def report_section(sw, paths, outdir, dpi=110, baseline="unicast", stats=STATS):
     OUTDIR/img/baseline.png and writes OUTDIR/baseline.csv.  rcplot.report calls this and
     only inserts the lines, so the section's content lives here."""
     import base64
-    import csv as csv_
     import html
     import os
 
@@ -284,11 +283,7 @@ def report_section(sw, paths, outdir, dpi=110, baseline="unicast", stats=STATS):
     rows = compare(sw, baseline, stats)
     csv_path = os.path.join(outdir, "baseline.csv")
     with open(csv_path, "w", newline="") as f:
-        w = csv_.DictWriter(f, fieldnames=columns(sw), extrasaction="ignore")
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: ("" if isinstance(v, float) and not math.isfinite(v) else v)
-                        for k, v in r.items()})
+        table.write_csv(f, columns(sw), rows)
     fig = draw(sw, rows, plots)
     img = os.path.join(outdir, "img", "baseline.png")
     plots.save(fig, img, dpi=dpi)

@@ -15,7 +15,6 @@ why.
 """
 
 import base64
-import csv
 import html
 import math
 import os
@@ -91,11 +90,7 @@ def build(sw, paths, outdir, dpi=110):
     csv_path = os.path.join(outdir, "table.csv")
     cols = table.columns(sw, stats=TABLE_STATS)
     with open(csv_path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: ("" if isinstance(v, float) and not math.isfinite(v) else v)
-                        for k, v in r.items()})
+        table.write_csv(f, cols, rows)
 
     figures, skipped = [], []
     for stem, spec, why in default_specs(sw):

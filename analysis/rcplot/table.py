@@ -9,6 +9,7 @@ log-scale t-interval for positive statistics, the mean with a bootstrap interval
 others, and below stats.MIN_SEEDS_CI seeds the min-max seed range instead, labelled so.  Counts (deliveries, undelivered, wall time) are also summed over seeds.
 """
 
+import csv
 import math
 
 from . import metrics
@@ -18,6 +19,16 @@ from .sweep import fmt_value
 DEFAULT_STATS = ("mean", "p1", "median", "p90", "p99", "delivery_ratio",
                  "packets_per_delivery")
 SUMS = ("deliveries", "undelivered", "wall_s")
+
+
+def write_csv(f, fieldnames, rows):
+    """Writes rows (dicts) to the open file f as CSV with a header, full precision; a
+    value that is not a finite number (NaN: no data) is an empty cell, not "nan"."""
+    w = csv.DictWriter(f, fieldnames=fieldnames, extrasaction="ignore")
+    w.writeheader()
+    for r in rows:
+        w.writerow({k: ("" if isinstance(v, float) and not math.isfinite(v) else v)
+                    for k, v in r.items()})
 
 
 def rows(sw, stats=DEFAULT_STATS, per_seed=False):
