@@ -12,8 +12,6 @@
 
 typedef unsigned __int128 key128;
 
-static inline rc_time key_time(key128 k) { return rc_evq_key_time(k); }
-
 static unsigned log2_of(rc_time w)
 {
     unsigned s = 0;
@@ -109,7 +107,7 @@ static void insert_current(rc_calq *q, const rc_calq_ent *e)
 void rc_calq_push(rc_calq *q, unsigned __int128 key, uint32_t obj, uint64_t arg)
 {
     rc_calq_ent e = {key, arg, obj};
-    rc_time t = key_time(key);
+    rc_time t = rc_evq_key_time(key);
     q->n++;
     if (t < q->cur_end) {
         insert_current(q, &e);

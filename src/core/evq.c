@@ -31,8 +31,6 @@ typedef unsigned __int128 key128;
 
 static const key128 KEY_MAX = ~(key128)0;
 
-static inline key128 make_key(rc_time t, uint64_t key2) { return rc_evq_make_key(t, key2); }
-
 /* Allocates room for cap events plus the sentinels, keys aligned as above. */
 static void grow(rc_evq *q, size_t cap)
 {
@@ -70,7 +68,7 @@ void rc_evq_push_seq(rc_evq *q, rc_time t, unsigned cls, uint64_t seq, uint32_t 
 {
     RC_ASSERT(cls < 256 && seq < (1ULL << 56));
     if (q->n == q->cap) grow(q, q->cap * 2);
-    key128 k = make_key(t, ((uint64_t)cls << 56) | seq);
+    key128 k = rc_evq_make_key(t, ((uint64_t)cls << 56) | seq);
     key128 *key = q->key;
     rc_evq_val *val = q->val;
     size_t i = q->n++;
