@@ -104,18 +104,14 @@ static void emit_bundle(rc_net *n, uint32_t ui, rc_time t)
         u->wait_head++;
         u->wait_n--;
         left--;
-        ring_pop(&u->wait_at);
-        uint32_t s = ring_pop(&u->wait_sub);
-        n->subs[s].emitted = t;
-        n->hooks.sent(n->hooks.ctx, ui, n->subs[s].body, t);
-        if (n->subs[s].recipient == TO_PROVIDER) {
+        qmsg q = ring_pop(&u->wait);
+        n->hooks.sent(n->hooks.ctx, ui, q.body, t);
+        if (q.recipient == TO_PROVIDER) {
             /* Ends at the provider (provider.c): the strategy acts there, at
              * that time (an event, so providers serve in time order). */
-            uint32_t body = n->subs[s].body;
-            sub_free(n, s);
             n->subs_relayed++;
             n->ctr.real_packets++; /* a real packet on the client's link, like any other */
-            rc_sim_at(n->sim, at_provider, RC_CLS_PROVIDER, RC_EV_RELAY, ui, body);
+            rc_sim_at(n->sim, at_provider, RC_CLS_PROVIDER, RC_EV_RELAY, ui, q.body);
             continue;
         }
         /* The last layer delays each sub-message separately, then the egress
@@ -126,12 +122,12 @@ static void emit_bundle(rc_net *n, uint32_t ui, rc_time t)
             n->ctr.mix_packets += n->layers;
             rc_net__traffic_route(n, 1);
         }
-        rc_net__deliver_to_postbox(n, s, arrive);
+        rc_net__deliver_to_postbox(n, q.recipient, q.body, t, arrive);
     }
     if (n->cover_full) rc_net__traffic_departure(n, ui, t);
 }
 
-enum { PREFETCH_AHEAD = 8, PREFETCH_RECIPIENT = 4, PREFETCH_POSTBOX = 2 };
+enum { PREFETCH_BODY = 4, PREFETCH_RECIPIENT = 4, PREFETCH_POSTBOX = 2 };
 
 /* Processes the stream firings of user ui at time t (payload, drop, loop in
  * that order, docs/spec.md §1.4), then emits: at most one bundle per tick on the
@@ -142,20 +138,19 @@ static void stream_step(rc_net *n, uint32_t ui, rc_time t)
     if (u->next_pay == t) {
         n->ctr.payload_slots++;
         if (u->out.n > 0) {
-            ring_push(&u->wait_sub, ring_pop(&u->out));
-            ring_push(&u->wait_at, u->wait_head + u->wait_n);
+            qmsg q = ring_pop(&u->out);
+            q.pos = u->wait_head + u->wait_n;
+            ring_push(&u->wait, q);
             u->wait_n++;
             /* A long send queue is drained firing by firing (the look-ahead in
-             * rc_net__on_stream): fetch the records of the messages a few
-             * payload firings ahead, then their bodies, before they are needed. */
-            if (u->out.n > PREFETCH_AHEAD)
-                __builtin_prefetch(&n->subs[ring_at(&u->out, PREFETCH_AHEAD)]);
-            if (u->out.n > PREFETCH_AHEAD / 2 && n->hooks.prefetch)
-                n->hooks.prefetch(n->hooks.ctx, n->subs[ring_at(&u->out, PREFETCH_AHEAD / 2)].body, 1);
+             * rc_net__on_stream): fetch the bodies of the messages a few
+             * payload firings ahead before they are needed ... */
+            if (u->out.n > PREFETCH_BODY && n->hooks.prefetch)
+                n->hooks.prefetch(n->hooks.ctx, ring_at(&u->out, PREFETCH_BODY)->body, 1);
             /* ... and the recipients' filed-and-pulled lines (provider.c files the
              * message there when its bundle leaves, a firing or two from now). */
             if (u->out.n > PREFETCH_RECIPIENT) {
-                uint32_t r = n->subs[ring_at(&u->out, PREFETCH_RECIPIENT)].recipient;
+                uint32_t r = ring_at(&u->out, PREFETCH_RECIPIENT)->recipient;
                 if (r != TO_PROVIDER) {
                     __builtin_prefetch(&n->users[r], 1);
                     __builtin_prefetch((const char *)&n->users[r] + USER_ALIGN, 1);
@@ -164,7 +159,7 @@ static void stream_step(rc_net *n, uint32_t ui, rc_time t)
             /* (and, once its record is in, the root and the end of a spilled
              * postbox: the message is pushed at the end, and filing reads the root) */
             if (u->out.n > PREFETCH_POSTBOX) {
-                uint32_t r = n->subs[ring_at(&u->out, PREFETCH_POSTBOX)].recipient;
+                uint32_t r = ring_at(&u->out, PREFETCH_POSTBOX)->recipient;
                 const pbox *b = r != TO_PROVIDER ? &n->users[r].postbox : NULL;
                 if (b != NULL && b->a != b->inl && b->n > 0) {
                     __builtin_prefetch(b->a, 1);
@@ -198,7 +193,7 @@ static void stream_step(rc_net *n, uint32_t ui, rc_time t)
 /* Samples the idle bundling queue (covers only) from its stationary law. */
 static void idle_reset(rc_net *n, user *u, rc_time limit)
 {
-    RC_DCHECK(u->wait_sub.n == 0, "idle user holds real messages");
+    RC_DCHECK(u->wait.n == 0, "idle user holds real messages");
     double x = rc_rng_uniform(n->rng_cover);
     uint32_t w = 0;
     while (w + 1 < n->stat_n && x >= n->stat_cdf[w]) w++;
@@ -212,7 +207,7 @@ void rc_net__idle_catch_up(rc_net *n, uint32_t ui, rc_time limit)
 {
     user *u = &n->users[ui];
     if (u->busy || !u->online || limit <= u->idle_since) return;
-    RC_DCHECK(u->wait_sub.n == 0 && u->out.n == 0, "idle user %u holds real messages", ui);
+    RC_DCHECK(u->wait.n == 0 && u->out.n == 0, "idle user %u holds real messages", ui);
     if (limit - u->idle_since >= n->mix_time) {
         idle_reset(n, u, limit);
     } else {
@@ -269,9 +264,10 @@ void rc_net_send_provider(rc_net *n, uint32_t ui, uint32_t body)
 void rc_net_send(rc_net *n, uint32_t ui, uint32_t recipient, uint32_t body)
 {
     user *u = &n->users[ui];
-    uint32_t s = sub_new(n, recipient, body);
+    qmsg q = {recipient, body, 0};
+    n->subs_created++;
     if (u->busy || !u->online) {
-        ring_push(&u->out, s);
+        ring_push(&u->out, q);
         return;
     }
     /* The user leaves the idle regime.  Sends made while its provider
@@ -279,7 +275,7 @@ void rc_net_send(rc_net *n, uint32_t ui, uint32_t recipient, uint32_t body)
      * timers or the app come after the user's turn (docs/spec.md §1.2). */
     rc_time now = n->sim->now;
     rc_net__idle_catch_up(n, ui, n->in_pull ? now : now + step(n));
-    ring_push(&u->out, s);
+    ring_push(&u->out, q);
     u->busy = true;
     u->stream_ver++;
     rc_net__schedule_stream(n, ui);

@@ -148,7 +148,6 @@ rc_net *rc_net_new(rc_sim *sim, const rc_net_cfg *cfg, const rc_trace *trace, in
     n->rng_delay = rc_rng_new(cfg->seed, STREAM_DELAY);
     n->rng_mixloop = rc_rng_new(cfg->seed, STREAM_MIXLOOP);
     n->seed = cfg->seed;
-    n->free_head = UINT32_MAX;
     n->cpk_free = UINT32_MAX;
     rc_net__traffic_init(n, cfg->seed);
     rc_net__idle_law(n);
@@ -230,12 +229,10 @@ void rc_net_free(rc_net *n)
     if (n == NULL) return;
     for (uint32_t i = 0; i < n->n_users; i++) {
         free(n->users[i].out.a);
-        free(n->users[i].wait_sub.a);
-        free(n->users[i].wait_at.a);
+        free(n->users[i].wait.a);
         if (n->users[i].postbox.a != n->users[i].postbox.inl) free(n->users[i].postbox.a);
     }
     free(n->users);
-    free(n->subs);
     free(n->cpk);
     rc_net__traffic_free(n);
     free(n->provider_free);
@@ -269,7 +266,7 @@ uint64_t rc_net_backlog(const rc_net *n)
 {
     uint64_t b = 0;
     for (uint32_t i = 0; i < n->n_users; i++)
-        b += n->users[i].out.n + n->users[i].wait_sub.n + n->users[i].postbox.n;
+        b += n->users[i].out.n + n->users[i].wait.n + n->users[i].postbox.n;
     return b;
 }
 

@@ -163,6 +163,8 @@ typedef struct rc_net_wire {
 
 /* Attaches the observer (call once, before rc_net_start; cfg->cover_full must be on). */
 void rc_net_observe(rc_net *n, rc_net_wire wire);
+/* Whether an observer is attached (it tells messages apart by their body handles). */
+bool rc_net_observed(const rc_net *n);
 uint32_t rc_net_providers(const rc_net *n);
 uint32_t rc_net_mix_layers(const rc_net *n);
 uint32_t rc_net_mixes_per_layer(const rc_net *n);

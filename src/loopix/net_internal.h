@@ -15,8 +15,8 @@
  * availability from its record instead of calling back into net.c, so calls
  * between the files never go round in a circle (tests/check_structure.sh).
  *
- * Ownership: rc_net owns the users, the sub-message records (a free list),
- * the postbox heaps and the cover packet records; rc_net_free releases all.
+ * Ownership: rc_net owns the users (their queues), the postbox heaps and the
+ * cover packet records; rc_net_free releases all.
  */
 #ifndef RCSIM_LOOPIX_NET_INTERNAL_H
 #define RCSIM_LOOPIX_NET_INTERNAL_H
@@ -36,18 +36,30 @@ enum { STREAM_COVER = 1, STREAM_DELAY = 2, STREAM_PHASE = 3, STREAM_MIXLOOP = 4,
 
 #define NEVER INT64_MAX
 
-/* A ring buffer of u32 (send queue, bundling queue); cap is 0 or a power of
+/* A real message in a client's queues: its recipient (TO_PROVIDER: it ends
+ * at the sender's own provider, rc_net_send_provider), the upper layer's body
+ * handle, and in the bundling queue its position there (positions count from
+ * wait_head, mod 2^32; unused in the send queue).  The queues hold the
+ * message itself, not an index of a record elsewhere: draining a long send
+ * queue then reads the queue in order and no record of its own (issue 28). */
+typedef struct qmsg {
+    uint32_t recipient, body, pos;
+} qmsg;
+
+#define TO_PROVIDER UINT32_MAX
+
+/* A ring buffer of qmsg (send queue, bundling queue); cap is 0 or a power of
  * two, so positions wrap with a mask. */
 typedef struct ring {
-    uint32_t *a;
+    qmsg *a;
     uint32_t head, n, cap;
 } ring;
 
-static inline void ring_push(ring *r, uint32_t v)
+static inline void ring_push(ring *r, qmsg v)
 {
     if (r->n == r->cap) {
         uint32_t ncap = r->cap ? r->cap * 2 : 8;
-        uint32_t *na = rc_xmalloc(ncap * sizeof *na);
+        qmsg *na = rc_xmalloc(ncap * sizeof *na);
         for (uint32_t i = 0; i < r->n; i++) na[i] = r->a[(r->head + i) & (r->cap - 1)];
         free(r->a);
         r->a = na;
@@ -59,14 +71,25 @@ static inline void ring_push(ring *r, uint32_t v)
 }
 
 /* The i-th entry from the head (i < n). */
-static inline uint32_t ring_at(const ring *r, uint32_t i) { return r->a[(r->head + i) & (r->cap - 1)]; }
+static inline const qmsg *ring_at(const ring *r, uint32_t i)
+{
+    return &r->a[(r->head + i) & (r->cap - 1)];
+}
 
-static inline uint32_t ring_pop(ring *r)
+/* A ring that drains gives back a long buffer: a group's source queues a copy
+ * per member at once, and 10^5 clients each keeping the longest queue they
+ * ever had would hold more memory than the messages in flight (issue 28). */
+#define RING_KEEP 64
+
+static inline qmsg ring_pop(ring *r)
 {
     RC_ASSERT(r->n > 0);
-    uint32_t v = r->a[r->head];
+    qmsg v = r->a[r->head];
     r->head = (r->head + 1) & (r->cap - 1);
-    r->n--;
+    if (--r->n == 0 && r->cap > RING_KEEP) {
+        free(r->a);
+        *r = (ring){NULL, 0, 0, 0};
+    }
     return v;
 }
 
@@ -75,9 +98,9 @@ static inline uint32_t ring_pop(ring *r)
  * has a capacity, so a message's arrival time is known when its bundle leaves
  * (docs/spec.md §1.6); keeping future arrivals here instead of as events in the global
  * queue keeps that queue small.  A pull takes the entries that have arrived.
- * An entry holds all a pull needs (arrival time, body), so the sub-message
- * record is freed when the message is filed: a pull touches no record that
- * was last used seconds earlier (in saturated runs, a cache miss each). */
+ * An entry holds all a pull needs (arrival time, body): a pull touches no
+ * record of the net that was last used seconds earlier (in saturated runs, a
+ * cache miss each). */
 typedef struct pentry {
     rc_time t; /* arrival */
     uint64_t seq;
@@ -95,16 +118,6 @@ typedef struct pbox {
     pentry inl[PBOX_INLINE];
 } pbox;
 
-/* A real sub-message from its send until it is filed in its recipient's
- * postbox: recipient, the upper layer's body handle, and when its bundle
- * left the sender.  recipient = TO_PROVIDER: the message ends at the
- * sender's own provider (rc_net_send_provider). */
-#define TO_PROVIDER UINT32_MAX
-typedef struct sub {
-    uint32_t recipient, body;
-    rc_time emitted;
-} sub;
-
 /* One client: its sending side (client.c), its pulls and postbox
  * (provider.c) and its availability (net.c).  What a delivery touches -- the
  * postbox and the pull state, read when a message is filed and when it is
@@ -121,14 +134,14 @@ typedef struct user {
     uint64_t pull_ver;
     /* the rest */
     uint32_t provider, line;
-    ring out;       /* real messages not yet in a bundle slot (sub indices) */
+    ring out;       /* real messages not yet in a bundle slot */
     /* Bundling queue: wait_n entries, covers and real messages in firing
      * order.  Covers are only counted; a real message is kept with its
-     * position in the queue (positions count from wait_head, mod 2^32), so a
-     * bundle of p entries costs O(its real messages), not O(p) queue
-     * operations (at p = 16 most entries are covers). */
+     * position in the queue (qmsg.pos), so a bundle of p entries costs O(its
+     * real messages), not O(p) queue operations (at p = 16 most entries are
+     * covers). */
     uint32_t wait_n, wait_head;
-    ring wait_sub, wait_at; /* the real entries: sub index, position */
+    ring wait; /* the real entries of the bundling queue */
     rc_time next_pay, next_drop, next_loop, backlog_at;
     rc_time idle_since;
     uint64_t stream_ver;
@@ -183,9 +196,9 @@ typedef struct wire_ops {
     /* mix loop pk is back at its mix */
     void (*loop_end)(rc_net *n, uint32_t pk, rc_time now);
     void (*pull)(rc_net *n, uint32_t ui, uint32_t body, rc_time now);
-    /* rc_net_provider_send's packet (sub-message s, from user ui's provider), leaving
-     * at t: routes and reports it; returns its arrival at the recipient's provider */
-    rc_time (*provider_send)(rc_net *n, uint32_t ui, uint32_t s, rc_time t);
+    /* rc_net_provider_send's packet (body, for recipient, from user ui's provider),
+     * leaving at t: routes and reports it; returns its arrival at the recipient's provider */
+    rc_time (*provider_send)(rc_net *n, uint32_t ui, uint32_t recipient, uint32_t body, rc_time t);
 } wire_ops;
 
 struct rc_net {
@@ -194,8 +207,6 @@ struct rc_net {
     rc_net_counters ctr;
     uint32_t n_users, layers, width;
     user *users;
-    sub *subs;
-    uint32_t n_subs, cap_subs, free_head; /* free list threaded through recipient */
     uint64_t postbox_seq;
     uint64_t subs_created, subs_pulled; /* message conservation (run-time check) */
     uint64_t subs_relayed;              /* ... ended at their sender's provider */
@@ -240,39 +251,15 @@ struct rc_net {
 
 /* ---------- small helpers ---------- */
 
-static inline uint32_t sub_new(rc_net *n, uint32_t recipient, uint32_t body)
-{
-    uint32_t i;
-    if (n->free_head != UINT32_MAX) {
-        i = n->free_head;
-        n->free_head = n->subs[i].recipient;
-    } else {
-        if (n->n_subs == n->cap_subs) {
-            n->cap_subs = n->cap_subs ? n->cap_subs * 2 : 1024;
-            n->subs = rc_xrealloc(n->subs, n->cap_subs * sizeof *n->subs);
-        }
-        i = n->n_subs++;
-    }
-    n->subs[i] = (sub){recipient, body, 0};
-    n->subs_created++;
-    return i;
-}
-
-static inline void sub_free(rc_net *n, uint32_t i)
-{
-    n->subs[i].recipient = n->free_head;
-    n->free_head = i;
-}
-
 static inline rc_time step(const rc_net *n) { return n->lattice ? n->tick : 1; }
 
-static inline bool has_real(const user *u) { return u->out.n > 0 || u->wait_sub.n > 0; }
+static inline bool has_real(const user *u) { return u->out.n > 0 || u->wait.n > 0; }
 
 /* Covers ahead of the first real entry of the bundling queue (all of it when
  * none is real). */
 static inline uint32_t covers_ahead(const user *u)
 {
-    return u->wait_sub.n > 0 ? ring_at(&u->wait_at, 0) - u->wait_head : u->wait_n;
+    return u->wait.n > 0 ? ring_at(&u->wait, 0)->pos - u->wait_head : u->wait_n;
 }
 
 /* ---------- availability, read by net.c (which drives it) and client.c ---------- */
@@ -323,8 +310,10 @@ void rc_net__on_stream(void *ctx, const rc_event *ev); /* RC_EV_STREAM */
 rc_time rc_net__next_pull_at_or_after(const rc_net *n, const user *u, rc_time a);
 /* Schedules a pull if an online client has mail and none is due early enough. */
 void rc_net__ensure_pull(rc_net *n, uint32_t ui, rc_time now);
-/* Files sub-message si in its recipient's postbox, arriving at `arrive`. */
-void rc_net__deliver_to_postbox(rc_net *n, uint32_t si, rc_time arrive);
+/* Files a real message (body, for recipient, which left its sender at
+ * `emitted`) in the recipient's postbox, arriving at `arrive`. */
+void rc_net__deliver_to_postbox(rc_net *n, uint32_t recipient, uint32_t body, rc_time emitted,
+                                rc_time arrive);
 void rc_net__on_pull(void *ctx, const rc_event *ev); /* RC_EV_PULL */
 void rc_net__prefetch_pull(void *ctx, uint32_t ui, unsigned stage); /* its rc_sim prefetch */
 void rc_net__on_relay(void *ctx, const rc_event *ev); /* RC_EV_RELAY */

@@ -78,13 +78,12 @@ void rc_net__ensure_pull(rc_net *n, uint32_t ui, rc_time now)
     rc_sim_at(n->sim, at, RC_CLS_PULL, RC_EV_PULL, ui, u->pull_ver);
 }
 
-void rc_net__deliver_to_postbox(rc_net *n, uint32_t si, rc_time arrive)
+void rc_net__deliver_to_postbox(rc_net *n, uint32_t recipient, uint32_t body, rc_time emitted,
+                                rc_time arrive)
 {
-    sub s = n->subs[si];
-    sub_free(n, si);
-    if (n->hooks.arrived) n->hooks.arrived(n->hooks.ctx, s.recipient, s.body, s.emitted, arrive);
-    pbox_push(&n->users[s.recipient].postbox, (pentry){arrive, n->postbox_seq++, s.body});
-    rc_net__ensure_pull(n, s.recipient, n->sim->now);
+    if (n->hooks.arrived) n->hooks.arrived(n->hooks.ctx, recipient, body, emitted, arrive);
+    pbox_push(&n->users[recipient].postbox, (pentry){arrive, n->postbox_seq++, body});
+    rc_net__ensure_pull(n, recipient, n->sim->now);
 }
 
 /* A pull's loads in the engine's stages (core/sim.h): the client's
@@ -163,11 +162,10 @@ void rc_net_provider_send(rc_net *n, uint32_t ui, uint32_t recipient, uint32_t b
         if (n->lattice) t = ((t + n->tick - 1) / n->tick) * n->tick;
     }
     rc_time hand = n->lattice ? n->tick : 0;
-    uint32_t s = sub_new(n, recipient, body);
-    n->subs[s].emitted = t;
+    n->subs_created++;
     rc_time arrive = t;
     if (n->wire.link != NULL) {
-        arrive = n->wops->provider_send(n, ui, s, t);
+        arrive = n->wops->provider_send(n, ui, recipient, body, t);
     } else {
         for (uint32_t l = 0; l < n->layers; l++) arrive += hand + rc_net__hop_delay(n);
         arrive += hand;
@@ -175,5 +173,5 @@ void rc_net_provider_send(rc_net *n, uint32_t ui, uint32_t recipient, uint32_t b
         if (n->cover_full) rc_net__traffic_route(n, 1);
     }
     if (n->cover_full) n->ctr.mix_packets += n->layers;
-    rc_net__deliver_to_postbox(n, s, arrive);
+    rc_net__deliver_to_postbox(n, recipient, body, t, arrive);
 }

@@ -21,6 +21,7 @@ uint32_t rc_net_node_mix(const rc_net *n, uint32_t layer, uint32_t index)
 }
 uint32_t rc_net_nodes(const rc_net *n) { return n->n_users + n->n_providers + n->layers * n->width; }
 bool rc_net_provider_mixes(const rc_net *n) { return n->ingress_delay; }
+bool rc_net_observed(const rc_net *n) { return n->wire.link != NULL; }
 
 static uint32_t any_mix(rc_net *n, uint32_t layer)
 {
@@ -37,11 +38,11 @@ static void report(rc_net *n, rc_wire_kind kind, uint64_t id, uint32_t from, uin
 
 /* Real entries of the bundle about to leave that end at the sender's provider
  * (rc_net_send_provider). */
-static uint32_t relayed_in_bundle(const rc_net *n, const user *u, uint32_t p)
+static uint32_t relayed_in_bundle(const user *u, uint32_t p)
 {
     uint32_t k = 0;
-    for (uint32_t i = 0; i < u->wait_sub.n && ring_at(&u->wait_at, i) - u->wait_head < p; i++)
-        k += n->subs[ring_at(&u->wait_sub, i)].recipient == TO_PROVIDER;
+    for (uint32_t i = 0; i < u->wait.n && ring_at(&u->wait, i)->pos - u->wait_head < p; i++)
+        k += ring_at(&u->wait, i)->recipient == TO_PROVIDER;
     return k;
 }
 
@@ -53,7 +54,7 @@ static void wire_bundle(rc_net *n, uint32_t ui, rc_time t)
     uint64_t id = n->wire_seq++;
     /* What goes on through the mixes: the entries not for the provider; none
      * (split 0) when every entry ends there. */
-    uint32_t parts = p - relayed_in_bundle(n, u, p);
+    uint32_t parts = p - relayed_in_bundle(u, p);
     rc_wire_link l = {RC_WIRE_LINK, id, RC_WIRE_NONE, ui, rc_net_node_provider(n, u->provider),
                       t, t + hand, parts == 0 ? 0 : 1, UINT32_MAX, ui, false,
                       covers_ahead(u) < p};
@@ -99,32 +100,27 @@ static void wire_bundle(rc_net *n, uint32_t ui, rc_time t)
         u->wait_head++;
         u->wait_n--;
         left--;
-        ring_pop(&u->wait_at);
-        uint32_t s = ring_pop(&u->wait_sub);
-        n->subs[s].emitted = t;
-        n->hooks.sent(n->hooks.ctx, ui, n->subs[s].body, t);
-        if (n->subs[s].recipient == TO_PROVIDER) {
+        qmsg q = ring_pop(&u->wait);
+        n->hooks.sent(n->hooks.ctx, ui, q.body, t);
+        if (q.recipient == TO_PROVIDER) {
             /* Ends at the provider, as in emit_bundle. */
-            uint32_t body = n->subs[s].body;
-            sub_free(n, s);
             n->subs_relayed++;
             n->ctr.real_packets++; /* a real packet on the client's link, like any other */
-            rc_sim_at(n->sim, at_provider, RC_CLS_PROVIDER, RC_EV_RELAY, ui, body);
+            rc_sim_at(n->sim, at_provider, RC_CLS_PROVIDER, RC_EV_RELAY, ui, q.body);
             continue;
         }
-        if (n->wire.carry)
-            n->wire.carry(n->wire.ctx, id, n->subs[s].body, ui, n->subs[s].recipient, t);
+        if (n->wire.carry) n->wire.carry(n->wire.ctx, id, q.body, ui, q.recipient, t);
         rc_time arrive = at_last + rc_net__hop_delay(n) + hand;
         n->ctr.mix_packets += n->layers;
         part.packet = n->wire_seq++;
-        part.to = rc_net_node_provider(n, n->users[n->subs[s].recipient].provider);
+        part.to = rc_net_node_provider(n, n->users[q.recipient].provider);
         part.sent = arrive - hand;
         part.received = arrive;
-        part.body = n->subs[s].body;
+        part.body = q.body;
         part.real = true;
         n->wire.link(n->wire.ctx, &part);
         n->ctr.real_packets++;
-        rc_net__deliver_to_postbox(n, s, arrive);
+        rc_net__deliver_to_postbox(n, q.recipient, q.body, t, arrive);
     }
     rc_net__traffic_departure(n, ui, t);
 }
@@ -178,7 +174,8 @@ static void wire_loop_end(rc_net *n, uint32_t pk, rc_time now)
     report(n, RC_WIRE_END, w->id, w->node, w->node, now, now);
 }
 
-static rc_time wire_provider_send(rc_net *n, uint32_t ui, uint32_t s, rc_time t)
+static rc_time wire_provider_send(rc_net *n, uint32_t ui, uint32_t recipient, uint32_t body,
+                                  rc_time t)
 {
     rc_time hand = n->lattice ? n->tick : 0;
     uint32_t from = rc_net_node_provider(n, n->users[ui].provider);
@@ -187,7 +184,7 @@ static rc_time wire_provider_send(rc_net *n, uint32_t ui, uint32_t s, rc_time t)
      * pool, may be tracked, and goes through every layer without a split (the
      * same delays, in the same order, as rc_net_provider_send draws). */
     report(n, RC_WIRE_CREATE, id, from, from, t, t);
-    if (n->wire.carry) n->wire.carry(n->wire.ctx, id, n->subs[s].body, ui, n->subs[s].recipient, t);
+    if (n->wire.carry) n->wire.carry(n->wire.ctx, id, body, ui, recipient, t);
     rc_wire_link l = {RC_WIRE_LINK, id, RC_WIRE_NONE, from, 0, t, 0, 1, UINT32_MAX, UINT32_MAX,
                       false, true};
     rc_time dep = t;
@@ -200,10 +197,10 @@ static rc_time wire_provider_send(rc_net *n, uint32_t ui, uint32_t s, rc_time t)
         l.from = l.to;
         dep = l.received + rc_net__hop_delay(n);
     }
-    l.to = rc_net_node_provider(n, n->users[n->subs[s].recipient].provider);
+    l.to = rc_net_node_provider(n, n->users[recipient].provider);
     l.sent = dep;
     l.received = dep + hand;
-    l.body = n->subs[s].body;
+    l.body = body;
     l.exits = true;
     n->wire.link(n->wire.ctx, &l);
     return l.received;

@@ -99,7 +99,23 @@ struct rc_mc {
     uint64_t extra_deliveries; /* first copies to users that were not expected */
 };
 
-/* ---------- bodies ---------- */
+/* ---------- bodies ----------
+ *
+ * A message in the net is a 32-bit body handle.  Most handles index a copy of
+ * the rc_msg in `bodies`.  In population mode a payload copy that says
+ * nothing its payload record and its recipient do not say -- unicast's
+ * copies: the payload's group and source, sent by the source, role = the
+ * recipient's position in the group, every other field 0 -- is sent as a
+ * compact handle instead, BODY_COMPACT | payload id, with no record: its
+ * send and its pull then touch no body, and no body is taken from or
+ * returned to the free list (issue 28).  body_msg rebuilds the identical
+ * rc_msg from it.  Not with an observer on the wire, which tells messages
+ * apart by their handles, nor with a strategy that watches its sends (the
+ * sent op reads the whole message, which the sent hook cannot rebuild
+ * without the recipient). */
+#define BODY_COMPACT 0x80000000u
+
+static bool body_compact(uint32_t body) { return (body & BODY_COMPACT) != 0; }
 
 static uint32_t body_new(rc_mc *mc, const rc_msg *m)
 {
@@ -109,6 +125,8 @@ static uint32_t body_new(rc_mc *mc, const rc_msg *m)
         memcpy(&mc->body_free, &mc->bodies[i], sizeof mc->body_free);
     } else {
         if (mc->n_bodies == mc->cap_bodies) {
+            RC_ASSERTF(mc->cap_bodies < BODY_COMPACT / 2, "%u message bodies in flight",
+                       mc->n_bodies);
             mc->cap_bodies = mc->cap_bodies ? mc->cap_bodies * 2 : 4096;
             mc->bodies = rc_xrealloc(mc->bodies, mc->cap_bodies * sizeof *mc->bodies);
         }
@@ -119,8 +137,37 @@ static uint32_t body_new(rc_mc *mc, const rc_msg *m)
     return i;
 }
 
+/* The handle of m for rc_net_send: compact when body_msg rebuilds m exactly. */
+static uint32_t body_for_send(rc_mc *mc, const rc_msg *m)
+{
+    if (mc->pt == NULL || mc->ops->sent != NULL || m->type != RC_MSG_PAYLOAD || m->arm != 0 ||
+        m->extra != 0 || m->nonce != 0 || m->aux != 0 || m->t != 0 || m->sender != m->source ||
+        m->payload >= BODY_COMPACT || rc_net_observed(mc->net))
+        return body_new(mc, m);
+    uint32_t g = rc_poptab_payload_group(mc->pt, m->payload);
+    if (m->group != g || m->source != rc_poptab_payload_source(mc->pt, m->payload) ||
+        m->role >= rc_poptab_size(mc->pt, g) || rc_poptab_members(mc->pt, g)[m->role] != m->recipient)
+        return body_new(mc, m);
+    rc_poptab_ref(mc->pt, m->payload);
+    return BODY_COMPACT | m->payload;
+}
+
+/* The message behind a handle, for its recipient (rebuilt if compact; a
+ * member is at one position of its group, so role is the one it was sent with). */
+static rc_msg body_msg(const rc_mc *mc, uint32_t body, uint32_t recipient)
+{
+    if (!body_compact(body)) return mc->bodies[body];
+    uint32_t p = body & ~BODY_COMPACT, g = rc_poptab_payload_group(mc->pt, p);
+    uint32_t source = rc_poptab_payload_source(mc->pt, p);
+    int32_t role = rc_poptab_pos(mc->pt, g, recipient);
+    RC_DCHECK(role >= 0, "user %u got payload %u of group %u it is not in", recipient, p, g);
+    return (rc_msg){.type = RC_MSG_PAYLOAD, .group = g, .source = source, .role = (uint32_t)role,
+                    .sender = source, .recipient = recipient, .payload = p};
+}
+
 static void body_free(rc_mc *mc, uint32_t i)
 {
+    if (body_compact(i)) return;
     /* the link to the next free body is kept in the freed body itself: taking
      * a body then reads only the line it writes */
     memcpy(&mc->bodies[i], &mc->body_free, sizeof mc->body_free);
@@ -135,6 +182,13 @@ static void bit_set(uint8_t *set, uint32_t i) { set[i / 8] |= (uint8_t)(1u << (i
 static void hook_sent(void *ctx, uint32_t user, uint32_t body, rc_time now)
 {
     rc_mc *mc = ctx;
+    if (body_compact(body)) { /* a payload copy; population mode: no scenario, no sent op */
+        RC_DCHECK(mc->pt != NULL && mc->so_state != 1 && mc->ops->sent == NULL,
+                  "compact body %x outside population mode", body);
+        rc_poptab_sent(mc->pt, user);
+        mc->ctr.payload_packets++;
+        return;
+    }
     const rc_msg *m = &mc->bodies[body];
     if (mc->pt) rc_poptab_sent(mc->pt, user);
     switch (m->type) {
@@ -158,7 +212,7 @@ static void hook_deliver(void *ctx, uint32_t user, uint32_t body, bool online_la
 {
     (void)now;
     rc_mc *mc = ctx;
-    rc_msg m = mc->bodies[body];
+    rc_msg m = body_msg(mc, body, user);
     body_free(mc, body);
     RC_DCHECK(m.recipient == user, "message for %u pulled by %u", m.recipient, user);
     rc_adv_receive_begin(mc->adv, user);
@@ -176,6 +230,7 @@ static void hook_deliver(void *ctx, uint32_t user, uint32_t body, bool online_la
 static void hook_relay(void *ctx, uint32_t user, uint32_t body)
 {
     rc_mc *mc = ctx;
+    RC_DCHECK(!body_compact(body), "compact body %x sent to a provider", body);
     rc_msg m = mc->bodies[body];
     body_free(mc, body);
     RC_DCHECK(mc->ops->relay != NULL, "strategy %s sent to a provider without a relay op",
@@ -187,6 +242,11 @@ static void hook_relay(void *ctx, uint32_t user, uint32_t body)
 static void hook_prefetch(void *ctx, uint32_t body, unsigned stage)
 {
     const rc_mc *mc = ctx;
+    if (body_compact(body)) { /* no body: the payload record, then its delivered set */
+        if (stage > 0) rc_poptab_prefetch_payload(mc->pt, body & ~BODY_COMPACT);
+        else rc_poptab_prefetch_delivered(mc->pt, body & ~BODY_COMPACT);
+        return;
+    }
     if (stage > 0) {
         __builtin_prefetch(&mc->bodies[body]);
     } else if (mc->pt) { /* the payload's record, which rc_poptab_deliver updates */
@@ -516,7 +576,7 @@ bool rc_mc_send(rc_mc *mc, uint32_t from, const rc_msg *m)
 {
     RC_DCHECK(m->recipient < mc->n_users, "recipient %u out of range", m->recipient);
     switch (rc_adv_verdict_for(mc->adv, from, m)) {
-    case RC_ADV_PASS: rc_net_send(mc->net, from, m->recipient, body_new(mc, m)); return true;
+    case RC_ADV_PASS: rc_net_send(mc->net, from, m->recipient, body_for_send(mc, m)); return true;
     case RC_ADV_WITHHOLD: return false;
     case RC_ADV_HOLD:
         rc_sim_at(mc->sim, mc->sim->now + rc_adv_delay(mc->adv), RC_CLS_TIMER, RC_EV_MC_ADV_RELEASE,

@@ -304,6 +304,13 @@ void rc_poptab_prefetch_payload(const rc_poptab *t, uint32_t id)
     if (id < t->n_pl) __builtin_prefetch(&t->pl[id]);
 }
 
+void rc_poptab_prefetch_delivered(const rc_poptab *t, uint32_t id)
+{
+    if (id >= t->n_pl) return;
+    const payload *p = &t->pl[id];
+    if (pl_live(p) && rc_poptab_size(t, p->group) > 64) __builtin_prefetch(p->set.ptr, 1);
+}
+
 void rc_poptab_sent(rc_poptab *t, uint32_t user)
 {
     if (t->sent[user] < UINT32_MAX) t->sent[user]++;

@@ -61,6 +61,9 @@ bool rc_poptab_deliver(rc_poptab *t, uint32_t p, uint32_t user, double lat_s, bo
 void rc_poptab_prefetch_user(const rc_poptab *t, uint32_t user, unsigned ahead);
 /* Hint: payload `id` will be delivered soon (its record, for rc_poptab_deliver). */
 void rc_poptab_prefetch_payload(const rc_poptab *t, uint32_t id);
+/* Hint, after rc_poptab_prefetch_payload brought the record in: the delivered
+ * set of a large group's payload, which lives outside the record. */
+void rc_poptab_prefetch_delivered(const rc_poptab *t, uint32_t id);
 /* A real sub-message left `user`. */
 void rc_poptab_sent(rc_poptab *t, uint32_t user);
 
