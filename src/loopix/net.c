@@ -35,14 +35,14 @@ static void go_offline(rc_net *n, uint32_t ui, rc_time t)
     u->pull_ver++;
     u->pull_scheduled = false;
     rc_net__traffic_offline(n, ui, t);
-    u->online = false;
+    set_online(n, ui, false);
     n->hooks.online(n->hooks.ctx, ui, false, t);
 }
 
 static void go_online(rc_net *n, uint32_t ui, rc_time t)
 {
     user *u = &n->users[ui];
-    u->online = true;
+    set_online(n, ui, true);
     u->last_online_at = t;
     if (n->frozen_pull) u->pull_due = t + u->pull_remaining;
     /* Memoryless streams: re-drawing on wake-up is equivalent to suspending
@@ -162,6 +162,7 @@ rc_net *rc_net_new(rc_sim *sim, const rc_net_cfg *cfg, const rc_trace *trace, in
         n->users = aligned_alloc(USER_ALIGN, bytes);
         RC_ASSERTF(n->users != NULL, "out of memory (%zu bytes for the clients)", bytes);
         memset(n->users, 0, bytes);
+        n->online_of = rc_xcalloc(n->n_users ? n->n_users : 1, 1);
         for (uint32_t i = 0; i < n->n_users; i++) {
             n->users[i].postbox.a = n->users[i].postbox.inl;
             n->users[i].postbox.cap = PBOX_INLINE;
@@ -210,7 +211,7 @@ void rc_net_start(rc_net *n)
         user *u = &n->users[i];
         u->trace_on = n->trace == NULL || rc_trace_online_at(n->trace, u->line, 0);
         bool on = wanted_online(u, 0);
-        u->online = on;
+        set_online(n, i, on);
         u->idle_since = 0;
         rc_net__streams_redraw(n, u, -step(n));
         if (!u->forced_offline && n->trace != NULL) schedule_toggle(n, i);
@@ -233,6 +234,7 @@ void rc_net_free(rc_net *n)
         if (n->users[i].postbox.a != n->users[i].postbox.inl) free(n->users[i].postbox.a);
     }
     free(n->users);
+    free(n->online_of);
     free(n->cpk);
     rc_net__traffic_free(n);
     free(n->provider_free);
@@ -246,7 +248,7 @@ void rc_net_free(rc_net *n)
     free(n);
 }
 
-bool rc_net_online(const rc_net *n, uint32_t ui) { return n->users[ui].online; }
+bool rc_net_online(const rc_net *n, uint32_t ui) { return n->online_of[ui]; }
 uint32_t rc_net_users(const rc_net *n) { return n->n_users; }
 rc_time rc_net_tick(const rc_net *n) { return n->lattice ? n->tick : 1; }
 

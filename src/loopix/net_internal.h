@@ -207,6 +207,10 @@ struct rc_net {
     rc_net_counters ctr;
     uint32_t n_users, layers, width;
     user *users;
+    /* per user: its record's `online`, kept beside the records too: choosing a
+     * multicast's sender reads every member's (rc_net_online), one byte each
+     * here instead of a cache line of each member's record (issue 28) */
+    uint8_t *online_of;
     uint64_t postbox_seq;
     uint64_t subs_created, subs_pulled; /* message conservation (run-time check) */
     uint64_t subs_relayed;              /* ... ended at their sender's provider */
@@ -250,6 +254,12 @@ struct rc_net {
 };
 
 /* ---------- small helpers ---------- */
+
+static inline void set_online(rc_net *n, uint32_t ui, bool on)
+{
+    n->users[ui].online = on;
+    n->online_of[ui] = on;
+}
 
 static inline rc_time step(const rc_net *n) { return n->lattice ? n->tick : 1; }
 
