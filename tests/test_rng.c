@@ -110,3 +110,24 @@ Test(rng, step_tables_equal_their_function)
     double mus[] = {3.0, 0.75, 30.0};
     for (size_t i = 0; i < sizeof mus / sizeof *mus; i++) check_steps(ticks_fn, &mus[i]);
 }
+
+/* rc_round_nonneg replaces llround for microsecond draws: it must give the
+ * same value, halves and the largest doubles below a half included. */
+Test(rng, round_nonneg_equals_llround)
+{
+    const double edge[] = {0.0, 0.49999999999999994, 0.5, 1.5, 2.5, 1e-300, 0.9999999999999999,
+                           4503599627370495.5, 4503599627370496.0, 9007199254740993.0,
+                           1e18, 123456.5, 123456.49999999999};
+    for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++)
+        cr_assert_eq(rc_round_nonneg(edge[i]), llround(edge[i]), "x = %.17g", edge[i]);
+    gsl_rng *r = rc_rng_new(7, 1);
+    for (int i = 0; i < 2000000; i++) {
+        double x = rc_rng_exp(r, i % 2 ? 1e6 / 3.0 : 5e4);
+        cr_assert_eq(rc_round_nonneg(x), llround(x), "x = %.17g", x);
+        double h = floor(x) + 0.5; /* an exact half */
+        cr_assert_eq(rc_round_nonneg(h), llround(h), "x = %.17g", h);
+        double below = nextafter(h, 0);
+        cr_assert_eq(rc_round_nonneg(below), llround(below), "x = %.17g", below);
+    }
+    rc_rng_free(r);
+}

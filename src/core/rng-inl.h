@@ -62,6 +62,17 @@ static inline double rc_rng_exp(gsl_rng *r, double mean)
     return -mean * log(rc_rng_uniform_pos(r));
 }
 
+/* llround(x) for x >= 0 (finite, below 2^63), without the libm call: the
+ * same value for every such x.  Below 2^52, x - trunc(x) is exact, and a
+ * half rounds up, away from zero, as llround does; from 2^52 on x is whole.
+ * (An exponential draw in microseconds is rounded so, per hop and per firing
+ * of every stream: issue 28.) */
+static inline int64_t rc_round_nonneg(double x)
+{
+    int64_t i = (int64_t)x;
+    return i + (x - (double)i >= 0.5);
+}
+
 /* The geometric law from one nonzero output k (shared by the draw and by the
  * step tables built on it, so that both compute the same expression). */
 static inline uint64_t rc_rng_geom_of(uint32_t k, double inv_log1m_p)

@@ -35,6 +35,7 @@ void rc_rng_free(gsl_rng *r);
  *   rc_rng_uniform(r)        [0,1), as gsl_rng_uniform
  *   rc_rng_uniform_pos(r)    (0,1), as gsl_rng_uniform_pos
  *   rc_rng_exp(r, mean)      exponential with mean `mean`, by inversion
+ *   rc_round_nonneg(x)       llround(x) for x >= 0, inline (draws in microseconds)
  *   rc_rng_geom_inv(r, g)    geometric (trials up to and including the first
  *                            success, >= 1) with g = 1/log(1-p) precomputed
  *   rc_rng_skip_pos(r, n)    consumes what n rc_rng_uniform_pos draws would,

@@ -22,7 +22,7 @@ static rc_time stream_gap(rc_net *n, double rate, double f, const rc_rng_steps *
 {
     if (rate <= 0) return NEVER / 4;
     if (n->lattice) return f >= 1 ? n->tick : rc_rng_steps_draw(n->rng_cover, steps) * n->tick;
-    rc_time g = (rc_time)llround(rc_rng_exp(n->rng_cover, 1e6 / rate));
+    rc_time g = rc_round_nonneg(rc_rng_exp(n->rng_cover, 1e6 / rate));
     return g < 1 ? 1 : g;
 }
 

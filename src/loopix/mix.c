@@ -31,7 +31,7 @@ void rc_net__hop_steps(rc_net *n)
 rc_time rc_net__hop_delay(rc_net *n)
 {
     if (n->lattice) return rc_rng_steps_draw(n->rng_delay, n->steps_hop) * n->tick;
-    return (rc_time)llround(rc_rng_exp(n->rng_delay, 1.0 / n->mu) * 1e6);
+    return rc_round_nonneg(rc_rng_exp(n->rng_delay, 1.0 / n->mu) * 1e6);
 }
 
 /* ---------- cover packets through the mixes (cover=full) ---------- */
@@ -90,7 +90,7 @@ void rc_net__on_mix_loop(void *ctx, const rc_event *ev)
         rc_net__cover_send(n, (uint8_t)(n->layers + 1), n->sim->now);
         rc_net__traffic_mix_loop(n, ev->obj);
     }
-    rc_time gap = (rc_time)llround(rc_rng_exp(n->rng_mixloop, 1e6 / n->mix_rate_loop));
+    rc_time gap = rc_round_nonneg(rc_rng_exp(n->rng_mixloop, 1e6 / n->mix_rate_loop));
     if (n->lattice) gap = ((gap + n->tick - 1) / n->tick) * n->tick;
     if (gap < 1) gap = 1;
     rc_sim_at(n->sim, n->sim->now + gap, RC_CLS_MIX, RC_EV_MIX_LOOP, ev->obj, 0);

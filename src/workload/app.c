@@ -24,7 +24,7 @@ struct rc_app {
 static rc_time app_gap(rc_app *a)
 {
     if (a->tick > 1) return (rc_time)rc_rng_geom(a->rng, a->f) * a->tick;
-    rc_time g = (rc_time)llround(rc_rng_exp(a->rng, 1e6 / a->cfg.app_rate));
+    rc_time g = rc_round_nonneg(rc_rng_exp(a->rng, 1e6 / a->cfg.app_rate));
     return g < 1 ? 1 : g;
 }
 
