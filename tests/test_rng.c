@@ -131,3 +131,23 @@ Test(rng, round_nonneg_equals_llround)
     }
     rc_rng_free(r);
 }
+
+/* rc_rng_shuffle_u32 stands in for gsl_ran_shuffle: the same permutation and
+ * the same draws consumed, for every length from 1 (GSL's own loop runs off
+ * the array at 0; ours does nothing). */
+Test(rng, shuffle_u32_equals_gsl_ran_shuffle)
+{
+    gsl_rng *g = rc_rng_new(5, 3), *r = rc_rng_new(5, 3);
+    uint32_t a[700], b[700];
+    for (size_t n = 1; n <= 700; n += (n < 40 ? 1 : 37)) {
+        for (uint32_t i = 0; i < 700; i++) a[i] = b[i] = i * 7919u;
+        gsl_ran_shuffle(g, a, n, sizeof *a);
+        rc_rng_shuffle_u32(r, b, n);
+        for (size_t i = 0; i < 700; i++) cr_assert_eq(a[i], b[i], "n = %zu, i = %zu", n, i);
+        cr_assert_eq(rc_rng_u32(g), rc_rng_u32(r), "n = %zu: draws consumed differ", n);
+    }
+    rc_rng_shuffle_u32(r, b, 0); /* nothing to shuffle: no draw */
+    cr_assert_eq(rc_rng_u32(g), rc_rng_u32(r));
+    rc_rng_free(g);
+    rc_rng_free(r);
+}

@@ -44,6 +44,10 @@ void rc_rng_free(gsl_rng *r);
  *                            draw, through a table (rc_rng_steps below) */
 uint64_t rc_rng_geom(gsl_rng *r, double p); /* geometric, p in (0,1] */
 uint32_t rc_rng_below(gsl_rng *r, uint32_t n); /* uniform in [0,n), as gsl_rng_uniform_int */
+/* Shuffles a[0..n) as gsl_ran_shuffle(r, a, n, sizeof *a) does, draw for draw
+ * and swap for swap, without GSL's byte-wise swap and per-draw calls through
+ * the generator type (a population's sender choice shuffles every member). */
+void rc_rng_shuffle_u32(gsl_rng *r, uint32_t *a, size_t n);
 
 /* A step function of one uniform_pos draw, tabulated.
  *

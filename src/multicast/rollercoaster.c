@@ -21,7 +21,6 @@
  * SEEN_CAP most recent entries (a pop past them falls back to the next
  * receiver, as an empty stack does).  Otherwise nothing changes.
  */
-#include <gsl/gsl_randist.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -689,7 +688,7 @@ static void rcs_multicast(void *self, uint32_t group, uint32_t source, uint32_t 
     } else if (n > 2) {
         uint64_t key = ((uint64_t)group << 40) ^ ((uint64_t)source << 20) ^ se->nonce;
         rc_rng_reseed(s->sched_rng, rc_mc_seed(s->mc), 0x5c4ed00000000000ULL ^ key);
-        gsl_ran_shuffle(s->sched_rng, se->order + 1, n - 1, sizeof(uint32_t));
+        rc_rng_shuffle_u32(s->sched_rng, se->order + 1, n - 1);
     }
     if (s->spec.timeouts) {
         se->entry_of_role = rc_xmalloc(n * sizeof(int32_t));

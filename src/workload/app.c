@@ -1,6 +1,5 @@
 #include "workload/app.h"
 
-#include <gsl/gsl_randist.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -41,7 +40,7 @@ static void on_app(void *ctx, const rc_event *ev)
     for (uint32_t i = 0; i < n; i++)
         if (rc_mc_online(a->mc, mem[i])) a->cand[c++] = i; /* group positions, group order */
     if (c == 0) return;
-    gsl_ran_shuffle(a->rng, a->cand, c, sizeof(uint32_t));
+    rc_rng_shuffle_u32(a->rng, a->cand, c);
     double total = 0;
     for (uint32_t i = 0; i < c; i++) {
         a->weights[i] = a->cand[i] < heavy ? a->cfg.heavy_weight : 1.0;
