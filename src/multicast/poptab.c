@@ -107,11 +107,14 @@ static inline const uint64_t *pl_cbits(const payload *p, uint32_t n)
     return n <= 64 ? &p->set.word : p->set.ptr;
 }
 
+/* The bucket of a group of `size`: sizes [2^(b+1), 2^(b+2)), smaller ones in
+ * bucket 0, larger ones in the last (every delivery asks: floor(log2 size) - 1
+ * from the leading zeros, not a loop over the buckets). */
 static unsigned bucket_of(uint32_t size)
 {
-    unsigned b = 0;
-    while (b + 1 < RC_POPTAB_BUCKETS && ((uint64_t)4 << b) <= size) b++;
-    return b; /* sizes [2^(b+1), 2^(b+2)) */
+    if (size < 4) return 0;
+    unsigned b = 31u - (unsigned)__builtin_clz(size) - 1u;
+    return b < RC_POPTAB_BUCKETS - 1 ? b : RC_POPTAB_BUCKETS - 1;
 }
 
 rc_poptab *rc_poptab_new(uint32_t users, uint32_t groups, const char *dist, uint64_t seed,
