@@ -87,6 +87,7 @@ struct rc_mc {
     int n_svc;
     int8_t svc_of_type[RC_MSG_TYPES];
     bool keep_dtime;       /* a service reads rc_mc_delivered_at */
+    bool compact;          /* payload copies may travel as compact handles (set at start) */
     rc_adv *adv;           /* misbehaving members; NULL when everyone is honest */
     /* Population mode (issue 17): groups, payloads, latencies and load live in
      * pt instead of the dense tables above (members, pos, expected, delivered,
@@ -140,9 +141,9 @@ static uint32_t body_new(rc_mc *mc, const rc_msg *m)
 /* The handle of m for rc_net_send: compact when body_msg rebuilds m exactly. */
 static uint32_t body_for_send(rc_mc *mc, const rc_msg *m)
 {
-    if (mc->pt == NULL || mc->ops->sent != NULL || m->type != RC_MSG_PAYLOAD || m->arm != 0 ||
-        m->extra != 0 || m->nonce != 0 || m->aux != 0 || m->t != 0 || m->sender != m->source ||
-        m->payload >= BODY_COMPACT || rc_net_observed(mc->net))
+    if (!mc->compact || m->type != RC_MSG_PAYLOAD || m->arm != 0 || m->extra != 0 ||
+        m->nonce != 0 || m->aux != 0 || m->t != 0 || m->sender != m->source ||
+        m->payload >= BODY_COMPACT)
         return body_new(mc, m);
     uint32_t g = rc_poptab_payload_group(mc->pt, m->payload);
     if (m->group != g || m->source != rc_poptab_payload_source(mc->pt, m->payload) ||
@@ -183,8 +184,8 @@ static void hook_sent(void *ctx, uint32_t user, uint32_t body, rc_time now)
 {
     rc_mc *mc = ctx;
     if (body_compact(body)) { /* a payload copy; population mode: no scenario, no sent op */
-        RC_DCHECK(mc->pt != NULL && mc->so_state != 1 && mc->ops->sent == NULL,
-                  "compact body %x outside population mode", body);
+        RC_DCHECK(mc->compact && mc->so_state != 1, "compact body %x outside population mode",
+                  body);
         rc_poptab_sent(mc->pt, user);
         mc->ctr.payload_packets++;
         return;
@@ -495,6 +496,9 @@ static void finish_new(rc_mc *mc, rc_sim *sim, const rc_net_cfg *net_cfg,
 
 void rc_mc_start(rc_mc *mc)
 {
+    /* Whether the job allows compact handles is fixed once an observer, if
+     * any, is attached: before rc_net_start (loopix/net.h). */
+    mc->compact = mc->pt != NULL && mc->ops->sent == NULL && !rc_net_observed(mc->net);
     rc_net_start(mc->net);
     for (int i = 0; i < mc->n_svc; i++) mc->svc_ops[i]->start(mc->svc[i]);
     if (mc->cfg.membership_rate > 0)
