@@ -146,7 +146,8 @@ static void stream_step(rc_net *n, uint32_t ui, rc_time t)
              * rc_net__on_stream): fetch the bodies of the messages a few
              * payload firings ahead before they are needed ... */
             if (u->out.n > PREFETCH_BODY && n->hooks.prefetch)
-                n->hooks.prefetch(n->hooks.ctx, ring_at(&u->out, PREFETCH_BODY)->body, 1);
+                n->hooks.prefetch(n->hooks.ctx, ring_at(&u->out, PREFETCH_BODY)->body,
+                                  RC_NET_PREFETCH_SEND);
             /* ... and the recipients' filed-and-pulled lines (provider.c files the
              * message there when its bundle leaves, a firing or two from now). */
             if (u->out.n > PREFETCH_RECIPIENT) {

@@ -95,6 +95,8 @@ typedef struct rc_net_traffic {
     bool counted;                  /* cover_full: every cover figure is a count */
 } rc_net_traffic;
 
+enum { RC_NET_PREFETCH_SEND = 2 }; /* rc_net_hooks.prefetch: the send queue's stage */
+
 typedef struct rc_net_hooks {
     void *ctx;
     void (*sent)(void *ctx, uint32_t user, uint32_t body, rc_time now);
@@ -105,8 +107,9 @@ typedef struct rc_net_hooks {
     void (*arrived)(void *ctx, uint32_t user, uint32_t body, rc_time emitted, rc_time now);
     /* Optional hint: `body` will be sent or pulled soon (the upper layer may prefetch
      * what `sent` or `deliver` will read).  A saturated client's queue holds thousands of
-     * messages made long ago; their records are cold by the time they leave.  stage 1:
-     * the body's record; stage 0 (a little later): what that record points to. */
+     * messages made long ago; their records are cold by the time they leave.  stage
+     * RC_NET_PREFETCH_SEND: it leaves soon (what `sent` reads); for a pull, stage 1: the
+     * body's record, then stage 0 (a little later): what that record points to. */
     void (*prefetch)(void *ctx, uint32_t body, unsigned stage);
     /* A message sent with rc_net_send_provider reached the sender's provider
      * (at the engine's now).  Needed only by strategies that use providers. */

@@ -243,9 +243,11 @@ static void hook_relay(void *ctx, uint32_t user, uint32_t body)
 static void hook_prefetch(void *ctx, uint32_t body, unsigned stage)
 {
     const rc_mc *mc = ctx;
-    if (body_compact(body)) { /* no body: the payload record, then its delivered set */
-        if (stage > 0) rc_poptab_prefetch_payload(mc->pt, body & ~BODY_COMPACT);
-        else rc_poptab_prefetch_delivered(mc->pt, body & ~BODY_COMPACT);
+    /* No body: for a pull, the payload record, then its delivered set; nothing
+     * for a send (the sent hook reads neither). */
+    if (body_compact(body)) {
+        if (stage == 1) rc_poptab_prefetch_payload(mc->pt, body & ~BODY_COMPACT);
+        else if (stage == 0) rc_poptab_prefetch_delivered(mc->pt, body & ~BODY_COMPACT);
         return;
     }
     if (stage > 0) {
