@@ -112,8 +112,7 @@ void rc_calq_push(rc_calq *q, unsigned __int128 key, uint32_t obj, uint64_t arg)
     if (t < q->cur_end) {
         insert_current(q, &e);
     } else if (t >= horizon(q)) {
-        uint64_t key2 = (uint64_t)key;
-        rc_evq_push_seq(&q->ovf, t, (unsigned)(key2 >> 56), key2 & ((1ULL << 56) - 1), 0, obj, arg);
+        rc_evq_push_key(&q->ovf, key, 0, obj, arg);
     } else {
         append(&q->ring[bucket_of(q, t)], &e);
         q->ring_n++;

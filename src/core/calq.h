@@ -8,8 +8,9 @@
  * the engine (core/sim.c) takes whichever of the two has the smaller next key.
  * Time is cut into buckets `width` us wide; a ring of `buckets` of them covers
  * the near future, unsorted (a push appends), and later events wait in an
- * overflow heap (a sender's queue can reach minutes ahead).  The current bucket is sorted when it becomes current; what is
- * pushed into it afterwards is inserted in order.  Because the current bucket
+ * overflow heap (a sender's queue can reach minutes ahead).  The current
+ * bucket is sorted when it becomes current; what is pushed into it afterwards
+ * is inserted in order.  Because the current bucket
  * is sorted, the next events are known several ahead (rc_calq_ahead), so their
  * state can be fetched from memory long before it is needed.
  */
@@ -23,7 +24,7 @@
 #include "core/evq.h"
 
 typedef struct rc_calq_ent {
-    unsigned __int128 key; /* as the event queue's (core/evq.c make_key) */
+    unsigned __int128 key; /* the event queue's key (core/evq.h rc_evq_key) */
     uint64_t arg;
     uint32_t obj;
 } rc_calq_ent;

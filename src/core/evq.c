@@ -63,12 +63,21 @@ void rc_evq_free(rc_evq *q)
 
 uint64_t rc_evq_reserve(rc_evq *q) { return q->seq++ & ((1ULL << 56) - 1); }
 
+key128 rc_evq_key(rc_time t, unsigned cls, uint64_t seq)
+{
+    RC_ASSERT(cls < 256 && seq < (1ULL << 56));
+    return rc_evq_make_key(t, ((uint64_t)cls << 56) | seq);
+}
+
 void rc_evq_push_seq(rc_evq *q, rc_time t, unsigned cls, uint64_t seq, uint32_t kind,
                      uint32_t obj, uint64_t arg)
 {
-    RC_ASSERT(cls < 256 && seq < (1ULL << 56));
+    rc_evq_push_key(q, rc_evq_key(t, cls, seq), kind, obj, arg);
+}
+
+void rc_evq_push_key(rc_evq *q, key128 k, uint32_t kind, uint32_t obj, uint64_t arg)
+{
     if (q->n == q->cap) grow(q, q->cap * 2);
-    key128 k = rc_evq_make_key(t, ((uint64_t)cls << 56) | seq);
     key128 *key = q->key;
     rc_evq_val *val = q->val;
     size_t i = q->n++;

@@ -52,6 +52,11 @@ void rc_evq_push(rc_evq *q, rc_time t, unsigned cls, uint32_t kind, uint32_t obj
 uint64_t rc_evq_reserve(rc_evq *q);
 void rc_evq_push_seq(rc_evq *q, rc_time t, unsigned cls, uint64_t seq, uint32_t kind,
                      uint32_t obj, uint64_t arg);
+/* The key of an event at t of class cls (< 256) with insertion sequence seq
+ * (< 2^56), checked; rc_evq_push_seq pushes with it, and so does the engine's
+ * calendar (core/calq.h), so an event has one key whichever queue holds it. */
+unsigned __int128 rc_evq_key(rc_time t, unsigned cls, uint64_t seq);
+void rc_evq_push_key(rc_evq *q, unsigned __int128 key, uint32_t kind, uint32_t obj, uint64_t arg);
 /* The key an event's order is decided by: (time with its sign bit flipped) << 64 | key2,
  * compared as one unsigned number (core/calq.h keeps its events in the same order). */
 static inline unsigned __int128 rc_evq_make_key(rc_time t, uint64_t key2)

@@ -50,12 +50,9 @@ bool rc_sim_at_seq(rc_sim *s, rc_time t, unsigned cls, uint64_t seq, uint32_t ki
     RC_DCHECK(t >= s->now, "event of kind %u scheduled in the past: t=%lld now=%lld", kind,
               (long long)t, (long long)s->now);
     if (t >= s->stop) return false; /* would never run: keep the queue small */
-    if (kind == s->cal_kind && kind != 0) {
-        RC_ASSERT(cls < 256 && seq < (1ULL << 56));
-        rc_calq_push(&s->cal, rc_evq_make_key(t, ((uint64_t)cls << 56) | seq), obj, arg);
-    } else {
-        rc_evq_push_seq(&s->q, t, cls, seq, kind, obj, arg);
-    }
+    unsigned __int128 key = rc_evq_key(t, cls, seq);
+    if (kind == s->cal_kind && kind != 0) rc_calq_push(&s->cal, key, obj, arg);
+    else rc_evq_push_key(&s->q, key, kind, obj, arg);
     return true;
 }
 
