@@ -105,8 +105,8 @@ uint32_t rc_rng_below(gsl_rng *r, uint32_t n)
 void rc_rng_shuffle_u32(gsl_rng *r, uint32_t *a, size_t n)
 {
     /* GSL's loop: for i = n-1 down to 1, swap a[i] with a[gsl_rng_uniform_int(r, i+1)] */
+    RC_ASSERT(n <= UINT32_MAX);
     for (size_t i = n > 0 ? n - 1 : 0; i > 0; i--) {
-        RC_ASSERT(i < UINT32_MAX);
         uint32_t j = rc_rng_below(r, (uint32_t)(i + 1)), t = a[i];
         a[i] = a[j];
         a[j] = t;
