@@ -115,6 +115,56 @@ Test(net, per_hop_delay_is_exponential_with_the_set_mean)
     rc_sim_free(&sim);
 }
 
+/* Population model 2 (rc_net_cfg.aggregate_cover): with p = 1 a packet's four
+ * delayed hops (ingress + 3 layers) are one Gamma(4, mu) draw, and the drop and
+ * loop firings of the busy client are counted in aggregate: their count must
+ * keep its expectation, (lambda_D + lambda_L) / lambda_P per payload slot. */
+Test(net, model2_hops_are_gamma_and_covers_keep_their_rate)
+{
+    rc_job job;
+    rc_job_defaults(&job);
+    job.users = 4;
+    job.rate_delay = 3;
+    job.seed = 12;
+    rc_job_resolve(&job);
+    obs_reset(200000);
+    rc_sim sim;
+    rc_sim_init(&sim, (rc_time)(1e5 * 1e6));
+    rc_net_hooks h = {NULL, h_sent, h_deliver, h_online, h_arrived, NULL, NULL, NULL};
+    rc_net_cfg cfg;
+    rc_job_net_cfg(&job, &cfg);
+    cr_assert(!cfg.aggregate_cover, "model 2 is for population mode only");
+    cfg.aggregate_cover = true;
+    rc_net *n = rc_net_new(&sim, &cfg, NULL, 1, NULL, h);
+    O.net = n;
+    rc_net_start(n);
+    for (int i = 0; i < 20000; i++) rc_net_send(n, 0, 1, 0);
+    rc_sim_run(&sim, NULL, NULL, 0);
+    cr_assert_gt(O.n_net, 19000, "only %zu messages arrived", O.n_net);
+    double *x = O.net_s;
+    size_t m = O.n_net;
+    qsort(x, m, sizeof *x, cmp);
+    double d = 0;
+    for (size_t i = 0; i < m; i++) {
+        double F = gsl_cdf_gamma_P(x[i], 4, 1.0 / 3.0);
+        double a = fabs(F - (double)i / m), b = fabs(F - (double)(i + 1) / m);
+        if (a > d) d = a;
+        if (b > d) d = b;
+    }
+    cr_assert_lt(d, 1.95 / sqrt((double)m) + 1e-5, "KS distance %g over %zu samples", d, m);
+    const rc_net_counters *c = rc_net_counts(n);
+    cr_assert_eq(c->bundles, c->payload_slots + c->cover_packets,
+                 "p = 1: every firing is a bundle (%llu != %llu + %llu)",
+                 (unsigned long long)c->bundles, (unsigned long long)c->payload_slots,
+                 (unsigned long long)c->cover_packets);
+    /* covers: drop + loop firings over ~10^4 busy seconds (Poisson, sd ~ 140) plus
+     * the payload slots that found the queue empty (none while busy) */
+    double per_slot = (double)c->cover_packets / (double)c->payload_slots;
+    cr_assert(fabs(per_slot - 2.0) < 0.03, "cover per payload slot %g, expected 2", per_slot);
+    rc_net_free(n);
+    rc_sim_free(&sim);
+}
+
 /* Paper model: 5 hand-off ticks plus four lifted delays, ~1.40 s (docs/spec.md §1.6). */
 Test(net, paper_network_time_matches_the_lattice_formula)
 {

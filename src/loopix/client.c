@@ -11,6 +11,8 @@
 #include <math.h>
 #include <string.h>
 
+#include <gsl/gsl_randist.h>
+
 #include "loopix/net_internal.h"
 
 /* ---------- streams ---------- */
@@ -50,9 +52,14 @@ void rc_net__gap_steps(rc_net *n)
 void rc_net__streams_redraw(rc_net *n, user *u, rc_time from)
 {
     u->next_pay = from + stream_gap(n, n->rate_pay, n->f_pay, n->steps_pay);
+    u->backlog_at = NEVER;
+    if (n->aggregate) { /* drop and loop counted in aggregate (flush_covers) */
+        u->next_drop = u->next_loop = NEVER;
+        u->cover_from = from;
+        return;
+    }
     u->next_drop = from + stream_gap(n, n->rate_drop, n->f_drop, n->steps_drop);
     u->next_loop = from + stream_gap(n, n->rate_loop, n->f_loop, n->steps_loop);
-    u->backlog_at = NEVER;
 }
 
 static rc_time next_stream_time(const user *u)
@@ -66,10 +73,57 @@ static rc_time next_stream_time(const user *u)
 
 /* ---------- bundles ---------- */
 
+/* Population model 2 (rc_net_cfg.aggregate_cover): with p = 1 in continuous
+ * time every firing leaves at once as its own bundle, so a drop or loop
+ * firing never takes a real message's slot nor delays one; all they change
+ * is the counters.  Their firings over a stretch of time are Poisson with
+ * mean (lambda_D + lambda_L) x its length, so the stretch since cover_from
+ * is counted with one draw when a busy client's run of firings ends
+ * (rc_net__on_stream), instead of drawing every firing: two exponential draws
+ * and two bundles less per real message. */
+static void flush_covers(rc_net *n, user *u, rc_time upto)
+{
+    if (upto <= u->cover_from) return;
+    double mean = n->cover_rate_us * (double)(upto - u->cover_from);
+    unsigned k = gsl_ran_poisson(n->rng_cover, mean);
+    n->ctr.bundles += k;
+    n->ctr.cover_packets += k;
+    u->cover_from = upto;
+}
+
+/* emit_bundle under model 2: one entry, a payload-stream cover or a real
+ * message, whose hops are drawn as one sum (rc_net__hops_delay). */
+static void emit_single(rc_net *n, uint32_t ui, rc_time t)
+{
+    user *u = &n->users[ui];
+    n->ctr.bundles++;
+    u->wait_head++;
+    u->wait_n--;
+    if (u->wait.n == 0 || ring_at(&u->wait, 0)->pos != u->wait_head - 1) {
+        n->ctr.cover_packets++; /* nobody observes its path: no delay is drawn */
+        return;
+    }
+    qmsg q = ring_pop(&u->wait);
+    n->hooks.sent(n->hooks.ctx, ui, q.body, t);
+    n->ctr.real_packets++;
+    if (q.recipient == TO_PROVIDER) {
+        n->subs_relayed++;
+        rc_time at_provider = t + (n->ingress_delay ? rc_net__hops_delay(n, 1) : 0);
+        rc_sim_at(n->sim, at_provider, RC_CLS_PROVIDER, RC_EV_RELAY, ui, q.body);
+        return;
+    }
+    unsigned hops = (n->ingress_delay ? 1u : 0u) + n->layers;
+    rc_net__deliver_to_postbox(n, q.recipient, q.body, t, t + rc_net__hops_delay(n, hops));
+}
+
 static void emit_bundle(rc_net *n, uint32_t ui, rc_time t)
 {
     user *u = &n->users[ui];
     RC_DCHECK(u->online, "client %u sent a packet while offline at t=%lld", ui, (long long)t);
+    if (n->aggregate) {
+        emit_single(n, ui, t);
+        return;
+    }
     if (n->wire.link != NULL) {
         n->wops->bundle(n, ui, t);
         return;
@@ -249,6 +303,7 @@ void rc_net__on_stream(void *ctx, const rc_event *ev)
             last = t;
         }
     }
+    if (n->aggregate) flush_covers(n, u, last);
     if (has_real(u) || n->cover_full) {
         rc_net__schedule_stream(n, ev->obj);
     } else {

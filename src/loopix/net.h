@@ -58,6 +58,13 @@ typedef struct rc_net_cfg {
     /* Packets a provider injects into the mixes per second on behalf of a
      * strategy (rc_net_provider_send), one after the other; 0 = unlimited. */
     double provider_rate;
+    /* Population model 2 (docs/performance.md, issue 28): where a busy client's
+     * drop and loop firings can never take a real message's bundle slot (p = 1,
+     * continuous time, cover=skip, no wire observer; the net checks), they are
+     * counted in aggregate, one Poisson draw per stretch of firings, instead of
+     * drawn one by one, and a packet's per-hop delays are drawn as their sum.
+     * The same laws, other draws: off reproduces model 1 draw for draw. */
+    bool aggregate_cover;
 } rc_net_cfg;
 
 /* What the network counts; the net owns them (rc_net_counts), exp/result

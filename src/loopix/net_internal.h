@@ -144,6 +144,9 @@ typedef struct user {
     ring wait; /* the real entries of the bundling queue */
     rc_time next_pay, next_drop, next_loop, backlog_at;
     rc_time idle_since;
+    /* aggregate cover (rc_net_cfg.aggregate_cover): the drop and loop firings
+     * after this instant are not counted yet */
+    rc_time cover_from;
     uint64_t stream_ver;
     rc_time pull_remaining;
     /* availability: the trace's state, and a forced-offline window */
@@ -222,6 +225,10 @@ struct rc_net {
     uint32_t n_providers;
     int p;
     bool lattice, frozen_pull, ingress_delay, cover_full, in_pull;
+    /* cfg.aggregate_cover asked for it and it applies (decided at rc_net_start):
+     * busy clients simulate their payload stream only (client.c) */
+    bool want_aggregate, aggregate;
+    double cover_rate_us; /* drop + loop firings per microsecond (aggregate) */
     rc_time tick;        /* lattice step (us); 1 when off */
     rc_time pull_period; /* us */
     double rate_pay, rate_drop, rate_loop, mu; /* per second, after x p and / lambda_div */
@@ -331,6 +338,9 @@ void rc_net__on_relay(void *ctx, const rc_event *ev); /* RC_EV_RELAY */
 /* mix.c */
 /* One per-hop delay of a message (rng_delay, rate mu). */
 rc_time rc_net__hop_delay(rc_net *n);
+/* The sum of `hops` per-hop delays as one Gamma(hops, mu) draw (continuous
+ * time only: population model 2, client.c). */
+rc_time rc_net__hops_delay(rc_net *n, unsigned hops);
 /* Builds steps_hop (lattice). */
 void rc_net__hop_steps(rc_net *n);
 /* A cover packet enters the mixes at time t and makes `hops` hops; returns its index. */
