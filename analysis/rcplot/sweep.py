@@ -53,7 +53,8 @@ UNITS = {
     "gossip_interval": "s", "gossip_push_max": "count", "gossip_window": "s",
     "membership_rate": "1/s", "store_raw": None, "check": None,
     "adversary": None, "adversary_fraction": "fraction", "adversary_delay": "s",
-    "population": "count", "group_size_dist": None, "packet_size": "B",
+    "population": "count", "population_model": None, "group_size_dist": None,
+    "packet_size": "B",
     # The strategy's structure (strategies.structure_names), not registry parameters: the
     # family, the branching factor and parallelism of the tree, RC-FT and its timeout
     # multiplier, and whether members that got their copy offline drop out.

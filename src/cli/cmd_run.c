@@ -61,9 +61,11 @@ static void print_human(const rc_job *job, const rc_result *r)
     if (r->n_sizes > 0) {
         rc_load_summary l;
         rc_result_load_summary(r, &l);
-        printf("  population %d in %d groups of sizes %s; groups per user mean %.1f, max %.0f "
-               "(%llu in none); sub-messages sent per user mean %.0f, p99 %.0f, max %.0f\n",
-               job->population, job->groups, job->group_size_dist, l.groups_mean, l.groups_max,
+        printf("  population %d in %d groups of sizes %s (population model %d); groups per user "
+               "mean %.1f, max %.0f (%llu in none); sub-messages sent per user mean %.0f, p99 "
+               "%.0f, max %.0f\n",
+               job->population, job->groups, job->group_size_dist, job->population_model,
+               l.groups_mean, l.groups_max,
                (unsigned long long)l.without_group, l.sent_mean, l.sent_p99, l.sent_max);
         printf("  median online latency by group size (s):");
         for (uint32_t i = 0; i < r->n_sizes; i++)
@@ -117,6 +119,7 @@ static void put_population(json_t *o, const rc_job *job, const rc_result *r)
 {
     json_object_set_new(o, "population", json_integer(job->population));
     json_object_set_new(o, "group_size_dist", rc_json_str(job->group_size_dist));
+    json_object_set_new(o, "population_model", json_integer(job->population_model));
     json_t *a = json_array();
     for (uint32_t i = 0; i < r->n_sizes; i++) {
         const rc_size_bucket *b = &r->sizes[i];

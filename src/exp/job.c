@@ -59,6 +59,7 @@ void rc_job_resolve(rc_job *job)
          * each), mixes by the rule of docs/beyond.md: at least one per RC_USERS_PER_MIX
          * users in every layer.  Both maxima keep resolve idempotent. */
         job->users = job->population;
+        if (job->population_model == 0) job->population_model = RC_POPULATION_MODEL;
         int mixes = (job->population + RC_USERS_PER_MIX - 1) / RC_USERS_PER_MIX;
         if (job->mixes_per_layer < mixes) job->mixes_per_layer = mixes;
     }
@@ -81,6 +82,10 @@ int rc_job_providers(const rc_job *job)
  * extensions that need dense per-user tables are not available. */
 static int validate_population(const rc_job *job, rc_err *err)
 {
+    if (job->population == 0 && job->population_model != 0)
+        return rc_err_set(err, RC_EXIT_USAGE,
+                          "population_model: %d needs population mode (--population N)",
+                          job->population_model);
     if (job->group_size_dist[0] == '\0' && job->population == 0) return 0;
     if (job->population == 0)
         return rc_err_set(err, RC_EXIT_USAGE,
@@ -207,6 +212,7 @@ void rc_job_net_cfg(const rc_job *job, rc_net_cfg *out)
     out->frozen_pull = job->quirks.frozen_pull == 1;
     out->ingress_delay = job->quirks.ingress_delay == 1;
     out->provider_rate = job->provider_rate;
+    out->aggregate_cover = job->population > 0 && job->population_model >= 2;
 }
 
 void rc_job_mc_cfg(const rc_job *job, rc_mc_cfg *out)

@@ -18,6 +18,8 @@
 #define RC_AUTO (-1)
 
 typedef enum { RC_MODEL_EXACT = 0, RC_MODEL_PAPER = 1 } rc_model;
+/* The newest population model (rc_job.population_model): what auto resolves to. */
+#define RC_POPULATION_MODEL 2
 /* auto: full with --anonymity on, else skip (resolved by rc_job_resolve). */
 typedef enum { RC_COVER_SKIP = 0, RC_COVER_FULL = 1, RC_COVER_AUTO = 2 } rc_cover_mode;
 
@@ -89,6 +91,10 @@ typedef struct rc_job {
     /* populations (issue 17, multicast/population.h): 0 = off (the paper's groups) */
     int population;               /* N users in `groups` groups of drawn sizes */
     char group_size_dist[64];     /* fixed:M | zipf:S:MIN:MAX | lognormal:MU:SIGMA */
+    /* The population model's version (0 = auto: the newest in population mode,
+     * nothing outside it); 2 counts busy clients' cover firings in aggregate
+     * (issue 28, rc_net_cfg.aggregate_cover), 1 draws each, as before. */
+    int population_model;
     /* bandwidth in bytes (docs/spec.md §1.12): the bytes of one sub-message on the wire */
     int packet_size;
     /* the global passive adversary (issue 29, anon/anonymity.h, docs/spec.md §10) */
