@@ -44,6 +44,10 @@ typedef struct rc_calq {
     size_t nb, ring_n;
     rc_evq ovf;            /* events at or after the ring's end when pushed, by time */
     size_t n;
+    /* Large bucket buffers given back by drained buckets, for the next bucket
+     * that outgrows its small one (calq.c, grow): a stack of at most SPARES. */
+    rc_calq_bucket *spare;
+    uint32_t n_spare;
 } rc_calq;
 
 void rc_calq_init(rc_calq *q, rc_time width, size_t buckets);
