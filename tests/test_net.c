@@ -165,6 +165,45 @@ Test(net, model2_hops_are_gamma_and_covers_keep_their_rate)
     rc_sim_free(&sim);
 }
 
+/* Model 2 with more than 16 delayed hops (one log per 16, rc_net__hops_delay):
+ * 20 layers and the ingress provider make Gamma(21, mu). */
+Test(net, model2_long_paths_are_gamma)
+{
+    rc_job job;
+    rc_job_defaults(&job);
+    job.users = 4;
+    job.mix_layers = 20;
+    job.rate_delay = 3;
+    job.seed = 13;
+    rc_job_resolve(&job);
+    obs_reset(20000);
+    rc_sim sim;
+    rc_sim_init(&sim, (rc_time)(1e5 * 1e6));
+    rc_net_hooks h = {NULL, h_sent, h_deliver, h_online, h_arrived, NULL, NULL, NULL};
+    rc_net_cfg cfg;
+    rc_job_net_cfg(&job, &cfg);
+    cfg.aggregate_cover = true;
+    rc_net *n = rc_net_new(&sim, &cfg, NULL, 1, NULL, h);
+    O.net = n;
+    rc_net_start(n);
+    for (int i = 0; i < 5000; i++) rc_net_send(n, 0, 1, 0);
+    rc_sim_run(&sim, NULL, NULL, 0);
+    cr_assert_eq(O.n_net, 5000);
+    double *x = O.net_s;
+    size_t m = O.n_net;
+    qsort(x, m, sizeof *x, cmp);
+    double d = 0;
+    for (size_t i = 0; i < m; i++) {
+        double F = gsl_cdf_gamma_P(x[i], 21, 1.0 / 3.0);
+        double a = fabs(F - (double)i / m), b = fabs(F - (double)(i + 1) / m);
+        if (a > d) d = a;
+        if (b > d) d = b;
+    }
+    cr_assert_lt(d, 1.95 / sqrt((double)m) + 1e-5, "KS distance %g over %zu samples", d, m);
+    rc_net_free(n);
+    rc_sim_free(&sim);
+}
+
 /* Paper model: 5 hand-off ticks plus four lifted delays, ~1.40 s (docs/spec.md §1.6). */
 Test(net, paper_network_time_matches_the_lattice_formula)
 {

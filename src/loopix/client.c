@@ -96,10 +96,11 @@ static void flush_covers(rc_net *n, user *u, rc_time upto)
 static void emit_single(rc_net *n, uint32_t ui, rc_time t)
 {
     user *u = &n->users[ui];
+    bool cover = covers_ahead(u) > 0;
     n->ctr.bundles++;
     u->wait_head++;
     u->wait_n--;
-    if (u->wait.n == 0 || ring_at(&u->wait, 0)->pos != u->wait_head - 1) {
+    if (cover) {
         n->ctr.cover_packets++; /* nobody observes its path: no delay is drawn */
         return;
     }
@@ -303,7 +304,17 @@ void rc_net__on_stream(void *ctx, const rc_event *ev)
             last = t;
         }
     }
-    if (n->aggregate) flush_covers(n, u, last);
+    if (n->aggregate) {
+        /* Model 1 steps every firing before the bound while messages wait, so a
+         * look-ahead cut short by the end or an availability change counts the
+         * covers up to there; one that drained the queue, up to its last firing. */
+        rc_time upto = last;
+        if (u->out.n > 0 && !n->cover_full) {
+            rc_time bound = next_toggle(n, u) < n->sim->stop ? next_toggle(n, u) : n->sim->stop;
+            if (bound - step(n) > upto) upto = bound - step(n);
+        }
+        flush_covers(n, u, upto);
+    }
     if (has_real(u) || n->cover_full) {
         rc_net__schedule_stream(n, ev->obj);
     } else {
