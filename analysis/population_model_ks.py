@@ -49,10 +49,9 @@ def paired_permutation(a, b, stat, n_perm, rng):
     obs = stat(a, b)
     hits = 0
     for _ in range(n_perm):
-        swap = rng.random(len(a)) < 0.5
-        pa = np.where(swap[:, None] if a.ndim > 1 else swap, b, a)
-        pb = np.where(swap[:, None] if a.ndim > 1 else swap, a, b)
-        if stat(pa, pb) >= obs - 1e-15:
+        # one label swap per pair, broadcast over a pair's histogram
+        swap = (rng.random(len(a)) < 0.5).reshape((-1,) + (1,) * (a.ndim - 1))
+        if stat(np.where(swap, b, a), np.where(swap, a, b)) >= obs - 1e-15:
             hits += 1
     return obs, (1 + hits) / (1 + n_perm)
 

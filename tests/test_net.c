@@ -66,16 +66,43 @@ static void obs_reset(size_t cap)
     O.labels = calloc(cap, sizeof(bool));
 }
 
-static rc_net *make(rc_sim *sim, rc_job *job, const rc_trace *tr, double seconds)
+/* A net of the job (resolved here); with `model2`, population model 2's
+ * aggregate cover on, which a job outside population mode never asks for. */
+static rc_net *make_with(rc_sim *sim, rc_job *job, const rc_trace *tr, double seconds,
+                         bool model2)
 {
     rc_job_resolve(job);
     rc_sim_init(sim, (rc_time)(seconds * 1e6));
     rc_net_hooks h = {NULL, h_sent, h_deliver, h_online, h_arrived, NULL, NULL, NULL};
     rc_net_cfg cfg;
     rc_job_net_cfg(job, &cfg);
+    if (model2) {
+        cr_assert(!cfg.aggregate_cover, "model 2 is for population mode only");
+        cfg.aggregate_cover = true;
+    }
     rc_net *n = rc_net_new(sim, &cfg, tr, 1, NULL, h);
     O.net = n;
     return n;
+}
+
+static rc_net *make(rc_sim *sim, rc_job *job, const rc_trace *tr, double seconds)
+{
+    return make_with(sim, job, tr, seconds, false);
+}
+
+/* Kolmogorov-Smirnov distance of x[0..m) (sorted here) from Gamma(shape, scale);
+ * shape 1 is the exponential law. */
+static double ks_gamma(double *x, size_t m, double shape, double scale)
+{
+    qsort(x, m, sizeof *x, cmp);
+    double d = 0;
+    for (size_t i = 0; i < m; i++) {
+        double F = gsl_cdf_gamma_P(x[i], shape, scale);
+        double a = fabs(F - (double)i / m), b = fabs(F - (double)(i + 1) / m);
+        if (a > d) d = a;
+        if (b > d) d = b;
+    }
+    return d;
 }
 
 /* A single exponential hop: exact model, one mix layer, no ingress delay; the
@@ -98,14 +125,7 @@ Test(net, per_hop_delay_is_exponential_with_the_set_mean)
     cr_assert_gt(O.n_net, 19000, "only %zu messages arrived", O.n_net);
     double *x = O.net_s;
     size_t m = O.n_net;
-    qsort(x, m, sizeof *x, cmp);
-    double d = 0;
-    for (size_t i = 0; i < m; i++) {
-        double F = gsl_cdf_exponential_P(x[i], 1.0 / 3.0);
-        double a = fabs(F - (double)i / m), b = fabs(F - (double)(i + 1) / m);
-        if (a > d) d = a;
-        if (b > d) d = b;
-    }
+    double d = ks_gamma(x, m, 1, 1.0 / 3.0);
     /* KS critical value at alpha = 0.001: 1.95 / sqrt(m); allow for the
      * microsecond rounding. */
     cr_assert_lt(d, 1.95 / sqrt((double)m) + 1e-5, "KS distance %g over %zu samples", d, m);
@@ -126,31 +146,15 @@ Test(net, model2_hops_are_gamma_and_covers_keep_their_rate)
     job.users = 4;
     job.rate_delay = 3;
     job.seed = 12;
-    rc_job_resolve(&job);
     obs_reset(200000);
     rc_sim sim;
-    rc_sim_init(&sim, (rc_time)(1e5 * 1e6));
-    rc_net_hooks h = {NULL, h_sent, h_deliver, h_online, h_arrived, NULL, NULL, NULL};
-    rc_net_cfg cfg;
-    rc_job_net_cfg(&job, &cfg);
-    cr_assert(!cfg.aggregate_cover, "model 2 is for population mode only");
-    cfg.aggregate_cover = true;
-    rc_net *n = rc_net_new(&sim, &cfg, NULL, 1, NULL, h);
-    O.net = n;
+    rc_net *n = make_with(&sim, &job, NULL, 1e5, true);
     rc_net_start(n);
     for (int i = 0; i < 20000; i++) rc_net_send(n, 0, 1, 0);
     rc_sim_run(&sim, NULL, NULL, 0);
     cr_assert_gt(O.n_net, 19000, "only %zu messages arrived", O.n_net);
-    double *x = O.net_s;
     size_t m = O.n_net;
-    qsort(x, m, sizeof *x, cmp);
-    double d = 0;
-    for (size_t i = 0; i < m; i++) {
-        double F = gsl_cdf_gamma_P(x[i], 4, 1.0 / 3.0);
-        double a = fabs(F - (double)i / m), b = fabs(F - (double)(i + 1) / m);
-        if (a > d) d = a;
-        if (b > d) d = b;
-    }
+    double d = ks_gamma(O.net_s, m, 4, 1.0 / 3.0);
     cr_assert_lt(d, 1.95 / sqrt((double)m) + 1e-5, "KS distance %g over %zu samples", d, m);
     const rc_net_counters *c = rc_net_counts(n);
     cr_assert_eq(c->bundles, c->payload_slots + c->cover_packets,
@@ -175,30 +179,15 @@ Test(net, model2_long_paths_are_gamma)
     job.mix_layers = 20;
     job.rate_delay = 3;
     job.seed = 13;
-    rc_job_resolve(&job);
     obs_reset(20000);
     rc_sim sim;
-    rc_sim_init(&sim, (rc_time)(1e5 * 1e6));
-    rc_net_hooks h = {NULL, h_sent, h_deliver, h_online, h_arrived, NULL, NULL, NULL};
-    rc_net_cfg cfg;
-    rc_job_net_cfg(&job, &cfg);
-    cfg.aggregate_cover = true;
-    rc_net *n = rc_net_new(&sim, &cfg, NULL, 1, NULL, h);
-    O.net = n;
+    rc_net *n = make_with(&sim, &job, NULL, 1e5, true);
     rc_net_start(n);
     for (int i = 0; i < 5000; i++) rc_net_send(n, 0, 1, 0);
     rc_sim_run(&sim, NULL, NULL, 0);
     cr_assert_eq(O.n_net, 5000);
-    double *x = O.net_s;
     size_t m = O.n_net;
-    qsort(x, m, sizeof *x, cmp);
-    double d = 0;
-    for (size_t i = 0; i < m; i++) {
-        double F = gsl_cdf_gamma_P(x[i], 21, 1.0 / 3.0);
-        double a = fabs(F - (double)i / m), b = fabs(F - (double)(i + 1) / m);
-        if (a > d) d = a;
-        if (b > d) d = b;
-    }
+    double d = ks_gamma(O.net_s, m, 21, 1.0 / 3.0);
     cr_assert_lt(d, 1.95 / sqrt((double)m) + 1e-5, "KS distance %g over %zu samples", d, m);
     rc_net_free(n);
     rc_sim_free(&sim);

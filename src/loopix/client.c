@@ -309,8 +309,9 @@ void rc_net__on_stream(void *ctx, const rc_event *ev)
          * look-ahead cut short by the end or an availability change counts the
          * covers up to there; one that drained the queue, up to its last firing. */
         rc_time upto = last;
-        if (u->out.n > 0 && !n->cover_full) {
-            rc_time bound = next_toggle(n, u) < n->sim->stop ? next_toggle(n, u) : n->sim->stop;
+        if (u->out.n > 0) {
+            rc_time toggle = next_toggle(n, u);
+            rc_time bound = toggle < n->sim->stop ? toggle : n->sim->stop;
             if (bound - step(n) > upto) upto = bound - step(n);
         }
         flush_covers(n, u, upto);

@@ -125,7 +125,7 @@ rc_net *rc_net_new(rc_sim *sim, const rc_net_cfg *cfg, const rc_trace *trace, in
     n->frozen_pull = cfg->frozen_pull;
     n->ingress_delay = cfg->ingress_delay;
     n->cover_full = cfg->cover_full;
-    n->want_aggregate = cfg->aggregate_cover;
+    n->aggregate = cfg->aggregate_cover;
     n->tick = n->lattice ? (rc_time)llround(cfg->tick_s * 1e6) : 1;
     if (n->tick < 1) n->tick = 1;
     n->pull_period = (rc_time)llround(cfg->pull_period_s * 1e6);
@@ -134,6 +134,7 @@ rc_net *rc_net_new(rc_sim *sim, const rc_net_cfg *cfg, const rc_trace *trace, in
     n->rate_drop = cfg->rate_drop * split / div;
     n->rate_loop = cfg->rate_loop * split / div;
     n->mu = cfg->rate_delay / div;
+    n->cover_rate_us = (n->rate_drop + n->rate_loop) / 1e6;
     n->mix_rate_loop = cfg->mix_rate_loop / div;
     n->mix_mu = cfg->mix_rate_loop_delay / div;
     double ts = (double)n->tick / 1e6;
@@ -210,9 +211,8 @@ void rc_net_start(rc_net *n)
 {
     /* Model 2's aggregate cover applies only where a cover firing can never
      * share a bundle with a real message nor be seen (client.c, flush_covers). */
-    n->aggregate = n->want_aggregate && n->p == 1 && !n->lattice && !n->cover_full &&
+    n->aggregate = n->aggregate && n->p == 1 && !n->lattice && !n->cover_full &&
                    n->wire.link == NULL;
-    n->cover_rate_us = (n->rate_drop + n->rate_loop) / 1e6;
     for (uint32_t i = 0; i < n->n_users; i++) {
         user *u = &n->users[i];
         u->trace_on = n->trace == NULL || rc_trace_online_at(n->trace, u->line, 0);

@@ -225,9 +225,9 @@ struct rc_net {
     uint32_t n_providers;
     int p;
     bool lattice, frozen_pull, ingress_delay, cover_full, in_pull;
-    /* cfg.aggregate_cover asked for it and it applies (decided at rc_net_start):
+    /* cfg.aggregate_cover, narrowed at rc_net_start to where it applies:
      * busy clients simulate their payload stream only (client.c) */
-    bool want_aggregate, aggregate;
+    bool aggregate;
     double cover_rate_us; /* drop + loop firings per microsecond (aggregate) */
     rc_time tick;        /* lattice step (us); 1 when off */
     rc_time pull_period; /* us */

@@ -12,17 +12,12 @@ trap 'rm -rf "$T"' EXIT
 PY=${PYTHON:-/usr/bin/python3}
 cd "$RCSIM_SOURCE_DIR"
 fail=0
-run_sweep() {
-    if [ -n "${MPIEXEC:-}" ] && [ -x "${MPIEXEC:-}" ]; then
-        "$MPIEXEC" -np 3 "$RCSIM" sweep "$@"
-    else
-        echo "NOTE: no mpirun: the sweep runs as one process"
-        "$RCSIM" sweep "$@"
-    fi
-}
+LAUNCH=()
+if [ -n "${MPIEXEC:-}" ] && [ -x "${MPIEXEC}" ]; then LAUNCH=("$MPIEXEC" -np 3)
+else echo "NOTE: no mpirun: the sweep runs as one process"; fi
 # 1. the sweep: 2 models x 2 configurations x 30 seeds
-run_sweep experiments/population-model.yaml --set duration=20m --out "$T/pm.h5" \
-    >"$T/sweep.log" 2>&1 || { echo "FAIL: sweep"; cat "$T/sweep.log"; exit 1; }
+"${LAUNCH[@]}" "$RCSIM" sweep experiments/population-model.yaml --set duration=20m \
+    --out "$T/pm.h5" >"$T/sweep.log" 2>&1 || { echo "FAIL: sweep"; cat "$T/sweep.log"; exit 1; }
 grep -q '120 jobs: 120 run' "$T/sweep.log" || { echo "FAIL: not 120 jobs run"; cat "$T/sweep.log"; fail=1; }
 # 2. the test itself
 "$PY" analysis/population_model_ks.py "$T/pm.h5" --permutations 999 --out "$T/ks.md" \
