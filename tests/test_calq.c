@@ -20,7 +20,7 @@ static rc_time ahead(gsl_rng *r, rc_time now)
     case 1: return now + (rc_time)rc_rng_below(r, 8);     /* the current bucket */
     case 2: return now + (rc_time)rc_rng_below(r, 300);   /* the ring */
     case 3: return now + 1000 * (rc_time)rc_rng_below(r, 4); /* coarse: many ties */
-    case 4: return now + (rc_time)rc_rng_below(r, 100000); /* beyond the ring: overflow */
+    case 4: return now + (rc_time)rc_rng_below(r, 100000); /* beyond the ring: far ring, overflow */
     default: return now + (rc_time)rc_rng_below(r, 2000);
     }
 }
@@ -31,10 +31,12 @@ static rc_time ahead(gsl_rng *r, rc_time now)
 Test(calq, pops_what_the_heap_pops)
 {
     uint32_t most_spares = 0; /* large bucket buffers passed on (calq.c, grow) */
-    for (unsigned width = 1; width <= 64; width *= 4) {
+    size_t most_far = 0, most_ovf = 0; /* events the far ring and the overflow held */
+    for (unsigned width = 1; width <= 256; width *= 4) {
         rc_calq c;
         rc_evq h;
-        rc_calq_init(&c, width, 16); /* a short ring: the overflow is used */
+        /* a short ring (one bucket at the last width): the far ring and the overflow are used */
+        rc_calq_init(&c, width, width == 256 ? 1 : 16);
         rc_evq_init(&h, 4);
         gsl_rng *r = rc_rng_new(5 + width, 1);
         rc_time now = 0;
@@ -74,6 +76,8 @@ Test(calq, pops_what_the_heap_pops)
             now = ev.t;
             pops++;
             if (c.n_spare > most_spares) most_spares = c.n_spare;
+            if (c.far_n > most_far) most_far = c.far_n;
+            if (rc_evq_size(&c.ovf) > most_ovf) most_ovf = rc_evq_size(&c.ovf);
         }
         cr_assert_eq(rc_calq_size(&c), rc_evq_size(&h));
         cr_assert_gt(pops, 50000);
@@ -82,6 +86,8 @@ Test(calq, pops_what_the_heap_pops)
         rc_evq_free(&h);
     }
     cr_assert_gt(most_spares, 0, "no bucket outgrew its buffer: the spares went untested");
+    cr_assert_gt(most_far, 1000, "the far ring held at most %zu events", most_far);
+    cr_assert_gt(most_ovf, 1000, "the overflow held at most %zu events", most_ovf);
 }
 
 /* The engine: a model whose handlers schedule random later events of three

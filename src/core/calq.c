@@ -1,8 +1,14 @@
-/* The calendar queue of core/calq.h.  Invariants: cur holds every queued event
- * before cur_end, sorted from cur.a[head]; ring bucket (t >> shift) & (nb - 1)
- * holds, unsorted, the events in [cur_end, cur_end + nb * width) of that
- * bucket; the overflow heap holds the rest (all at or after the ring's end).
- * cur_end is a multiple of width. */
+/* The calendar queue of core/calq.h.  With fw = far_width = nb * width / 2
+ * and F = far_next, the invariants:
+ *   cur holds every queued event before cur_end, sorted from cur.a[head];
+ *   ring bucket (t >> shift) & (nb - 1) holds, unsorted, that bucket's events
+ *     in [cur_end, F x fw), where F = cur_end / fw + 2 (so the ring reaches
+ *     between half its span and its whole span ahead, and no two of its
+ *     times share a bucket);
+ *   far bucket k & (nb - 1) holds, unsorted, the events in [k x fw, (k + 1) x fw)
+ *     for k in [F, F + nb);
+ *   the overflow heap holds the rest (at or after (F + nb) x fw).
+ * cur_end is a multiple of width, hence fw is one of it too. */
 #include "core/calq.h"
 
 #include <stdlib.h>
@@ -30,14 +36,21 @@ void rc_calq_init(rc_calq *q, rc_time width, size_t buckets)
     while (nb < buckets) nb *= 2;
     q->nb = nb;
     q->ring = rc_xcalloc(nb, sizeof *q->ring);
+    q->far = rc_xcalloc(nb, sizeof *q->far);
+    q->far_shift = q->shift + log2_of((rc_time)nb) - (nb > 1 ? 1 : 0);
+    q->far_next = nb > 1 ? 2 : 1; /* cur_end = 0 */
     rc_evq_init(&q->ovf, 16);
 }
 
 void rc_calq_free(rc_calq *q)
 {
     if (q->ring != NULL)
-        for (size_t i = 0; i < q->nb; i++) free(q->ring[i].a);
+        for (size_t i = 0; i < q->nb; i++) {
+            free(q->ring[i].a);
+            free(q->far[i].a);
+        }
     free(q->ring);
+    free(q->far);
     free(q->cur.a);
     for (uint32_t i = 0; i < q->n_spare; i++) free(q->spare[i].a);
     free(q->spare);
@@ -89,18 +102,46 @@ static inline size_t bucket_of(const rc_calq *q, rc_time t)
     return (size_t)((uint64_t)t >> q->shift) & (q->nb - 1);
 }
 
-static inline rc_time horizon(const rc_calq *q) { return q->cur_end + (rc_time)q->nb * q->width; }
+/* Where the ring ends: events from here on wait in the far ring or the overflow. */
+static inline rc_time ring_end(const rc_calq *q) { return (rc_time)(q->far_next << q->far_shift); }
 
-/* Moves the overflow's events that now fall inside the ring into it. */
-static void redistribute(rc_calq *q)
+static inline uint64_t far_of(const rc_calq *q, rc_time t) { return (uint64_t)t >> q->far_shift; }
+
+/* Files an event at or after the ring's end in the far ring or the overflow. */
+static void push_far(rc_calq *q, const rc_calq_ent *e, rc_time t)
 {
-    rc_time end = horizon(q);
+    uint64_t k = far_of(q, t);
+    if (k < q->far_next + q->nb) {
+        append(q, &q->far[k & (q->nb - 1)], e);
+        q->far_n++;
+    } else {
+        rc_evq_push_key(&q->ovf, e->key, 0, e->obj, e->arg);
+    }
+}
+
+/* The ring now reaches far bucket far_next: its events move into the ring,
+ * and the far ring reaches one bucket further, into what the overflow may hold. */
+static void take_far(rc_calq *q)
+{
+    rc_calq_bucket *f = &q->far[q->far_next & (q->nb - 1)];
+    for (uint32_t i = 0; i < f->n; i++) {
+        rc_time t = rc_evq_key_time(f->a[i].key);
+        append(q, &q->ring[bucket_of(q, t)], &f->a[i]);
+    }
+    q->ring_n += f->n;
+    q->far_n -= f->n;
+    f->n = 0;
+    if (f->cap > KEEP_CAP) { /* refilled half a ring's span later; memory for the peak is not kept */
+        free(f->a);
+        *f = (rc_calq_bucket){0};
+    }
+    q->far_next++;
+    rc_time end = (rc_time)((q->far_next + q->nb) << q->far_shift);
     while (rc_evq_size(&q->ovf) > 0 && rc_evq_key_time(rc_evq_peek_key(&q->ovf)) < end) {
         rc_event ev;
         rc_evq_pop(&q->ovf, &ev);
         rc_calq_ent e = {rc_evq_make_key(ev.t, ev.key2), ev.arg, ev.obj};
-        append(q, &q->ring[bucket_of(q, ev.t)], &e);
-        q->ring_n++;
+        push_far(q, &e, ev.t);
     }
 }
 
@@ -139,10 +180,11 @@ void rc_calq_push(rc_calq *q, unsigned __int128 key, uint32_t obj, uint64_t arg)
     rc_calq_ent e = {key, arg, obj};
     rc_time t = rc_evq_key_time(key);
     q->n++;
+    RC_DCHECK(t >= 0, "calendar event at a negative time %lld", (long long)t);
     if (t < q->cur_end) {
         insert_current(q, &e);
-    } else if (t >= horizon(q)) {
-        rc_evq_push_key(&q->ovf, key, 0, obj, arg);
+    } else if (t >= ring_end(q)) {
+        push_far(q, &e, t);
     } else {
         append(q, &q->ring[bucket_of(q, t)], &e);
         q->ring_n++;
@@ -205,6 +247,36 @@ static void sort_current(rc_calq_bucket *c)
     insertion_sort(c->a, c->n);
 }
 
+/* The ring is empty: jumps to the earliest far bucket that holds events, or
+ * else to the overflow's earliest event. */
+static void jump(rc_calq *q)
+{
+    if (q->far_n > 0) {
+        uint64_t k = q->far_next;
+        while (q->far[k & (q->nb - 1)].n == 0) k++;
+        /* where the ring takes bucket k in (advance: cur_end / fw + 2 > k) */
+        q->cur_end = (rc_time)((k - (q->nb > 1 ? 1 : 0)) << q->far_shift);
+        q->far_next = k;
+        take_far(q);
+        return;
+    }
+    rc_time first = rc_evq_key_time(rc_evq_peek_key(&q->ovf));
+    q->cur_end = (rc_time)(((uint64_t)first >> q->shift) << q->shift);
+    q->far_next = far_of(q, q->cur_end) + (q->nb > 1 ? 2 : 1);
+    rc_time end = (rc_time)((q->far_next + q->nb) << q->far_shift);
+    while (rc_evq_size(&q->ovf) > 0 && rc_evq_key_time(rc_evq_peek_key(&q->ovf)) < end) {
+        rc_event ev;
+        rc_evq_pop(&q->ovf, &ev);
+        rc_calq_ent e = {rc_evq_make_key(ev.t, ev.key2), ev.arg, ev.obj};
+        if (ev.t < ring_end(q)) {
+            append(q, &q->ring[bucket_of(q, ev.t)], &e);
+            q->ring_n++;
+        } else {
+            push_far(q, &e, ev.t);
+        }
+    }
+}
+
 /* The current bucket is used up and events remain: makes the next non-empty
  * bucket current. */
 static void advance(rc_calq *q)
@@ -212,10 +284,8 @@ static void advance(rc_calq *q)
     q->cur.n = 0;
     q->head = 0;
     for (;;) {
-        if (q->ring_n == 0) { /* only the overflow: jump to its earliest bucket */
-            rc_time first = rc_evq_key_time(rc_evq_peek_key(&q->ovf));
-            q->cur_end = (rc_time)(((uint64_t)first >> q->shift) << q->shift);
-            redistribute(q);
+        if (q->ring_n == 0) {
+            jump(q);
             continue;
         }
         rc_calq_bucket *b = &q->ring[bucket_of(q, q->cur_end)];
@@ -237,8 +307,8 @@ static void advance(rc_calq *q)
             b->n = 0;
             q->ring_n -= q->cur.n;
         }
-        /* the ring now reaches one bucket further, into what the overflow may hold */
-        redistribute(q);
+        /* the ring now reaches one bucket further: at a far bucket's start, all of it */
+        if (far_of(q, q->cur_end) + (q->nb > 1 ? 2 : 1) > q->far_next) take_far(q);
         if (found) {
             sort_current(&q->cur);
             return;

@@ -10,7 +10,12 @@
  * the near future, unsorted (a push appends), and later events wait in an
  * overflow heap (a sender's queue can reach minutes ahead).  The current
  * bucket is sorted when it becomes current; what is pushed into it afterwards
- * is inserted in order.  Because the current bucket
+ * is inserted in order.  Events beyond the ring wait in a second, coarser
+ * ring of `buckets` far buckets, each half the ring's span wide and as
+ * unsorted, and move into the ring as a whole when it reaches them (a busy
+ * client's look-ahead files a message minutes ahead: in a heap, 10^6 of them
+ * cost a third of a population's run, issue 28); only events beyond the far
+ * ring go to an overflow heap.  Because the current bucket
  * is sorted, the next events are known several ahead (rc_calq_ahead), so their
  * state can be fetched from memory long before it is needed.
  */
@@ -42,7 +47,14 @@ typedef struct rc_calq {
     unsigned shift;        /* log2(width) */
     rc_calq_bucket *ring;  /* bucket (t / width) % nb holds [cur_end, cur_end + nb * width) */
     size_t nb, ring_n;
-    rc_evq ovf;            /* events at or after the ring's end when pushed, by time */
+    /* far bucket k (slot k & (nb - 1)) holds the events in [k, k + 1) x
+     * far_width for k in [far_next, far_next + nb); the ring reaches
+     * far_next x far_width (far_width = half the ring's span) */
+    rc_calq_bucket *far;
+    uint64_t far_next;
+    unsigned far_shift;    /* log2(far_width) */
+    size_t far_n;
+    rc_evq ovf;            /* events beyond the far ring, by time */
     size_t n;
     /* Large bucket buffers given back by drained buckets, for the next bucket
      * that outgrows its small one (calq.c, grow): a stack of at most SPARES. */
