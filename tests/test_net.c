@@ -66,23 +66,29 @@ static void obs_reset(size_t cap)
     O.labels = calloc(cap, sizeof(bool));
 }
 
-/* A net of the job (resolved here); with `model2`, population model 2's
- * aggregate cover on, which a job outside population mode never asks for. */
-static rc_net *make_with(rc_sim *sim, rc_job *job, const rc_trace *tr, double seconds,
-                         bool model2)
+/* A net of the job (resolved here) in population model `model` (1: as a
+ * job outside population mode; 2: aggregate cover; 3: and direct pulls),
+ * which a job outside population mode never asks for. */
+static rc_net *make_model(rc_sim *sim, rc_job *job, const rc_trace *tr, double seconds,
+                          int model, rc_net_hooks h)
 {
     rc_job_resolve(job);
     rc_sim_init(sim, (rc_time)(seconds * 1e6));
-    rc_net_hooks h = {NULL, h_sent, h_deliver, h_online, h_arrived, NULL, NULL, NULL};
     rc_net_cfg cfg;
     rc_job_net_cfg(job, &cfg);
-    if (model2) {
-        cr_assert(!cfg.aggregate_cover, "model 2 is for population mode only");
-        cfg.aggregate_cover = true;
-    }
+    cr_assert(!cfg.aggregate_cover && !cfg.direct_pull, "models 2 and 3 are for populations only");
+    cfg.aggregate_cover = model >= 2;
+    cfg.direct_pull = model >= 3;
     rc_net *n = rc_net_new(sim, &cfg, tr, 1, NULL, h);
     O.net = n;
     return n;
+}
+
+static rc_net *make_with(rc_sim *sim, rc_job *job, const rc_trace *tr, double seconds,
+                         bool model2)
+{
+    rc_net_hooks h = {NULL, h_sent, h_deliver, h_online, h_arrived, NULL, NULL, NULL};
+    return make_model(sim, job, tr, seconds, model2 ? 2 : 1, h);
 }
 
 static rc_net *make(rc_sim *sim, rc_job *job, const rc_trace *tr, double seconds)
@@ -191,6 +197,141 @@ Test(net, model2_long_paths_are_gamma)
     cr_assert_lt(d, 1.95 / sqrt((double)m) + 1e-5, "KS distance %g over %zu samples", d, m);
     rc_net_free(n);
     rc_sim_free(&sim);
+}
+
+/* Population model 3 (rc_net_cfg.direct_pull) against model 2: it draws
+ * nothing of its own, so with the same seed every message must reach the
+ * same recipient at the same pull with the same label, and the pulls and
+ * what a provider sees of them must count the same; only the order within
+ * one instant may differ.  With clients going offline and back (a trace,
+ * forced-offline windows set before and during the run), where a message's
+ * pull finds its recipient offline or back from offline and it falls back to
+ * the postbox, and with 5,000 clients, whose pulls go through the calendar
+ * and its far ring (a sender's look-ahead files minutes ahead). */
+typedef struct dtuple {
+    rc_time t;
+    uint32_t user, body;
+    bool online;
+} dtuple;
+
+static dtuple *D;
+static size_t n_D;
+static rc_net *D_net;
+static rc_time D_stop;
+static uint32_t D_forced; /* forced-offline windows set during the run */
+static char *write_trace(const char *const *lines, size_t n);
+
+static void d_deliver(void *c, uint32_t u, uint32_t b, bool online, rc_time now)
+{
+    (void)c;
+    cr_assert(rc_net_online(D_net, u), "client %u took a message while offline", u);
+    D[n_D++] = (dtuple){now, u, b, online};
+    /* every 13th message sends its recipient offline for 20 s from 5 s on:
+     * messages already scheduled for its pulls find it away */
+    if (b % 13 == 0 && now + 5000000 < D_stop) {
+        rc_net_force_offline(D_net, u, now + 5000000, now + 25000000);
+        D_forced++;
+    }
+}
+static void d_sent(void *c, uint32_t u, uint32_t b, rc_time now) { (void)c, (void)u, (void)b, (void)now; }
+
+static int dtuple_cmp(const void *a, const void *b)
+{
+    const dtuple *x = a, *y = b;
+    if (x->t != y->t) return x->t < y->t ? -1 : 1;
+    if (x->user != y->user) return x->user < y->user ? -1 : 1;
+    return (x->body > y->body) - (x->body < y->body);
+}
+
+typedef struct drun {
+    dtuple *d;
+    size_t n;
+    uint64_t pulls, backlog;
+    uint32_t forced;
+    rc_net_traffic tr;
+} drun;
+
+static drun direct_run(uint32_t users, uint32_t per_user, const rc_trace *tr, int model)
+{
+    rc_job job;
+    rc_job_defaults(&job);
+    job.users = (int)users;
+    job.quirks.trace16 = 1;
+    job.seed = 21;
+    D = calloc((size_t)users * per_user, sizeof *D);
+    n_D = 0;
+    D_forced = 0;
+    rc_sim sim;
+    rc_net_hooks h = {NULL, d_sent, d_deliver, h_online, NULL, NULL, NULL, NULL};
+    rc_net *n = make_model(&sim, &job, tr, 400, model, h);
+    D_net = n;
+    D_stop = sim.stop;
+    rc_net_start(n);
+    rc_net_force_offline(n, 2, 40000000, 70000000);
+    uint32_t body = 0;
+    for (uint32_t u = 0; u < users; u++)
+        for (uint32_t j = 0; j < per_user; j++)
+            rc_net_send(n, u, (u * 7 + j * 13 + 1) % users, body++);
+    rc_sim_run(&sim, NULL, NULL, 0);
+    drun r = {.d = D, .n = n_D, .pulls = rc_net_counts(n)->pulls, .backlog = rc_net_backlog(n),
+              .forced = D_forced};
+    rc_net_traffic_summary(n, &r.tr);
+    rc_net_check_conservation(n);
+    qsort(r.d, r.n, sizeof *r.d, dtuple_cmp);
+    rc_net_free(n);
+    rc_sim_free(&sim);
+    return r;
+}
+
+static void direct_matches_model2(uint32_t users, uint32_t per_user, const rc_trace *tr)
+{
+    drun a = direct_run(users, per_user, tr, 2), b = direct_run(users, per_user, tr, 3);
+    cr_assert_gt(a.n, users * per_user / 2, "%zu of %u messages taken", a.n, users * per_user);
+    cr_assert_gt(a.forced, 5, "%u forced-offline windows", a.forced);
+    cr_assert_eq(a.n, b.n, "model 2 took %zu messages, model 3 %zu", a.n, b.n);
+    size_t offline = 0;
+    for (size_t i = 0; i < a.n; i++) {
+        cr_assert(a.d[i].t == b.d[i].t && a.d[i].user == b.d[i].user &&
+                      a.d[i].body == b.d[i].body && a.d[i].online == b.d[i].online,
+                  "delivery %zu: model 2 body %u to %u at %lld (%s), model 3 body %u to %u at "
+                  "%lld (%s)", i, a.d[i].body, a.d[i].user, (long long)a.d[i].t,
+                  a.d[i].online ? "online" : "offline", b.d[i].body, b.d[i].user,
+                  (long long)b.d[i].t, b.d[i].online ? "online" : "offline");
+        offline += !a.d[i].online;
+    }
+    if (tr != NULL) cr_assert_gt(offline, 10, "only %zu messages arrived while offline", offline);
+    cr_assert_eq(a.pulls, b.pulls, "pulls: %llu against %llu", (unsigned long long)a.pulls,
+                 (unsigned long long)b.pulls);
+    cr_assert_eq(a.backlog, b.backlog);
+    if (tr != NULL) cr_assert_gt(a.backlog, 0, "nothing still in flight at the end");
+    cr_assert_eq(a.tr.unobs_pulls_nonempty, b.tr.unobs_pulls_nonempty);
+    cr_assert_eq(a.tr.unobs_real_per_pull_max, b.tr.unobs_real_per_pull_max);
+    cr_assert_eq(a.tr.unobs_real_per_pull_mean, b.tr.unobs_real_per_pull_mean);
+    cr_assert_gt(a.tr.unobs_real_per_pull_max, 1, "no pull took two messages");
+    free(a.d);
+    free(b.d);
+}
+
+Test(net, model3_takes_every_message_at_model2s_pull)
+{
+    /* 16 clients, each online and offline in turns of its own length */
+    enum { U = 16, L = 400 };
+    char *lines[U];
+    for (size_t u = 0; u < U; u++) {
+        lines[u] = malloc(L + 1);
+        size_t on = 20 + 7 * u, off = 5 + 3 * u;
+        for (size_t i = 0; i < L; i++) lines[u][i] = i % (on + off) < on ? '1' : '0';
+        lines[u][L] = '\0';
+    }
+    char *path = write_trace((const char *const *)lines, U);
+    rc_err err = {0};
+    rc_trace *tr = rc_trace_load(path, U, &err);
+    cr_assert_not_null(tr, "%s", err.msg);
+    direct_matches_model2(U, 900, tr);
+    direct_matches_model2(5000, 60, NULL);
+    rc_trace_free(tr);
+    unlink(path);
+    for (size_t u = 0; u < U; u++) free(lines[u]);
 }
 
 /* Paper model: 5 hand-off ticks plus four lifted delays, ~1.40 s (docs/spec.md §1.6). */

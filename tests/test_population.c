@@ -373,15 +373,16 @@ Test(population, histogram_quantiles_interpolate_within_a_bin)
     cr_assert_lt(fabs(s.q[0] - (lo + w / 100)), w / 100, "p1 %.9f", s.q[0]);
     free(h);
 }
-/* p = 1: population model 2 counts the busy clients' cover firings in aggregate and
- * draws hops as one sum; every copy must still arrive exactly once. */
+/* p = 1: population models 2 and 3 count the busy clients' cover firings in
+ * aggregate and draw hops as one sum, and model 3 schedules each copy for its
+ * pull when it leaves; every copy must still arrive exactly once. */
 Test(population, every_member_of_every_group_gets_its_message_once_rc_ft_p1)
 {
     check_round("rc-k2-p1-ft");
 }
 
 /* The model version: auto is the newest in population mode, it is part of a
- * population job's id (model 1 and model 2 results never share one), and a
+ * population job's id (results of two models never share one), and a
  * job outside population mode neither takes it nor changes its id. */
 Test(population, population_model_resolves_and_names_the_job)
 {
@@ -391,21 +392,24 @@ Test(population, population_model_resolves_and_names_the_job)
     cr_assert_eq(j.population_model, RC_POPULATION_MODEL);
     char c2[8192], c1[8192], c0[8192];
     rc_job_canonical(&j, c2, sizeof c2);
-    cr_assert(strstr(c2, "\npopulation_model=2\n") != NULL, "%s", c2);
+    cr_assert(strstr(c2, "\npopulation_model=3\n") != NULL, "%s", c2);
     j.population_model = 1;
     rc_job_canonical(&j, c1, sizeof c1);
     cr_assert(strstr(c1, "\npopulation_model=1\n") != NULL);
     uint64_t id1 = rc_job_id(&j);
     pop_job(&j, "unicast");
-    cr_assert_neq(rc_job_id(&j), id1, "models 1 and 2 share a job id");
+    cr_assert_neq(rc_job_id(&j), id1, "models 1 and 3 share a job id");
     rc_net_cfg cfg;
     j.population_model = 1;
     rc_job_resolve(&j);
     rc_job_net_cfg(&j, &cfg);
-    cr_assert(!cfg.aggregate_cover);
+    cr_assert(!cfg.aggregate_cover && !cfg.direct_pull);
     j.population_model = 2;
     rc_job_net_cfg(&j, &cfg);
-    cr_assert(cfg.aggregate_cover);
+    cr_assert(cfg.aggregate_cover && !cfg.direct_pull);
+    j.population_model = 3;
+    rc_job_net_cfg(&j, &cfg);
+    cr_assert(cfg.aggregate_cover && cfg.direct_pull);
 
     rc_job plain;
     rc_job_defaults(&plain);

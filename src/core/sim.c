@@ -98,10 +98,12 @@ static inline void dispatch(rc_sim *s, const rc_event *ev, rc_time *next_hook,
      * (The heap names only its next two: they get the first stages.) */
     const rc_evq_val *next = rc_evq_peek_val(&s->q);
     if (next != NULL && s->prefetch[next->kind] != NULL)
-        s->prefetch[next->kind](s->ctx[next->kind], next->obj, RC_SIM_PREFETCH_STAGES - 2);
+        s->prefetch[next->kind](s->ctx[next->kind], next->obj, next->arg,
+                                RC_SIM_PREFETCH_STAGES - 2);
     const rc_evq_val *after = rc_evq_peek2_val(&s->q);
     if (after != NULL && s->prefetch[after->kind] != NULL)
-        s->prefetch[after->kind](s->ctx[after->kind], after->obj, RC_SIM_PREFETCH_STAGES - 1);
+        s->prefetch[after->kind](s->ctx[after->kind], after->obj, after->arg,
+                                 RC_SIM_PREFETCH_STAGES - 1);
 }
 
 void rc_sim_run(rc_sim *s, void (*hook)(void *, double), void *hook_ctx, rc_time every)
@@ -125,7 +127,7 @@ void rc_sim_run(rc_sim *s, void (*hook)(void *, double), void *hook_ctx, rc_time
         if (from_cal && cal_prefetch != NULL)
             for (unsigned stage = 0; stage < RC_SIM_PREFETCH_STAGES; stage++) {
                 const rc_calq_ent *e = rc_calq_ahead(&s->cal, CAL_AHEAD[stage]);
-                if (e != NULL) cal_prefetch(s->ctx[s->cal_kind], e->obj, stage);
+                if (e != NULL) cal_prefetch(s->ctx[s->cal_kind], e->obj, e->arg, stage);
             }
         s->handlers[ev.kind](s->ctx[ev.kind], &ev);
     }

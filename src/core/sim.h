@@ -40,12 +40,13 @@ enum {
 typedef void (*rc_handler_fn)(void *ctx, const rc_event *ev);
 /* Starts loading what the handler of an event with this obj will touch
  * (__builtin_prefetch only: it must not change any state), in stages: the
- * engine calls it with stage RC_SIM_PREFETCH_STAGES - 1 for an event several
+ * engine calls it with the event's obj and arg, with stage
+ * RC_SIM_PREFETCH_STAGES - 1 for an event several
  * places ahead (load its record), then with each lower stage as the event
  * comes nearer (follow the pointers the previous stage brought into cache),
  * 0 last.  A chain of dependent loads is then fetched one link per stage. */
 enum { RC_SIM_PREFETCH_STAGES = 4 };
-typedef void (*rc_prefetch_fn)(void *ctx, uint32_t obj, unsigned ahead);
+typedef void (*rc_prefetch_fn)(void *ctx, uint32_t obj, uint64_t arg, unsigned ahead);
 
 typedef struct rc_sim {
     rc_evq q;

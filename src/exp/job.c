@@ -213,6 +213,7 @@ void rc_job_net_cfg(const rc_job *job, rc_net_cfg *out)
     out->ingress_delay = job->quirks.ingress_delay == 1;
     out->provider_rate = job->provider_rate;
     out->aggregate_cover = job->population > 0 && job->population_model >= 2;
+    out->direct_pull = job->population > 0 && job->population_model >= 3;
 }
 
 void rc_job_mc_cfg(const rc_job *job, rc_mc_cfg *out)

@@ -19,7 +19,7 @@
 
 typedef enum { RC_MODEL_EXACT = 0, RC_MODEL_PAPER = 1 } rc_model;
 /* The newest population model (rc_job.population_model): what auto resolves to. */
-#define RC_POPULATION_MODEL 2
+#define RC_POPULATION_MODEL 3
 /* auto: full with --anonymity on, else skip (resolved by rc_job_resolve). */
 typedef enum { RC_COVER_SKIP = 0, RC_COVER_FULL = 1, RC_COVER_AUTO = 2 } rc_cover_mode;
 
@@ -92,8 +92,10 @@ typedef struct rc_job {
     int population;               /* N users in `groups` groups of drawn sizes */
     char group_size_dist[64];     /* fixed:M | zipf:S:MIN:MAX | lognormal:MU:SIGMA */
     /* The population model's version (0 = auto: the newest in population mode,
-     * nothing outside it); 2 counts busy clients' cover firings in aggregate
-     * (issue 28, rc_net_cfg.aggregate_cover), 1 draws each, as before. */
+     * nothing outside it); 3 also schedules each message for its recipient's
+     * pull when it leaves (rc_net_cfg.direct_pull), 2 counts busy clients'
+     * cover firings in aggregate (issue 28, rc_net_cfg.aggregate_cover), 1
+     * draws each, as before. */
     int population_model;
     /* bandwidth in bytes (docs/spec.md §1.12): the bytes of one sub-message on the wire */
     int packet_size;

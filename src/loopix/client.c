@@ -207,14 +207,17 @@ static void stream_step(rc_net *n, uint32_t ui, rc_time t)
              * message there when its bundle leaves, a firing or two from now). */
             if (u->out.n > PREFETCH_RECIPIENT) {
                 uint32_t r = ring_at(&u->out, PREFETCH_RECIPIENT)->recipient;
-                if (r != TO_PROVIDER) {
+                /* (with direct pulls filing reads only the recipient's pull slot) */
+                if (r != TO_PROVIDER && n->direct) {
+                    __builtin_prefetch(&n->pslot[r]);
+                } else if (r != TO_PROVIDER) {
                     __builtin_prefetch(&n->users[r], 1);
                     __builtin_prefetch((const char *)&n->users[r] + USER_ALIGN, 1);
                 }
             }
             /* (and, once its record is in, the root and the end of a spilled
              * postbox: the message is pushed at the end, and filing reads the root) */
-            if (u->out.n > PREFETCH_POSTBOX) {
+            if (u->out.n > PREFETCH_POSTBOX && !n->direct) {
                 uint32_t r = ring_at(&u->out, PREFETCH_POSTBOX)->recipient;
                 const pbox *b = r != TO_PROVIDER ? &n->users[r].postbox : NULL;
                 if (b != NULL && b->a != b->inl && b->n > 0) {

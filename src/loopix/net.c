@@ -44,6 +44,7 @@ static void go_online(rc_net *n, uint32_t ui, rc_time t)
     user *u = &n->users[ui];
     set_online(n, ui, true);
     u->last_online_at = t;
+    if (n->pslot != NULL) n->pslot[ui].last_online = t;
     if (n->frozen_pull) u->pull_due = t + u->pull_remaining;
     /* Memoryless streams: re-drawing on wake-up is equivalent to suspending
      * them (docs/spec.md §1.11); the bundling queue kept its contents. */
@@ -126,6 +127,7 @@ rc_net *rc_net_new(rc_sim *sim, const rc_net_cfg *cfg, const rc_trace *trace, in
     n->ingress_delay = cfg->ingress_delay;
     n->cover_full = cfg->cover_full;
     n->aggregate = cfg->aggregate_cover;
+    n->direct = cfg->direct_pull;
     n->tick = n->lattice ? (rc_time)llround(cfg->tick_s * 1e6) : 1;
     if (n->tick < 1) n->tick = 1;
     n->pull_period = (rc_time)llround(cfg->pull_period_s * 1e6);
@@ -213,6 +215,17 @@ void rc_net_start(rc_net *n)
      * share a bundle with a real message nor be seen (client.c, flush_covers). */
     n->aggregate = n->aggregate && n->p == 1 && !n->lattice && !n->cover_full &&
                    n->wire.link == NULL;
+    /* Model 3's direct pulls need pull instants of one phase for the whole
+     * run (not the lattice's ticks, not the paper's frozen countdown), no
+     * observer of each pull, and a wait for the pull that fits the event's
+     * 31 bits (provider.c, direct_file). */
+    n->direct = n->direct && !n->lattice && !n->frozen_pull && n->wire.link == NULL &&
+                n->pull_period < (rc_time)1 << 31;
+    if (n->direct) {
+        n->pslot = rc_xmalloc((size_t)n->n_users * sizeof *n->pslot);
+        for (uint32_t i = 0; i < n->n_users; i++)
+            n->pslot[i] = (pslot){n->users[i].pull_due, n->users[i].last_online_at, NEVER, 0};
+    }
     for (uint32_t i = 0; i < n->n_users; i++) {
         user *u = &n->users[i];
         u->trace_on = n->trace == NULL || rc_trace_online_at(n->trace, u->line, 0);
@@ -241,6 +254,7 @@ void rc_net_free(rc_net *n)
     }
     free(n->users);
     free(n->online_of);
+    free(n->pslot);
     free(n->cpk);
     rc_net__traffic_free(n);
     free(n->provider_free);
@@ -262,7 +276,8 @@ void rc_net_check_conservation(const rc_net *n)
 {
     /* Every real message handed to the net was pulled by its recipient,
      * ended at its sender's provider, or is still queued at its sender or
-     * waiting in a postbox (possibly with a future arrival time: in flight). */
+     * waiting in a postbox (possibly with a future arrival time: in flight)
+     * or, with direct pulls, for the pull it is scheduled for. */
     uint64_t held = rc_net_backlog(n);
     RC_DCHECK(n->subs_created == n->subs_pulled + n->subs_relayed + held,
               "message conservation: %llu sent != %llu pulled + %llu relayed + %llu held",
@@ -272,7 +287,7 @@ void rc_net_check_conservation(const rc_net *n)
 
 uint64_t rc_net_backlog(const rc_net *n)
 {
-    uint64_t b = 0;
+    uint64_t b = n->direct_held;
     for (uint32_t i = 0; i < n->n_users; i++)
         b += n->users[i].out.n + n->users[i].wait.n + n->users[i].postbox.n;
     return b;

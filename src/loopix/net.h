@@ -65,6 +65,16 @@ typedef struct rc_net_cfg {
      * drawn one by one, and a packet's per-hop delays are drawn as their sum.
      * The same laws, other draws: off reproduces model 1 draw for draw. */
     bool aggregate_cover;
+    /* Population model 3 (docs/performance.md, issue 28): where a client's
+     * pulls keep one phase for the whole run (continuous time, pull countdown
+     * not frozen, no wire observer; the net checks), a message is scheduled
+     * for its recipient's first pull after its arrival when it leaves its
+     * sender, as an event of its own, instead of being filed in the
+     * recipient's postbox; it goes to the postbox only if the recipient was
+     * offline at some time between its arrival and that pull.  The same pull
+     * instants and labels; messages that one pull takes are handed over in
+     * the order they left their senders instead of the order they arrived. */
+    bool direct_pull;
 } rc_net_cfg;
 
 /* What the network counts; the net owns them (rc_net_counts), exp/result

@@ -158,6 +158,22 @@ typedef struct user {
 _Static_assert(offsetof(user, pull_ver) + sizeof(uint64_t) <= 2 * USER_ALIGN,
                "the filed-and-pulled fields fit two cache lines");
 
+/* Population model 3 (rc_net_cfg.direct_pull): what a message scheduled
+ * straight for its recipient's pull reads of the recipient, in an array of its
+ * own (32 bytes a client, two to a cache line, against the record's 320): its
+ * pull phase when the message leaves, and when it is taken, whether the
+ * recipient stayed online since the arrival and whether this is a new pull. */
+typedef struct pslot {
+    rc_time grid;        /* one of its pull instants: they are grid + k x pull_period */
+    rc_time last_online; /* the record's last_online_at */
+    rc_time last_pull;   /* the instant of its last pull (NEVER: none yet) */
+    uint32_t taken;      /* real messages that pull has taken so far */
+} pslot;
+
+/* A direct message's event (kind RC_EV_PULL, obj = recipient) carries in its
+ * arg this bit, its body, and how long before the pull it arrived. */
+#define DIRECT_BIT (1ULL << 63)
+
 /* What the wire carries (traffic.c).  The per-mix and per-departure parts
  * exist only with cover_full, when every packet is simulated: mix_in is NULL
  * otherwise. */
@@ -229,6 +245,10 @@ struct rc_net {
      * busy clients simulate their payload stream only (client.c) */
     bool aggregate;
     double cover_rate_us; /* drop + loop firings per microsecond (aggregate) */
+    /* cfg.direct_pull, narrowed at rc_net_start to where it applies (provider.c) */
+    bool direct;
+    pslot *pslot;         /* per client, with direct; NULL otherwise */
+    uint64_t direct_held; /* direct messages scheduled and not yet taken (in flight) */
     rc_time tick;        /* lattice step (us); 1 when off */
     rc_time pull_period; /* us */
     double rate_pay, rate_drop, rate_loop, mu; /* per second, after x p and / lambda_div */
@@ -332,7 +352,7 @@ void rc_net__ensure_pull(rc_net *n, uint32_t ui, rc_time now);
 void rc_net__deliver_to_postbox(rc_net *n, uint32_t recipient, uint32_t body, rc_time emitted,
                                 rc_time arrive);
 void rc_net__on_pull(void *ctx, const rc_event *ev); /* RC_EV_PULL */
-void rc_net__prefetch_pull(void *ctx, uint32_t ui, unsigned stage); /* its rc_sim prefetch */
+void rc_net__prefetch_pull(void *ctx, uint32_t ui, uint64_t arg, unsigned stage); /* its rc_sim prefetch */
 void rc_net__on_relay(void *ctx, const rc_event *ev); /* RC_EV_RELAY */
 
 /* mix.c */
@@ -361,6 +381,8 @@ void rc_net__traffic_departure(rc_net *n, uint32_t ui, rc_time t);
 void rc_net__traffic_offline(rc_net *n, uint32_t ui, rc_time t);
 /* A pull by client ui took `real` real messages. */
 void rc_net__traffic_pull(rc_net *n, uint32_t ui, uint32_t real);
+/* The same sums for one message of a pull that has now taken `taken` (direct pulls). */
+void rc_net__traffic_pull_one(rc_net *n, uint32_t ui, uint32_t taken);
 /* The observed wire (wire.c) chose the mixes: `count` sub-messages reached wire node `node`
  * (nothing when it is not a mix). */
 void rc_net__traffic_at_node(rc_net *n, uint32_t node, uint32_t count);

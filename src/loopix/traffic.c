@@ -113,6 +113,15 @@ void rc_net__traffic_pull(rc_net *n, uint32_t ui, uint32_t real)
     if (real > t->pull_real_max) t->pull_real_max = real;
 }
 
+void rc_net__traffic_pull_one(rc_net *n, uint32_t ui, uint32_t taken)
+{
+    traffic *t = &n->tr;
+    if (!provider_view(t, ui)) return;
+    t->active_pulled++;
+    if (taken == 1) t->active_pulls++;
+    if (taken > t->pull_real_max) t->pull_real_max = taken;
+}
+
 /* Two-sample KS statistic of two histograms on the same buckets: the
  * largest gap between the empirical CDFs at a bucket edge.  Within 0.1 % of
  * a gap's length this is the statistic of the raw samples (ties in the
