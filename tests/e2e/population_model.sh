@@ -17,17 +17,17 @@ fail=0
 LAUNCH=()
 if [ -n "${MPIEXEC:-}" ] && [ -x "${MPIEXEC}" ]; then LAUNCH=("$MPIEXEC" -np 3)
 else echo "NOTE: no mpirun: the sweep runs as one process"; fi
-# 1. the sweep: 3 models x 2 configurations x 30 seeds
+# 1. the sweep: 3 models x 3 configurations x 30 seeds
 "${LAUNCH[@]}" "$RCSIM" sweep experiments/population-model.yaml --set duration=20m \
     --out "$T/pm.h5" >"$T/sweep.log" 2>&1 || { echo "FAIL: sweep"; cat "$T/sweep.log"; exit 1; }
-grep -q '180 jobs: 180 run' "$T/sweep.log" || { echo "FAIL: not 180 jobs run"; cat "$T/sweep.log"; fail=1; }
+grep -q '270 jobs: 270 run' "$T/sweep.log" || { echo "FAIL: not 270 jobs run"; cat "$T/sweep.log"; fail=1; }
 # 2. the test itself
 "$PY" analysis/population_model_ks.py "$T/pm.h5" --permutations 999 --out "$T/ks.md" \
     >"$T/ks.log" 2>&1
 rc=$?
 cat "$T/ks.log"
 [ "$rc" = 0 ] || { echo "FAIL: population_model_ks exit $rc"; fail=1; }
-[ "$(grep -c '^| [ur]' "$T/ks.md")" = 4 ] || { echo "FAIL: want 2 configurations x models 2, 3 in the table"; fail=1; }
+[ "$(grep -c '^| [ur]' "$T/ks.md")" = 6 ] || { echo "FAIL: want 3 configurations x models 2, 3 in the table"; fail=1; }
 # 3. the models differ draw by draw, not in the workload: the same multicasts, other
 #    latencies; the JSON names the model
 common=(run --population 1000 --groups 200 --group-size-dist zipf:1.5:3:100 --duration 10m --json)
