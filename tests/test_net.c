@@ -206,8 +206,9 @@ Test(net, model2_long_paths_are_gamma)
  * one instant may differ.  With clients going offline and back (a trace,
  * forced-offline windows set before and during the run), where a message's
  * pull finds its recipient offline or back from offline and it falls back to
- * the postbox, and with 5,000 clients, whose pulls go through the calendar
- * and its far ring (a sender's look-ahead files minutes ahead). */
+ * the postbox; with every cover packet simulated (--cover full); and with
+ * 5,000 clients, whose pulls go through the calendar and its far ring (a
+ * sender's look-ahead files a minute ahead). */
 typedef struct dtuple {
     rc_time t;
     uint32_t user, body;
@@ -251,11 +252,13 @@ typedef struct drun {
     rc_net_traffic tr;
 } drun;
 
-static drun direct_run(uint32_t users, uint32_t per_user, const rc_trace *tr, int model)
+static drun direct_run(uint32_t users, uint32_t per_user, const rc_trace *tr, bool cover_full,
+                       int model)
 {
     rc_job job;
     rc_job_defaults(&job);
     job.users = (int)users;
+    job.cover = cover_full ? RC_COVER_FULL : RC_COVER_SKIP;
     job.quirks.trace16 = 1;
     job.seed = 21;
     D = calloc((size_t)users * per_user, sizeof *D);
@@ -283,9 +286,11 @@ static drun direct_run(uint32_t users, uint32_t per_user, const rc_trace *tr, in
     return r;
 }
 
-static void direct_matches_model2(uint32_t users, uint32_t per_user, const rc_trace *tr)
+static void direct_matches_model2(uint32_t users, uint32_t per_user, const rc_trace *tr,
+                                  bool cover_full)
 {
-    drun a = direct_run(users, per_user, tr, 2), b = direct_run(users, per_user, tr, 3);
+    drun a = direct_run(users, per_user, tr, cover_full, 2),
+         b = direct_run(users, per_user, tr, cover_full, 3);
     cr_assert_gt(a.n, users * per_user / 2, "%zu of %u messages taken", a.n, users * per_user);
     cr_assert_gt(a.forced, 5, "%u forced-offline windows", a.forced);
     cr_assert_eq(a.n, b.n, "model 2 took %zu messages, model 3 %zu", a.n, b.n);
@@ -327,8 +332,9 @@ Test(net, model3_takes_every_message_at_model2s_pull)
     rc_err err = {0};
     rc_trace *tr = rc_trace_load(path, U, &err);
     cr_assert_not_null(tr, "%s", err.msg);
-    direct_matches_model2(U, 900, tr);
-    direct_matches_model2(5000, 60, NULL);
+    direct_matches_model2(U, 900, tr, false);
+    direct_matches_model2(U, 300, tr, true); /* every cover packet simulated (model 2 is model 1 there) */
+    direct_matches_model2(5000, 60, NULL, false);
     rc_trace_free(tr);
     unlink(path);
     for (size_t u = 0; u < U; u++) free(lines[u]);
