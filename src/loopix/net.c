@@ -222,7 +222,10 @@ void rc_net_start(rc_net *n)
     n->direct = n->direct && !n->lattice && !n->frozen_pull && n->wire.link == NULL &&
                 n->pull_period < (rc_time)1 << 31;
     if (n->direct) {
-        n->pslot = rc_xmalloc((size_t)n->n_users * sizeof *n->pslot);
+        /* aligned: a slot never straddles two cache lines (one prefetch brings it) */
+        size_t bytes = ((size_t)n->n_users * sizeof *n->pslot + 63) / 64 * 64;
+        n->pslot = aligned_alloc(64, bytes ? bytes : 64);
+        RC_ASSERTF(n->pslot != NULL, "out of memory (%zu bytes for the pull slots)", bytes);
         for (uint32_t i = 0; i < n->n_users; i++)
             n->pslot[i] = (pslot){n->users[i].pull_due, n->users[i].last_online_at, NEVER, 0};
     }

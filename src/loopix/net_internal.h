@@ -164,11 +164,12 @@ _Static_assert(offsetof(user, pull_ver) + sizeof(uint64_t) <= 2 * USER_ALIGN,
  * pull phase when the message leaves, and when it is taken, whether the
  * recipient stayed online since the arrival and whether this is a new pull. */
 typedef struct pslot {
-    rc_time grid;        /* one of its pull instants: they are grid + k x pull_period */
-    rc_time last_online; /* the record's last_online_at */
-    rc_time last_pull;   /* the instant of its last pull (NEVER: none yet) */
-    uint32_t taken;      /* real messages that pull has taken so far */
+    _Alignas(32) rc_time grid; /* one of its pull instants: they are grid + k x pull_period */
+    rc_time last_online;       /* the record's last_online_at */
+    rc_time last_pull;         /* the instant of its last pull (NEVER: none yet) */
+    uint32_t taken;            /* real messages that pull has taken so far */
 } pslot;
+_Static_assert(sizeof(pslot) == 32, "two pull slots to a cache line");
 
 /* A direct message's event (kind RC_EV_PULL, obj = recipient) carries in its
  * arg this bit, its body, and how long before the pull it arrived. */
