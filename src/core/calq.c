@@ -2,9 +2,10 @@
  * and F = far_next, the invariants:
  *   cur holds every queued event before cur_end, sorted from cur.a[head];
  *   ring bucket (t >> shift) & (nb - 1) holds, unsorted, that bucket's events
- *     in [cur_end, F x fw), where F = cur_end / fw + 2 (so the ring reaches
- *     between half its span and its whole span ahead, and no two of its
- *     times share a bucket);
+ *     in [cur_end, F x fw), where F = cur_end / fw + LEAD, LEAD = 2 (so the
+ *     ring reaches between half its span and its whole span ahead, and no
+ *     two of its times share a bucket; a one-bucket ring has fw = width and
+ *     LEAD = 1);
  *   far bucket k & (nb - 1) holds, unsorted, the events in [k x fw, (k + 1) x fw)
  *     for k in [F, F + nb);
  *   the overflow heap holds the rest (at or after (F + nb) x fw).
@@ -38,7 +39,7 @@ void rc_calq_init(rc_calq *q, rc_time width, size_t buckets)
     q->ring = rc_xcalloc(nb, sizeof *q->ring);
     q->far = rc_xcalloc(nb, sizeof *q->far);
     q->far_shift = q->shift + log2_of((rc_time)nb) - (nb > 1 ? 1 : 0);
-    q->far_next = nb > 1 ? 2 : 1; /* cur_end = 0 */
+    q->far_next = nb > 1 ? 2 : 1; /* cur_end = 0: far_next = lead (below) */
     rc_evq_init(&q->ovf, 16);
 }
 
@@ -107,6 +108,9 @@ static inline rc_time ring_end(const rc_calq *q) { return (rc_time)(q->far_next 
 
 static inline uint64_t far_of(const rc_calq *q, rc_time t) { return (uint64_t)t >> q->far_shift; }
 
+/* LEAD of the invariants: far_next = cur_end / fw + lead. */
+static inline uint64_t lead(const rc_calq *q) { return q->nb > 1 ? 2 : 1; }
+
 /* Files an event at or after the ring's end in the far ring or the overflow. */
 static void push_far(rc_calq *q, const rc_calq_ent *e, rc_time t)
 {
@@ -131,7 +135,7 @@ static void take_far(rc_calq *q)
     q->ring_n += f->n;
     q->far_n -= f->n;
     f->n = 0;
-    if (f->cap > KEEP_CAP) { /* refilled half a ring's span later; memory for the peak is not kept */
+    if (f->cap > KEEP_CAP) { /* the slot now waits for bucket far_next + nb: its peak's memory is not kept */
         free(f->a);
         *f = (rc_calq_bucket){0};
     }
@@ -254,15 +258,15 @@ static void jump(rc_calq *q)
     if (q->far_n > 0) {
         uint64_t k = q->far_next;
         while (q->far[k & (q->nb - 1)].n == 0) k++;
-        /* where the ring takes bucket k in (advance: cur_end / fw + 2 > k) */
-        q->cur_end = (rc_time)((k - (q->nb > 1 ? 1 : 0)) << q->far_shift);
+        /* where the ring takes bucket k in (advance: cur_end / fw + lead > k) */
+        q->cur_end = (rc_time)((k + 1 - lead(q)) << q->far_shift);
         q->far_next = k;
         take_far(q);
         return;
     }
     rc_time first = rc_evq_key_time(rc_evq_peek_key(&q->ovf));
     q->cur_end = (rc_time)(((uint64_t)first >> q->shift) << q->shift);
-    q->far_next = far_of(q, q->cur_end) + (q->nb > 1 ? 2 : 1);
+    q->far_next = far_of(q, q->cur_end) + lead(q);
     rc_time end = (rc_time)((q->far_next + q->nb) << q->far_shift);
     while (rc_evq_size(&q->ovf) > 0 && rc_evq_key_time(rc_evq_peek_key(&q->ovf)) < end) {
         rc_event ev;
@@ -308,7 +312,7 @@ static void advance(rc_calq *q)
             q->ring_n -= q->cur.n;
         }
         /* the ring now reaches one bucket further: at a far bucket's start, all of it */
-        if (far_of(q, q->cur_end) + (q->nb > 1 ? 2 : 1) > q->far_next) take_far(q);
+        if (far_of(q, q->cur_end) + lead(q) > q->far_next) take_far(q);
         if (found) {
             sort_current(&q->cur);
             return;
