@@ -103,23 +103,38 @@ static inline size_t bucket_of(const rc_calq *q, rc_time t)
     return (size_t)((uint64_t)t >> q->shift) & (q->nb - 1);
 }
 
-/* Where the ring ends: events from here on wait in the far ring or the overflow. */
-static inline rc_time ring_end(const rc_calq *q) { return (rc_time)(q->far_next << q->far_shift); }
-
+/* The far bucket of time t; the ring ends where far bucket far_next begins. */
 static inline uint64_t far_of(const rc_calq *q, rc_time t) { return (uint64_t)t >> q->far_shift; }
 
 /* LEAD of the invariants: far_next = cur_end / fw + lead. */
 static inline uint64_t lead(const rc_calq *q) { return q->nb > 1 ? 2 : 1; }
 
-/* Files an event at or after the ring's end in the far ring or the overflow. */
-static void push_far(rc_calq *q, const rc_calq_ent *e, rc_time t)
+/* Files an event at or after cur_end where the invariants put it: the ring,
+ * the far ring or the overflow. */
+static void place(rc_calq *q, const rc_calq_ent *e, rc_time t)
 {
     uint64_t k = far_of(q, t);
-    if (k < q->far_next + q->nb) {
+    if (k < q->far_next) {
+        append(q, &q->ring[bucket_of(q, t)], e);
+        q->ring_n++;
+    } else if (k < q->far_next + q->nb) {
         append(q, &q->far[k & (q->nb - 1)], e);
         q->far_n++;
     } else {
         rc_evq_push_key(&q->ovf, e->key, 0, e->obj, e->arg);
+    }
+}
+
+/* The far ring (far_next just moved) now reaches further: the overflow's
+ * events inside it move there, or into the ring. */
+static void take_overflow(rc_calq *q)
+{
+    rc_time end = (rc_time)((q->far_next + q->nb) << q->far_shift);
+    while (rc_evq_size(&q->ovf) > 0 && rc_evq_key_time(rc_evq_peek_key(&q->ovf)) < end) {
+        rc_event ev;
+        rc_evq_pop(&q->ovf, &ev);
+        rc_calq_ent e = {rc_evq_make_key(ev.t, ev.key2), ev.arg, ev.obj};
+        place(q, &e, ev.t);
     }
 }
 
@@ -140,13 +155,7 @@ static void take_far(rc_calq *q)
         *f = (rc_calq_bucket){0};
     }
     q->far_next++;
-    rc_time end = (rc_time)((q->far_next + q->nb) << q->far_shift);
-    while (rc_evq_size(&q->ovf) > 0 && rc_evq_key_time(rc_evq_peek_key(&q->ovf)) < end) {
-        rc_event ev;
-        rc_evq_pop(&q->ovf, &ev);
-        rc_calq_ent e = {rc_evq_make_key(ev.t, ev.key2), ev.arg, ev.obj};
-        push_far(q, &e, ev.t);
-    }
+    take_overflow(q);
 }
 
 /* Inserts into the sorted current bucket. */
@@ -185,14 +194,8 @@ void rc_calq_push(rc_calq *q, unsigned __int128 key, uint32_t obj, uint64_t arg)
     rc_time t = rc_evq_key_time(key);
     q->n++;
     RC_DCHECK(t >= 0, "calendar event at a negative time %lld", (long long)t);
-    if (t < q->cur_end) {
-        insert_current(q, &e);
-    } else if (t >= ring_end(q)) {
-        push_far(q, &e, t);
-    } else {
-        append(q, &q->ring[bucket_of(q, t)], &e);
-        q->ring_n++;
-    }
+    if (t < q->cur_end) insert_current(q, &e);
+    else place(q, &e, t);
 }
 
 /* Sorts a[0 .. n) by key in place: quicksort (median of three) down to short
@@ -267,18 +270,7 @@ static void jump(rc_calq *q)
     rc_time first = rc_evq_key_time(rc_evq_peek_key(&q->ovf));
     q->cur_end = (rc_time)(((uint64_t)first >> q->shift) << q->shift);
     q->far_next = far_of(q, q->cur_end) + lead(q);
-    rc_time end = (rc_time)((q->far_next + q->nb) << q->far_shift);
-    while (rc_evq_size(&q->ovf) > 0 && rc_evq_key_time(rc_evq_peek_key(&q->ovf)) < end) {
-        rc_event ev;
-        rc_evq_pop(&q->ovf, &ev);
-        rc_calq_ent e = {rc_evq_make_key(ev.t, ev.key2), ev.arg, ev.obj};
-        if (ev.t < ring_end(q)) {
-            append(q, &q->ring[bucket_of(q, ev.t)], &e);
-            q->ring_n++;
-        } else {
-            push_far(q, &e, ev.t);
-        }
-    }
+    take_overflow(q);
 }
 
 /* The current bucket is used up and events remain: makes the next non-empty
