@@ -207,12 +207,13 @@ static void stream_step(rc_net *n, uint32_t ui, rc_time t)
              * message there when its bundle leaves, a firing or two from now). */
             if (u->out.n > PREFETCH_RECIPIENT) {
                 uint32_t r = ring_at(&u->out, PREFETCH_RECIPIENT)->recipient;
-                /* (with direct pulls filing reads only the recipient's pull slot) */
-                if (r != TO_PROVIDER && n->direct) {
-                    __builtin_prefetch(&n->pslot[r]);
-                } else if (r != TO_PROVIDER) {
-                    __builtin_prefetch(&n->users[r], 1);
-                    __builtin_prefetch((const char *)&n->users[r] + USER_ALIGN, 1);
+                if (r != TO_PROVIDER) {
+                    if (n->direct) { /* filing reads only the recipient's pull slot */
+                        __builtin_prefetch(&n->pslot[r]);
+                    } else {
+                        __builtin_prefetch(&n->users[r], 1);
+                        __builtin_prefetch((const char *)&n->users[r] + USER_ALIGN, 1);
+                    }
                 }
             }
             /* (and, once its record is in, the root and the end of a spilled

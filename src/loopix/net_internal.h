@@ -300,6 +300,14 @@ static inline uint32_t covers_ahead(const user *u)
     return u->wait.n > 0 ? ring_at(&u->wait, 0)->pos - u->wait_head : u->wait_n;
 }
 
+/* The first instant of base + k x period (k >= 0) at or after a: a client's
+ * pulls lie on such a grid (provider.c). */
+static inline rc_time grid_at_or_after(rc_time base, rc_time period, rc_time a)
+{
+    if (a <= base) return base;
+    return base + (a - base + period - 1) / period * period;
+}
+
 /* ---------- availability, read by net.c (which drives it) and client.c ---------- */
 
 /* The time of the client's next availability change (NEVER without one);

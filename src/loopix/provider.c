@@ -58,9 +58,7 @@ static pentry pbox_pop(pbox *b)
 
 rc_time rc_net__next_pull_at_or_after(const rc_net *n, const user *u, rc_time a)
 {
-    if (a <= u->pull_due) return u->pull_due;
-    rc_time k = (a - u->pull_due + n->pull_period - 1) / n->pull_period;
-    return u->pull_due + k * n->pull_period;
+    return grid_at_or_after(u->pull_due, n->pull_period, a);
 }
 
 /* Makes sure an online client with mail pulls at its first pull time at or
@@ -91,9 +89,7 @@ void rc_net__ensure_pull(rc_net *n, uint32_t ui, rc_time now)
  * did stay online; if not, the message goes to the postbox as in model 2. */
 static void direct_file(rc_net *n, uint32_t r, uint32_t body, rc_time arrive)
 {
-    const pslot *s = &n->pslot[r];
-    rc_time at = s->grid;
-    if (arrive > at) at += (arrive - at + n->pull_period - 1) / n->pull_period * n->pull_period;
+    rc_time at = grid_at_or_after(n->pslot[r].grid, n->pull_period, arrive);
     RC_DCHECK(at >= n->sim->now && at - arrive < n->pull_period, "direct pull at %lld for %lld",
               (long long)at, (long long)arrive);
     n->direct_held++; /* (beyond the stop the event is not kept: it stays in flight) */
