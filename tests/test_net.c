@@ -141,27 +141,42 @@ Test(net, per_hop_delay_is_exponential_with_the_set_mean)
     rc_sim_free(&sim);
 }
 
+/* Model 2: one client sends `sends` messages through `layers` mix layers (and
+ * the ingress provider), at mu = 3; returns the net after the run. */
+static rc_net *model2_sender(rc_sim *sim, int layers, uint64_t seed, int sends)
+{
+    rc_job job;
+    rc_job_defaults(&job);
+    job.users = 4;
+    job.mix_layers = layers;
+    job.rate_delay = 3;
+    job.seed = seed;
+    obs_reset((size_t)sends * 10);
+    rc_net *n = make_with(sim, &job, NULL, 1e5, true);
+    rc_net_start(n);
+    for (int i = 0; i < sends; i++) rc_net_send(n, 0, 1, 0);
+    rc_sim_run(sim, NULL, NULL, 0);
+    return n;
+}
+
+/* The network times observed are Gamma(hops, 1/3) (KS, alpha = 0.001). */
+static void assert_gamma_net_times(double hops)
+{
+    size_t m = O.n_net;
+    double d = ks_gamma(O.net_s, m, hops, 1.0 / 3.0);
+    cr_assert_lt(d, 1.95 / sqrt((double)m) + 1e-5, "KS distance %g over %zu samples", d, m);
+}
+
 /* Population model 2 (rc_net_cfg.aggregate_cover): with p = 1 a packet's four
  * delayed hops (ingress + 3 layers) are one Gamma(4, mu) draw, and the drop and
  * loop firings of the busy client are counted in aggregate: their count must
  * keep its expectation, (lambda_D + lambda_L) / lambda_P per payload slot. */
 Test(net, model2_hops_are_gamma_and_covers_keep_their_rate)
 {
-    rc_job job;
-    rc_job_defaults(&job);
-    job.users = 4;
-    job.rate_delay = 3;
-    job.seed = 12;
-    obs_reset(200000);
     rc_sim sim;
-    rc_net *n = make_with(&sim, &job, NULL, 1e5, true);
-    rc_net_start(n);
-    for (int i = 0; i < 20000; i++) rc_net_send(n, 0, 1, 0);
-    rc_sim_run(&sim, NULL, NULL, 0);
+    rc_net *n = model2_sender(&sim, 3, 12, 20000);
     cr_assert_gt(O.n_net, 19000, "only %zu messages arrived", O.n_net);
-    size_t m = O.n_net;
-    double d = ks_gamma(O.net_s, m, 4, 1.0 / 3.0);
-    cr_assert_lt(d, 1.95 / sqrt((double)m) + 1e-5, "KS distance %g over %zu samples", d, m);
+    assert_gamma_net_times(4);
     const rc_net_counters *c = rc_net_counts(n);
     cr_assert_eq(c->bundles, c->payload_slots + c->cover_packets,
                  "p = 1: every firing is a bundle (%llu != %llu + %llu)",
@@ -179,22 +194,10 @@ Test(net, model2_hops_are_gamma_and_covers_keep_their_rate)
  * 20 layers and the ingress provider make Gamma(21, mu). */
 Test(net, model2_long_paths_are_gamma)
 {
-    rc_job job;
-    rc_job_defaults(&job);
-    job.users = 4;
-    job.mix_layers = 20;
-    job.rate_delay = 3;
-    job.seed = 13;
-    obs_reset(20000);
     rc_sim sim;
-    rc_net *n = make_with(&sim, &job, NULL, 1e5, true);
-    rc_net_start(n);
-    for (int i = 0; i < 5000; i++) rc_net_send(n, 0, 1, 0);
-    rc_sim_run(&sim, NULL, NULL, 0);
+    rc_net *n = model2_sender(&sim, 20, 13, 5000);
     cr_assert_eq(O.n_net, 5000);
-    size_t m = O.n_net;
-    double d = ks_gamma(O.net_s, m, 21, 1.0 / 3.0);
-    cr_assert_lt(d, 1.95 / sqrt((double)m) + 1e-5, "KS distance %g over %zu samples", d, m);
+    assert_gamma_net_times(21);
     rc_net_free(n);
     rc_sim_free(&sim);
 }
