@@ -8,10 +8,13 @@ Only the sweep's axes (the parameters that differ between jobs, seeds aside) are
 one column each, never shortened (--csv and --json add, after `strategy`, the strategy
 parameters that vary: k, p, ft, multiplier, dropoffline); rows sort by
 value (numbers numerically: 45 before 128).  The text table gives each latency
-statistic as the median over seeds of the per-seed value (online deliveries, seconds) and
-sums samples, undelivered pairs and wall time.  --csv and --json write every statistic with its median, min and max over
-seeds and its mean with the 95 % t-interval ("-" for standard output, then the text
-table is not printed).
+statistic as the geometric mean over seeds of the per-seed value (online deliveries, seconds) and
+sums samples, undelivered pairs and wall time.  --csv and --json write every statistic with
+its estimate and 95 % interval (`_est`, `_ci_lo`, `_ci_hi`, `_interval`), its median, min
+and max over seeds and its arithmetic mean ("-" for standard output, then the text
+table is not printed).  Every view shows the same centre over seeds: the geometric
+mean for latencies and other positive statistics, the mean for fractions and counts
+(docs/analysis.md, "One centre").
 
 Needs only Debian's python3-h5py and python3-numpy (run with /usr/bin/python3).
 Exit status: 0 ok; 2 bad usage, unreadable input or no finished jobs.
@@ -28,6 +31,8 @@ from rcplot import coltable, results, table  # noqa: E402
 from rcplot.sweep import Sweep, UsageError, load, parse_where  # noqa: E402
 
 TEXT_STATS = ("mean", "p1", "median", "p90", "p99")
+# The centre of every latency statistic over seeds, in every view (stats.seed_interval).
+CENTRE_NOTE = "geometric mean over seeds of each seed's value"
 
 
 def text_table(sw, rows, per_seed, out):
@@ -42,7 +47,9 @@ def text_table(sw, rows, per_seed, out):
           " ".join(h.rjust(w) for h, w in num), file=out)
     for r, c in zip(rows, cells):
         vals = ["%d" % r["seeds"], "%d" % r["deliveries"]]
-        vals += ["%.2f" % r[s] if math.isfinite(r[s]) else "n/a" for s in TEXT_STATS]
+        # The estimate over seeds of every other view (plots, report, CSV `_est`).
+        vals += ["%.2f" % r[s + "_est"] if math.isfinite(r[s + "_est"]) else "n/a"
+                 for s in TEXT_STATS]
         vals += ["%d" % r["undelivered"], "%.2f" % r["wall_s"]]
         print("  ".join(v.ljust(w) for v, w in zip(c, widths)) + " " +
               " ".join(v.rjust(w) for v, (_, w) in zip(vals, num)), file=out)
@@ -119,7 +126,8 @@ def main(argv=None):
         names = ", ".join(sorted({str(i.get("sweep_name", "?")) for i in info}))
         print("%s: %d jobs, sweep %s" % (", ".join(a.results), len(sw.jobs), names))
         text_table(sw, rows, a.per_seed, sys.stdout)
-        print("(latencies in seconds, online-only deliveries; median over seeds)")
+        print("(latencies in seconds, online-only deliveries; %s, as in plots and "
+              "reports; samples, undelivered and wall time summed)" % CENTRE_NOTE)
         extra = [c for c in cols if c in sw.structure]
         if extra:
             print("strategy structure in --csv/--json and --where: %s" % ", ".join(extra))

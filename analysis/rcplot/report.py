@@ -122,11 +122,7 @@ def build(sw, paths, outdir, dpi=110):
         hc = [(fmt_value(r[c]), False, _sortable(r[c]), None) for c in head_cols]
         hc += [("%d" % r["seeds"], True, r["seeds"], None),
                ("%d" % r["deliveries"], True, r["deliveries"], None)]
-        for _, m in stat_cols:
-            mean, lo, hi = r[m.name + "_mean"], r[m.name + "_ci_lo"], r[m.name + "_ci_hi"]
-            ci = ("[%s, %s]" % (table.fmt(lo), table.fmt(hi))
-                  if isinstance(lo, float) and math.isfinite(lo) else None)
-            hc.append((table.fmt(mean), True, mean, ci))
+        hc += [html_cell(r, m.name) for _, m in stat_cols]
         hc.append(("%d" % r["undelivered"], True, r["undelivered"], None))
         hbody.append(hc)
 
@@ -236,6 +232,13 @@ def build(sw, paths, outdir, dpi=110):
         f.write(page)
     return dict(md=md_path, html=html_path, csv=csv_path,
                 images=[(p, i) for _, p, _, i, _ in figures], skipped=skipped)
+
+
+def html_cell(r, name):
+    """(text, numeric, sort value, interval text) of one statistic in the HTML table: the
+    estimate of report.md, the charts and table.csv's `_est` (table.split_ci), sorted by it."""
+    text, ci = table.split_ci(r, name)
+    return (text, True, r[name + "_est"], ci)
 
 
 def _sortable(v):

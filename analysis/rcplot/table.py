@@ -101,6 +101,18 @@ def fmt_ci(r, name):
     return "%s [%s, %s]" % (fmt(m), fmt(lo), fmt(hi))
 
 
+def split_ci(r, name):
+    """(estimate text, interval text or None): fmt_ci's two parts, for a table that puts
+    the interval on a line of its own (the HTML report).  The same centre and the same
+    brackets as fmt_ci: '[lo, hi]' for a 95 % interval, '(lo–hi)' for the seed range."""
+    m, lo, hi = r[name + "_est"], r[name + "_ci_lo"], r[name + "_ci_hi"]
+    if not (math.isfinite(lo) and math.isfinite(hi)) or (r.get("seeds", 2) <= 1):
+        return fmt(m), None
+    if r[name + "_interval"] == RANGE:
+        return fmt(m), "(%s–%s)" % (fmt(lo), fmt(hi))
+    return fmt(m), "[%s, %s]" % (fmt(lo), fmt(hi))
+
+
 def interval_note(rows, stats):
     """One sentence on how the table's brackets were made, naming the seed counts."""
     kinds = {r[metrics.lookup(s).name + "_interval"] for r in rows for s in stats}

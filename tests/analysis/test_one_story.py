@@ -1,0 +1,60 @@
+#!/usr/bin/python3
+"""Unit tests of "one story in every view" (docs/analysis.md): every table, page and plot
+shows the same centre over seeds with the same brackets; strategies keep one order and one
+colour; the plot refuses what it cannot draw.  Jobs are the stand-ins of test_sweep.py."""
+
+import io
+import math
+import os
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "..", "analysis"))
+
+import summarize  # noqa: E402
+from rcplot import report, sweep, table  # noqa: E402
+from test_sweep import grid  # noqa: E402
+
+# per-seed medians 1, 2, 100: median 2, arithmetic mean 34.3, geometric mean 5.85
+SKEW = {1: 1.0, 2: 2.0, 3: 100.0}
+
+
+def skewed(seeds=(1, 2, 3)):
+    return grid(users=(8, 16), seeds=seeds, median=lambda u, s, seed: SKEW[seed])
+
+
+class OneCentre(unittest.TestCase):
+    def test_html_cell_is_the_estimate_of_report_md(self):
+        sw = sweep.Sweep(skewed())
+        r = table.rows(sw, stats=("median",))[0]
+        text, numeric, sort, ci = report.html_cell(r, "median")
+        self.assertEqual(text, table.fmt(r["median_est"]))
+        self.assertAlmostEqual(sort, r["median_est"])
+        self.assertAlmostEqual(r["median_est"], (1 * 2 * 100) ** (1 / 3))
+        self.assertIn(text, table.fmt_ci(r, "median"))
+
+    def test_seed_range_in_parentheses_in_html_too(self):
+        sw = sweep.Sweep(skewed())
+        r = table.rows(sw, stats=("median",))[0]
+        _, _, _, ci = report.html_cell(r, "median")
+        self.assertEqual(ci, "(1–100)")
+        sw = sweep.Sweep(grid(users=(8, 16), seeds=(1, 2, 3, 4, 5, 6)))
+        r = table.rows(sw, stats=("median",))[0]
+        _, _, _, ci = report.html_cell(r, "median")
+        self.assertTrue(ci.startswith("[") and ci.endswith("]"), ci)
+
+    def test_summarize_prints_the_estimate_and_names_it(self):
+        sw = sweep.Sweep(skewed())
+        rows = table.rows(sw)
+        out = io.StringIO()
+        summarize.text_table(sw, rows, False, out)
+        first = out.getvalue().splitlines()[1].split()
+        self.assertIn("%.2f" % rows[0]["median_est"], first)
+        self.assertNotIn("%.2f" % rows[0]["median"], first)
+        self.assertIn("geometric mean", summarize.CENTRE_NOTE)
+
+
+if __name__ == "__main__":
+    unittest.main()
