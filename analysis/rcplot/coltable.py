@@ -318,7 +318,7 @@ def _summarize(paths, where, stats, sums):
         key = tuple(base.get(a.name, "") for a in axes)
         cfgs.setdefault(key, []).append(m)
         first.setdefault(key, base)
-    keys = sorted(cfgs, key=lambda k: [value_key(v) for v in k])
+    keys = sorted(cfgs, key=lambda k: [a.values.index(v) for a, v in zip(axes, k)])
     all_jobs = np.sort(np.concatenate([m for _, m in kept]))
     rows = []
     for k in keys:

@@ -20,7 +20,7 @@ import os
 
 import numpy as np
 
-from . import metrics
+from . import metrics, palette
 from .sweep import UsageError, choose_roles, fmt_value
 
 CHARTJS_PATHS = ("/usr/share/javascript/chart.js/chart.min.js",
@@ -104,7 +104,8 @@ def _styles(sw, x):
     colours = {}
     if key_axis:
         vals = sw.axis(key_axis).values
-        colours = {v: TAB10[i % len(TAB10)] for i, v in enumerate(vals)}
+        colours = ({v: palette.colour(v) for v in vals} if key_axis == "strategy" else
+                   {v: TAB10[i % len(TAB10)] for i, v in enumerate(vals)})
     combos = []
     for c in sw.configs():
         r = tuple(c.key[n] for n in rest)

@@ -42,7 +42,7 @@ from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.ticker import (FixedLocator, FuncFormatter, LogLocator,  # noqa: E402
                                NullFormatter, NullLocator)
 
-from . import metrics, results  # noqa: E402
+from . import metrics, palette, results  # noqa: E402
 from .stats import LOG_T, MIN_SEEDS_CI, RANGE, seed_interval  # noqa: E402
 from .sweep import UsageError, choose_roles, fmt_value  # noqa: E402
 
@@ -116,6 +116,8 @@ def _colours(sw, hue):
     if hue is None:
         return {None: "C0"}
     vals = sw.axis(hue).values
+    if hue == "strategy":
+        return {v: palette.colour(v) for v in vals}   # fixed: the same in every figure
     if len(vals) <= 10:
         cmap = matplotlib.colormaps["tab10"]
         return {v: cmap(i) for i, v in enumerate(vals)}

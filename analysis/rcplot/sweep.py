@@ -112,7 +112,11 @@ class Axis:
     def __init__(self, name, values):
         self.name = name
         self.numeric = all(_number(v) is not None for v in values)
-        self.values = sorted(set(values), key=value_key)
+        if name == "strategy" and not self.numeric:
+            from . import palette  # the strategy table's order, as in every tool
+            self.values = palette.sort(set(values))
+        else:
+            self.values = sorted(set(values), key=value_key)
         self.unit = UNITS.get(name)
         self.label = param_label(name)
 
@@ -353,7 +357,8 @@ class Sweep:
             groups.setdefault(key, ([], []))
             groups[key][0].append(j)
             groups[key][1].append(p)
-        keys = sorted(groups, key=lambda k: [value_key(v) for v in k])
+        # each axis in its own value order (strategies in the strategy table's order)
+        keys = sorted(groups, key=lambda k: [a.values.index(v) for a, v in zip(self.axes, k)])
         out = []
         for k in keys:
             js, ps = groups[k]

@@ -26,10 +26,10 @@ import os
 import sys
 
 try:
-    from rcplot import results, strategies, sweep
+    from rcplot import palette, results, sweep
 except ImportError:  # imported as analysis.rcsim, or from a path without analysis/ itself
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    from rcplot import results, strategies, sweep
+    from rcplot import palette, results, sweep
 
 import numpy as np
 
@@ -57,14 +57,8 @@ def _paths(path):
 
 
 def _strategy_key(name):
-    """Table order of a strategy name: its family's place in the strategy table, then its
-    parameters in the table's order (numbers by value, False before True), then the name."""
-    i = strategies.info(name)
-    fams = [f["family"] for f in strategies.families()]
-    at = fams.index(i["family"]) if i["family"] in fams else len(fams)
-    ps = tuple((0, float(v)) if isinstance(v, (int, float)) else (1, str(v))
-               for v in i["params"].values())
-    return (at, ps, i["name"])
+    """Table order of a strategy name (rcplot.palette.order_key: the order of every tool)."""
+    return palette.order_key(name)
 
 
 def _order_categories(df):

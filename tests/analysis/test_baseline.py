@@ -75,7 +75,7 @@ class Compare(unittest.TestCase):
         sw = sweep.Sweep(jobs(range(1, 4)))
         with self.assertRaises(sweep.UsageError) as e:
             baseline.compare(sw, "rc-k9-p9", ["median"])
-        self.assertIn("rc-k2-p2, unicast", str(e.exception))
+        self.assertIn("unicast, rc-k2-p2", str(e.exception))
 
     def test_plot_is_log_with_the_strategy_colour(self):
         sw = sweep.Sweep(jobs(range(1, 7), strategies=("rc-k2-p2", "rc-k3-p3", "unicast")))

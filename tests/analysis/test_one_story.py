@@ -14,7 +14,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "..", "analysis"))
 
 import summarize  # noqa: E402
-from rcplot import report, sweep, table  # noqa: E402
+from rcplot import interactive, palette, plots, report, sweep, table  # noqa: E402
 from test_sweep import grid  # noqa: E402
 
 # per-seed medians 1, 2, 100: median 2, arithmetic mean 34.3, geometric mean 5.85
@@ -54,6 +54,31 @@ class OneCentre(unittest.TestCase):
         self.assertIn("%.2f" % rows[0]["median_est"], first)
         self.assertNotIn("%.2f" % rows[0]["median"], first)
         self.assertIn("geometric mean", summarize.CENTRE_NOTE)
+
+
+STRATS = ("rc-k2-p2-ft-dropoffline", "unicast", "provider-fanout", "rc-k2-p2", "rc-k1-p1")
+
+
+class StrategyOrderAndColour(unittest.TestCase):
+    def test_axis_and_rows_in_the_strategy_tables_order(self):
+        sw = sweep.Sweep(grid(users=(8,), strategies=STRATS))
+        want = ["unicast", "rc-k1-p1", "rc-k2-p2", "rc-k2-p2-ft-dropoffline", "provider-fanout"]
+        self.assertEqual(sw.axis("strategy").values, want)
+        self.assertEqual([r["strategy"] for r in table.rows(sw)], want)
+
+    def test_a_strategy_keeps_its_colour_whatever_the_sweep_holds(self):
+        a = sweep.Sweep(grid(users=(8, 16), strategies=STRATS))
+        b = sweep.Sweep(grid(users=(8, 16), strategies=("rc-k2-p2", "unicast")))
+        for sw in (a, b):
+            pc = plots.strategy_colours(sw)
+            self.assertEqual(plots.matplotlib.colors.to_hex(pc["rc-k2-p2"]),
+                             palette.colour("rc-k2-p2"))
+            _, _, hc, _ = interactive._styles(sw, "users")
+            self.assertEqual(hc["rc-k2-p2"], palette.colour("rc-k2-p2"))
+        self.assertEqual(palette.colour("rollercoaster-k2-p2-notimeout"),
+                         palette.colour("rc-k2-p2"))
+        cols = [palette.colour(s) for s in STRATS]
+        self.assertEqual(len(set(cols)), len(cols))
 
 
 if __name__ == "__main__":

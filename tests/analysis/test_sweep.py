@@ -80,8 +80,11 @@ class Axes(unittest.TestCase):
         self.assertEqual([a.name for a in sw.axes], ["users", "model"])
 
     def test_names_sort_naturally(self):
+        a = sweep.Axis("trace", ["gen_os15", "online", "gen_os5", "gen_os10"])
+        self.assertEqual(a.values, ["gen_os5", "gen_os10", "gen_os15", "online"])
+        # strategies in the strategy table's order: family, then k, p, ... by value
         a = sweep.Axis("strategy", ["rc-k16-p1", "unicast", "rc-k2-p2", "rc-k4-p1"])
-        self.assertEqual(a.values, ["rc-k2-p2", "rc-k4-p1", "rc-k16-p1", "unicast"])
+        self.assertEqual(a.values, ["unicast", "rc-k2-p2", "rc-k4-p1", "rc-k16-p1"])
 
     def test_numbers_before_names_and_by_value(self):
         a = sweep.Axis("x", ["10", "9", "1e3", "0.5"])
@@ -150,8 +153,8 @@ class Table(unittest.TestCase):
         sw = sweep.Sweep(grid(users=(128, 45, 8)))
         rows = table.rows(sw)
         self.assertEqual([(r["users"], r["strategy"]) for r in rows],
-                         [("8", "rc-k2-p2"), ("8", "unicast"), ("45", "rc-k2-p2"),
-                          ("45", "unicast"), ("128", "rc-k2-p2"), ("128", "unicast")])
+                         [("8", "unicast"), ("8", "rc-k2-p2"), ("45", "unicast"),
+                          ("45", "rc-k2-p2"), ("128", "unicast"), ("128", "rc-k2-p2")])
         r = rows[0]
         self.assertEqual(r["seeds"], 3)
         self.assertAlmostEqual(r["median"], 2.0 + 0.2)          # median over seeds
@@ -224,7 +227,7 @@ class Draw(unittest.TestCase):
         info = self.draw(grid(), kind="cdf")
         self.assertEqual(len(info["panels"]), 2)   # one per strategy
         self.assertEqual(info["panels"][0]["xlabel"], "latency [s]")
-        self.assertEqual(info["panels"][0]["title"], "strategy = rc-k2-p2")
+        self.assertEqual(info["panels"][0]["title"], "strategy = unicast")
         info = self.draw(grid(), kind="heatmap", stat="p99")
         self.assertEqual(info["panels"][0]["ylabel"], "strategy")
         self.assertTrue(info["colorbar_label"].startswith("p99 latency [s]"))
