@@ -16,6 +16,7 @@ and hyphens count as underscores ("delivery ratio").  An unknown name raises
 sweep.UsageError listing the known ones.
 """
 
+import difflib
 import math
 
 from . import results
@@ -65,6 +66,7 @@ def _ratio(num, den):
 def _counter(name):
     def f(job):
         return results.job_counters(job).get(name, math.nan)
+    f.counter = name   # lookup("counter:NAME") finds the statistic reading it
     return f
 
 
@@ -161,17 +163,49 @@ def normalise(name):
     return name.strip().lower().replace(" ", "_").replace("-", "_")
 
 
+# The unit of a counter that no statistic above names, by its name's ending
+# (docs/results-layout.md: entropies in bits, rates per second, times in seconds).
+_COUNTER_UNITS = (("_bits", "bits"), ("_pps", "1/s"), ("_per_client_s", "B/s"),
+                  ("_ms", "ms"), ("_s", "s"), ("_kb", "KiB"))
+
+
+def _by_counter(c):
+    """The statistic that reads counter c, if one does."""
+    for m in METRICS.values():
+        if getattr(m.fn, "counter", None) == c:
+            return m
+    return None
+
+
 def lookup(name):
+    """The Metric for a name: a statistic's name or alias, counter:NAME, or a counter's
+    column name (counter_NAME or NAME itself, e.g. anon_entropy_mean_bits), which gives
+    the statistic reading that counter when there is one (its label and unit), else the
+    counter with the unit its name says."""
     n = normalise(name)
     n = ALIASES.get(n, n)
     if n in METRICS:
         return METRICS[n]
+    c = None
     if n.startswith("counter:") and len(n) > len("counter:"):
         c = n[len("counter:"):]
-        return Metric(n, c.replace("_", " "), "count", _counter(c), "counter %s" % c)
-    raise UsageError("unknown statistic %r; known: %s, counter:NAME (and --kind box "
+    elif n.startswith("counter_") and len(n) > len("counter_"):
+        c = n[len("counter_"):]
+    elif n.startswith(("anon_", "bw_", "unobs_", "so_", "adv_")):
+        c = n
+    if c is not None:
+        m = _by_counter(c)
+        if m is not None:
+            return m
+        unit = next((u for suf, u in _COUNTER_UNITS if c.endswith(suf)), "count")
+        m = Metric("counter:" + c, c.replace("_", " "), unit, _counter(c), "counter %s" % c)
+        m.positive = unit in ("1/s", "B/s")
+        return m
+    near = difflib.get_close_matches(n, list(METRICS) + list(ALIASES), n=3, cutoff=0.6)
+    raise UsageError("unknown statistic %r%s; known: %s, counter:NAME (and --kind box "
                      "--stat latency for the latency distribution)"
-                     % (name, ", ".join(METRICS)))
+                     % (name, " (did you mean %s?)" % " or ".join(near) if near else "",
+                        ", ".join(METRICS)))
 
 
 def describe():

@@ -58,6 +58,10 @@ class NoRecords(Exception):
     """The results lack the per-delivery records a timeline needs."""
 
 
+class NoData(NoRecords):
+    """The statistic is n/a (NaN) in every job: nothing to draw (exit 1, not an empty plot)."""
+
+
 class PlotSpec:
     def __init__(self, kind="line", stat=None, x=None, hue=None, facets=None, ylim=None,
                  xscale="auto", yscale="auto", title=None):
@@ -157,15 +161,20 @@ class _Marks:
     """Values to check against the final axis limits (nothing cut silently)."""
 
     def __init__(self):
-        self.items = []   # (ax, xs, values, what)
+        self.items = []   # (ax, xs, values, what, colour)
         self.offscale = []
 
-    def add(self, ax, xpos, value, what):
+    def add(self, ax, xpos, value, what, colour=None):
+        """colour: the series' colour (a triangle says whose value is off the scale);
+        None: the neutral OFF red."""
         self.items.append((ax, np.atleast_1d(np.asarray(xpos, dtype=np.float64)),
-                           np.atleast_1d(np.asarray(value, dtype=np.float64)), what))
+                           np.atleast_1d(np.asarray(value, dtype=np.float64)), what,
+                           colour or OFF))
 
     def apply(self):
-        for ax, xs, vs, what in self.items:
+        # Labels at one x on one edge are stacked, not printed over each other.
+        stacked = {}
+        for ax, xs, vs, what, colour in self.items:
             lo, hi = ax.get_ylim()
             log = ax.get_yscale() == "log"
             fin = np.isfinite(vs)
@@ -175,17 +184,23 @@ class _Marks:
                                                (below, lo, "v", 9, "bottom")):
                 if not mask.any():
                     continue
-                ax.plot(xs[mask], np.full(int(mask.sum()), edge), marker=marker, color=OFF,
+                ax.plot(xs[mask], np.full(int(mask.sum()), edge), marker=marker,
+                        color=colour, markeredgecolor="black", markeredgewidth=0.4,
                         markersize=7 if mask.sum() == 1 else 4, clip_on=False, zorder=5,
                         linestyle="none")
                 i = int(np.argmax(np.where(mask, np.abs(vs), -np.inf)))
                 text = "%.3g" % vs[i] if mask.sum() == 1 else "%d beyond, up to %.3g" % (
                     mask.sum(), vs[i])
-                ax.annotate(text, (xs[i], edge), xytext=(0, dy), textcoords="offset points",
-                            ha="center", va=va, fontsize=7, color=OFF, annotation_clip=False)
+                slot = (id(ax), marker, round(float(xs[i]), 9))
+                k = stacked.get(slot, 0)
+                stacked[slot] = k + 1
+                ax.annotate(text, (xs[i], edge), xytext=(0, dy * (1 + 1.1 * k)),
+                            textcoords="offset points", ha="center", va=va, fontsize=7,
+                            color=colour, annotation_clip=False)
                 self.offscale.append(dict(panel=ax.get_title(), x=float(xs[i]),
                                           value=float(vs[i]), count=int(mask.sum()),
-                                          what=what))
+                                          what=what,
+                                          colour=matplotlib.colors.to_hex(colour)))
 
 
 def _numeric_x(ax, axis, log):
@@ -302,7 +317,7 @@ def _line(fig, axes, panels, sw, spec, roles, marks):
                     markersize=4, capsize=3, linewidth=1.2,
                     label=_hue_label(hue, hv, sw))
         for xp, y, l_, h_, _ in pts:
-            marks.add(ax, xp, y, "%s at %s" % (m.name, _hue_label(hue, hv, sw)))
+            marks.add(ax, xp, y, "%s at %s" % (m.name, _hue_label(hue, hv, sw)), colours[hv])
             if math.isfinite(l_) and logy and l_ <= 0:
                 marks.add(ax, xp, l_, "CI low end")
             if not math.isfinite(y):
@@ -389,7 +404,7 @@ def _box(fig, axes, panels, sw, spec, roles, marks):
             ax.plot(pos + np.asarray(jitter), seeds, "o", color="black", markersize=2.5,
                     alpha=0.7, zorder=4)
         for k in ("whislo", "whishi", "med"):
-            marks.add(ax, pos, st[k], "%s %s" % (label, k))
+            marks.add(ax, pos, st[k], "%s %s" % (label, k), colours[hv])
     for ax in axes:
         if logy:
             ax.set_yscale("log")
@@ -639,15 +654,18 @@ def _timeline(fig, axes, panels, sw, spec, roles, marks):
         thinned = max(thinned, stride)
         s = slice(None, None, stride)
         on = onl[s]
-        ax.scatter(tod[s][on], lat[s][on], s=2, color=col, alpha=0.25, linewidths=0)
-        ax.scatter(tod[s][~on], lat[s][~on], s=8, color=col, alpha=0.6, marker="x",
-                   linewidths=0.6)
+        # Offline crosses first, online dots over them: the slow online deliveries (the
+        # online p99) must not hide under the offline ones.
+        ax.scatter(tod[s][~on], lat[s][~on], s=8, color=col, alpha=0.35, marker="x",
+                   linewidths=0.5, zorder=2, gid="offline")
+        ax.scatter(tod[s][on], lat[s][on], s=4, color=col, alpha=0.5, linewidths=0,
+                   zorder=3, gid="online")
         b = np.clip(np.searchsorted(edges, tod, side="right") - 1, 0, nbins - 1)
         med = [np.median(lat[b == i]) if np.any(b == i) else np.nan for i in range(nbins)]
         # one legend entry per hue value: the thinning goes into the note, not the label
         ax.plot(0.5 * (edges[:-1] + edges[1:]), med, color=col, linewidth=1.6,
                 label=_hue_label(hue, hv, sw))
-        marks.add(ax, tod, lat, "deliveries at %s" % _hue_label(hue, hv, sw))
+        marks.add(ax, tod, lat, "deliveries at %s" % _hue_label(hue, hv, sw), col)
     for ax in axes:
         if logy:
             ax.set_yscale("log")
@@ -687,7 +705,19 @@ def draw(sw, spec):
         raise UsageError("--stat latency is the whole distribution: use it with --kind box "
                          "(or cdf/hist); --kind %s needs one number per seed" % spec.kind)
     if spec.kind in ("line", "box", "heatmap") and spec.stat != metrics.LATENCY_BOX:
-        metrics.lookup(spec.stat)
+        m = metrics.lookup(spec.stat)
+        if not any(math.isfinite(m(j)) for j in sw.jobs):
+            raise NoData("%s is n/a in every job of the selection (%d jobs): nothing to draw%s"
+                         % (m.name, len(sw.jobs), "; anonymity statistics need a sweep run "
+                            "with `anonymity: on`" if m.name.startswith(("anon", "counter:anon"))
+                            else ""))
+    if spec.ylim and spec.ylim[0] <= 0 and spec.kind not in ("cdf",):
+        # A log axis has no 0: say so (exit 2) rather than let matplotlib drop the limit.
+        if spec.yscale == "log":
+            raise UsageError("--ylim %g,%g with --yscale log: a log axis cannot reach %g; "
+                             "give a positive low end or --yscale linear"
+                             % (spec.ylim[0], spec.ylim[1], spec.ylim[0]))
+        spec.yscale = "linear"   # the range asked for includes 0: a linear axis
     roles = choose_roles(sw.axes, spec.kind, spec.x, spec.hue, spec.facets)
     configs = sw.configs()
     panels, (rows, cols) = _panels(sw, configs, roles[2])

@@ -28,6 +28,7 @@ they count.  Errors in user input (--where on an unknown parameter, a role given
 raise UsageError with a message naming the bad value.
 """
 
+import difflib
 import math
 import os
 import re
@@ -275,14 +276,38 @@ class Sweep:
         known = set().union(*params)
         for k in where:
             if k not in known:
-                raise UsageError("--where %s: no such parameter in the results (parameters: %s)"
-                                 % (k, ", ".join(sorted(known))))
-        keep = [i for i, p in enumerate(params)
-                if all(_matches(p.get(k, ""), w) for k, w in where.items())]
+                near = difflib.get_close_matches(k, sorted(known), n=3, cutoff=0.6)
+                raise UsageError("--where %s: no such parameter in the results%s (parameters: "
+                                 "%s)" % (k, " (did you mean %s?)" % " or ".join(near)
+                                          if near else "", ", ".join(sorted(known))))
+        # A strategy matches in any spelling the simulator accepts (rc-k2-p2 and
+        # rollercoaster-k2-p2-notimeout are one strategy): both sides canonical.
+        canon = {}
+        if "strategy" in where:
+            from . import palette
+            have = {p.get("strategy", "") for p in params}
+            strategies.prefetch(list(have) + where["strategy"])
+            canon = {v: palette.canonical(v) for v in list(have) + where["strategy"]}
+
+        def ok(p, k, w):
+            if k == "strategy":
+                return canon.get(p.get(k, ""), p.get(k, "")) in [canon.get(x, x) for x in w]
+            return _matches(p.get(k, ""), w)
+
+        keep = [i for i, p in enumerate(params) if all(ok(p, k, w) for k, w in where.items())]
         if not keep:
-            raise UsageError("--where %s matches none of the %d jobs"
+            hints = []
+            for k, w in where.items():
+                present = sorted({p.get(k, "") for p in params}, key=value_key)
+                if any(any(ok(p, k, w) for p in params) for _ in (0,)):
+                    continue
+                near = difflib.get_close_matches(w[0], present, n=3, cutoff=0.5)
+                hints.append("%s has %s%s" % (k, ", ".join(present[:12]) + (
+                    ", ..." if len(present) > 12 else ""),
+                    " (did you mean %s?)" % " or ".join(near) if near else ""))
+            raise UsageError("--where %s matches none of the %d jobs%s"
                              % (" ".join("%s=%s" % (k, "|".join(v)) for k, v in where.items()),
-                                len(jobs)))
+                                len(jobs), "; " + "; ".join(hints) if hints else ""))
         self.jobs = [jobs[i] for i in keep]
         self.params = [params[i] for i in keep]
         self.axes = detect_axes(self.params)

@@ -14,7 +14,8 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "..", "analysis"))
 
 import summarize  # noqa: E402
-from rcplot import interactive, palette, plots, report, sweep, table  # noqa: E402
+from rcplot import interactive, metrics, palette, plots, report, sweep, table  # noqa: E402
+from test_plot_fixes import with_records  # noqa: E402
 from test_sweep import grid  # noqa: E402
 
 # per-seed medians 1, 2, 100: median 2, arithmetic mean 34.3, geometric mean 5.85
@@ -79,6 +80,70 @@ class StrategyOrderAndColour(unittest.TestCase):
                          palette.colour("rc-k2-p2"))
         cols = [palette.colour(s) for s in STRATS]
         self.assertEqual(len(set(cols)), len(cols))
+
+
+
+def draw(res, **kw):
+    fig, info = plots.draw(sweep.Sweep(res), plots.PlotSpec(**kw))
+    return fig, info
+
+
+class PlotDefects(unittest.TestCase):
+    def test_timeline_draws_online_dots_over_offline_crosses(self):
+        res = with_records(grid(users=(8, 16), seeds=(1,)), 1800.0)
+        for j in res.jobs:
+            j._group["deliveries"]["online"][::2] = 0
+        fig, _ = draw(res, kind="timeline")
+        z = {c.get_gid(): c.get_zorder() for c in fig.axes[0].collections}
+        self.assertGreater(z["online"], z["offline"])
+        plots.plt.close(fig)
+
+    def test_offscale_marks_take_the_series_colour_and_do_not_overprint(self):
+        fig, info = draw(grid(users=(8, 16, 45, 128)), kind="line", stat="median",
+                         ylim=(1.0, 10.0))
+        by = {}
+        for o in info["offscale"]:
+            s = "unicast" if "unicast" in o["what"] else "rc-k2-p2"
+            self.assertEqual(o["colour"], palette.colour(s))
+            by.setdefault(o["x"], []).append(o)
+        ax = fig.axes[0]
+        spots = [(t.xy, t.xyann) for t in ax.texts]
+        self.assertEqual(len(spots), len(set(spots)), spots)
+        plots.plt.close(fig)
+
+    def test_ylim_from_zero_gives_a_linear_axis_not_a_dropped_limit(self):
+        fig, info = draw(grid(), kind="line", stat="median", ylim=(0.0, 100.0))
+        self.assertEqual(info["panels"][0]["yscale"], "linear")
+        self.assertEqual(fig.axes[0].get_ylim(), (0.0, 100.0))
+        plots.plt.close(fig)
+        with self.assertRaisesRegex(sweep.UsageError, "--ylim 0,100 with --yscale log"):
+            draw(grid(), kind="line", stat="median", ylim=(0.0, 100.0), yscale="log")
+
+    def test_a_statistic_nan_everywhere_is_no_data(self):
+        with self.assertRaisesRegex(plots.NoData, "anonymity: on"):
+            draw(grid(), kind="line", stat="anon_entropy")
+        with self.assertRaises(plots.NoRecords):   # plot.py: exit 1
+            draw(grid(), kind="box", stat="counter:anon_entropy_mean_bits")
+
+    def test_counters_by_any_name_with_their_unit(self):
+        m = metrics.lookup("counter:anon_entropy_mean_bits")
+        self.assertEqual((m.name, m.axis_label), ("anon_entropy",
+                                                  "entropy of a tracked message [bits]"))
+        self.assertIs(metrics.lookup("anon_entropy_mean_bits"), m)
+        self.assertIs(metrics.lookup("counter_anon_entropy_mean_bits"), m)
+        self.assertEqual(metrics.lookup("counter:unobs_ks_crit05").unit, "count")
+        self.assertEqual(metrics.lookup("counter_so_latency_sum_ms").unit, "ms")
+        with self.assertRaisesRegex(sweep.UsageError, "did you mean delivery_ratio"):
+            metrics.lookup("delivery_ration")
+
+    def test_where_strategy_in_any_spelling_and_a_hint_for_a_typo(self):
+        res = grid(strategies=("unicast", "rc-k2-p2"))
+        sw = sweep.Sweep(res, {"strategy": ["rollercoaster-k2-p2-notimeout"]})
+        self.assertEqual({p["strategy"] for p in sw.params}, {"rc-k2-p2"})
+        with self.assertRaisesRegex(sweep.UsageError, "did you mean rc-k2-p2"):
+            sweep.Sweep(res, {"strategy": ["rc-k2-p3"]})
+        with self.assertRaisesRegex(sweep.UsageError, "did you mean users"):
+            sweep.Sweep(res, {"user": ["8"]})
 
 
 if __name__ == "__main__":
