@@ -29,7 +29,7 @@ import math
 import h5py
 import numpy as np
 
-from . import metrics, results
+from . import metrics, results, strategies
 from .stats import seed_interval, seed_spread
 from .sweep import _matches, _with_structure, detect_axes, table_columns, value_key
 
@@ -103,6 +103,15 @@ def _group_ids(t, names, rows, keep):
         _, gid = np.unique(gid, return_inverse=True)
         gid = gid.reshape(-1).astype(np.int64)
     return gid
+
+
+def _is_fanout(name):
+    if not name:
+        return False
+    try:
+        return strategies.family(name) == "provider-fanout"
+    except (ValueError, RuntimeError):
+        return False
 
 
 def _metric_vector(spec, summ, counters, n):
@@ -217,6 +226,10 @@ def _read_file(path, stats, seen):
         vecs = {}
         for s in stats:
             spec = _SPECS[s]
+            if s == "packets_per_delivery" and any(
+                    _is_fanout(x) for x in levels.get("strategy", ())):
+                # the provider's copies join the count per strategy (metrics.py)
+                raise _Fallback("provider fan-out in packets_per_delivery")
             need = spec[1:] if spec[0] == "ratio" else ((spec[1],) if spec[0] == "counter" else ())
             for names_ in need:
                 for k in (names_ if isinstance(names_, tuple) else (names_,)):

@@ -146,5 +146,16 @@ class PlotDefects(unittest.TestCase):
             sweep.Sweep(res, {"user": ["8"]})
 
 
+    def test_packets_per_delivery_counts_the_providers_copies(self):
+        from test_sweep import FakeJob
+        c = dict(deliveries=300, expected_deliveries=310, payload_packets=10)
+        fan = FakeJob(dict(users=32, strategy="provider-fanout"), counters=c)
+        uni = FakeJob(dict(users=32, strategy="unicast"),
+                      counters=dict(c, payload_packets=310))
+        ppd = metrics.lookup("packets_per_delivery")
+        self.assertAlmostEqual(ppd(fan), 320 / 300)
+        self.assertAlmostEqual(ppd(uni), 310 / 300)
+
+
 if __name__ == "__main__":
     unittest.main()
