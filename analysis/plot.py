@@ -5,7 +5,10 @@
 
 Without options: x = the numeric axis with the most values, colour (hue) = the axis with
 the most values among the rest, one panel per value of the others; the statistic is the
-median latency, as the mean over seeds with its 95 % t-interval (line) or the latency
+median latency, as the estimate over seeds (geometric mean for latencies and other
+positive statistics, mean for fractions and counts; the centre of every table and report)
+with its 95 % interval (log-scale t-interval, or bootstrap; the min-max seed range below 5
+seeds) (line) or the latency
 distribution (box: whiskers p1/p99, box q1-q3).  Axes are labelled with the parameter and
 its unit, go logarithmic where values span a factor of 10 or more, and a value outside
 the drawn range is marked on the edge (red triangle with its value), never cut.  The
@@ -71,7 +74,7 @@ def parser():
     ap.add_argument("--where", action="append", default=[], metavar="KEY=VALUE",
                     help="keep only jobs with this parameter value (repeatable; the same "
                     "key twice keeps either value)")
-    ap.add_argument("--out", help="output file, .png or .pdf (default: RESULTS-KIND-STAT.png "
+    ap.add_argument("--out", help="output file, .png, .pdf or .svg (default: RESULTS-KIND-STAT.png "
                     "in the current directory)")
     ap.add_argument("--ylim", type=_range, metavar="LO,HI",
                     help="fixed value range (colour range for heatmaps); values outside are "

@@ -8,8 +8,10 @@ inlined; charts with hover values and series toggles, a sortable, filterable tab
 open in any browser or send to a colleague; DIR/report.md is the same page for Markdown
 viewers, with the images in DIR/img/; DIR/table.csv is the table at full precision.  The page
 holds the sweep's description as stored in the results (name, description, sweep file
-text, axes, provenance), one row per configuration with each statistic's mean over seeds
-and 95 % t-interval, and the default plots of `rcsim plot` (median and p99 latency,
+text, axes, provenance), one row per configuration with each statistic's estimate over
+seeds (geometric mean for latencies and other positive statistics, mean for fractions and
+counts; the same centre as summarize, plot and compare) with its 95 % interval (log-scale
+t-interval or bootstrap; the min-max seed range, in parentheses, below 5 seeds), and the default plots of `rcsim plot` (median and p99 latency,
 latency distribution, CDF; the delivery ratio when some messages were not delivered; a
 heatmap when there are two axes or more; the time-of-day timeline when the results hold
 per-delivery records).

@@ -341,8 +341,8 @@ def _line(fig, axes, panels, sw, spec, roles, marks):
     centre = "geometric mean" if m.positive else "mean"
     bars = []
     if hows - {RANGE}:
-        bars.append("95 %% %s interval" % " / ".join(
-            sorted("t-interval on the log scale" if h == LOG_T else "bootstrap"
+        bars.append("95 %% %s" % " / ".join(
+            sorted("t-interval on the log scale" if h == LOG_T else "bootstrap interval"
                    for h in hows - {RANGE})))
     if RANGE in hows:
         bars.append("bars = min-max over seeds (< %d seeds: no interval)" % MIN_SEEDS_CI)

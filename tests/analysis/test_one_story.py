@@ -157,5 +157,23 @@ class PlotDefects(unittest.TestCase):
         self.assertAlmostEqual(ppd(uni), 310 / 300)
 
 
+
+class HelpTexts(unittest.TestCase):
+    def test_help_says_what_the_tools_do(self):
+        import plot as plot_py
+        import report as report_py
+        for mod in (plot_py, report_py, summarize):
+            doc = mod.__doc__
+            self.assertNotIn("mean over seeds with its 95 % t-interval", doc)
+            self.assertNotIn("mean over seeds\nand 95 % t-interval", doc)
+            self.assertIn("geometric mean", doc)
+        self.assertIn(".svg", plot_py.parser().format_help())
+
+    def test_line_note_names_each_interval_once(self):
+        _, info = draw(grid(seeds=(1, 2, 3, 4, 5)), kind="line", stat="median")
+        self.assertIn("95 % t-interval on the log scale", info["note"])
+        self.assertNotIn("scale interval", info["note"])
+
+
 if __name__ == "__main__":
     unittest.main()
