@@ -33,6 +33,8 @@ DASHES = ([], [6, 3], [2, 2], [8, 3, 2, 3], [12, 4], [1, 3])
 MARKERS = ("circle", "triangle", "rect", "rectRot", "star", "crossRot")
 LINE_STATS = ("median", "p99", "mean", "delivery_ratio", "packets_per_delivery")
 MAX_CDF_SERIES = 40
+PLOT_HEIGHT = 340       # px of a chart's plot box (CSS .card .plot)
+LEGEND_BELOW_MAX = 8    # series a legend under the plot holds without crushing it
 STATIC = ("box", "heatmap", "timeline")   # PNG plots with no interactive chart here
 
 CSS = """
@@ -57,6 +59,9 @@ code { background: #f2f2f2; padding: 0 0.2em; }
 .card h3 { font-size: 1em; margin: 0 0 0.3em; }
 .card .plot { position: relative; height: 340px; }
 .card img { max-width: 100%; }
+.card.full { grid-column: 1 / -1; }
+img { max-width: 100%; height: auto; }
+.wide { max-width: 100%; overflow-x: auto; }
 .card p { font-size: 0.8em; color: #444; margin: 0.3em 0 0; }
 #filter { font-size: 1em; padding: 0.2em 0.4em; width: 22em; }
 @media (max-width: 900px) { .top { grid-template-columns: 1fr; } }
@@ -225,7 +230,11 @@ def cdf_chart(sw, edges):
                            points=pts))
     if not series:
         return None, "no deliveries"
-    return dict(id="cdf", title="Cumulative distribution of online latency",
+    # Many lines: the whole row of the grid, the legend beside the plot and the card as
+    # tall as the legend (20 series had a plot 100 px high under a clipped legend).
+    many = len(series) > LEGEND_BELOW_MAX
+    return dict(id="cdf", full=many, legend="right" if many else "bottom",
+                height=max(PLOT_HEIGHT, 40 + 22 * len(series)) if many else PLOT_HEIGHT, title="Cumulative distribution of online latency",
                 ylabel="cumulative fraction", unit="",
                 xlabel="latency [s]", x={"type": "logarithmic"},
                 y={"type": "linear", "min": 0, "max": 1}, points=False, stepped=True, lines=True,
@@ -281,9 +290,11 @@ def page(parts):
              % e(parts["colour_by"]))
     h.append('<div class="grid">')
     for c in parts["charts"]:
-        h.append('<div class="card" id="card-%s"><h3>%s</h3><div class="plot"><canvas '
+        h.append('<div class="card%s" id="card-%s"><h3>%s</h3><div class="plot"%s><canvas '
                  'id="chart-%s" role="img" aria-label="%s"></canvas></div><p>%s</p></div>'
-                 % (e(c["id"]), e(c["title"]), e(c["id"]), e(c["title"]), e(c["note"])))
+                 % (" full" if c.get("full") else "", e(c["id"]), e(c["title"]),
+                    ' style="height: %dpx"' % c["height"] if c.get("height", PLOT_HEIGHT)
+                    != PLOT_HEIGHT else "", e(c["id"]), e(c["title"]), e(c["note"])))
     for stem, why, note, cmd, b64 in parts["static"]:
         h.append('<div class="card" id="card-%s"><h3>%s</h3><img alt="%s" src="data:image/png;'
                  'base64,%s"><p>%s. Redraw: <code>%s</code></p></div>'

@@ -102,7 +102,7 @@
         interaction: { mode: "nearest", intersect: false, axis: c.stepped ? "x" : "xy" },
         scales: { x: axis(c.x, c.xlabel), y: axis(c.y, c.ylabel) },
         plugins: {
-          legend: { position: "bottom", labels: { boxWidth: 18, usePointStyle: false } },
+          legend: { position: c.legend || "bottom", labels: { boxWidth: 18, usePointStyle: false } },
           tooltip: { callbacks: {
             title: function (items) {
               return items.length ? c.xlabel + ": " + (c.x.type === "category" ?

@@ -161,7 +161,7 @@ EOF
     rep/report.html probe.html rep/probe.html
 render "$TMP/rep/probe.html" probed
 probe=$(grep -o 'data-probe="[^"]*"' probed.html || true)
-echo "$probe" | grep -Eq 'tooltip=rc-k2-p2: [0-9.]+ s \(range [0-9.]+–[0-9.]+, 2 seeds\) ; visible0=false visible1=true ; sorted=true rows=3 of 9 rows' ||
+echo "$probe" | grep -Eq 'tooltip=unicast: [0-9.]+ s \(range [0-9.]+–[0-9.]+, 2 seeds\) ; visible0=false visible1=true ; sorted=true rows=3 of 9 rows' ||
     fail "hover, legend toggle, sort or filter: ${probe:-no probe result}"
 
 # A screenshot at 1280 px: the table fits the page (no sideways scroll), read from the DOM.
@@ -176,4 +176,27 @@ timeout 120 "$BROWSER" "${flags[@]}" --user-data-dir="$(mktemp -d -p "$TMP")" --
     --dump-dom "file://$TMP/rep/width.html" > width.html 2> width.log || fail "chromium width"
 read -r tw pw < <(grep -o 'data-widths="[0-9]* [0-9]*"' width.html | tr -d '"' | cut -d= -f2)
 [ -n "${tw:-}" ] && [ "$tw" -le "$pw" ] || fail "the table is ${tw:-?} px wide in a ${pw:-?} px page"
+# The whole page fits 1280 px too (the baseline figure ran to 2009 px), no table cell is cut,
+# and the CDF's plot area keeps its height under its legend (9 series here; 20 had 85 px).
+cat > fit.js <<'JSEOF'
+<script>window.addEventListener("load", function () { setTimeout(function () {
+  var d = document.documentElement, bad = [];
+  document.querySelectorAll("body *").forEach(function (el) {
+    if (el.getBoundingClientRect().right > d.clientWidth + 1) bad.push(el.tagName + "." + el.className);
+    if ((el.tagName === "TD" || el.tagName === "TH") && el.scrollWidth > el.clientWidth + 1)
+      bad.push("cut:" + el.textContent.slice(0, 16));
+  });
+  var c = Chart.getChart(document.getElementById("chart-cdf"));
+  d.setAttribute("data-fit", d.scrollWidth + " " + d.clientWidth + " " +
+                 Math.round(c.chartArea.height) + " " + (bad.join(",") || "none"));
+}, 2000); });</script>
+JSEOF
+"$PY" -c 'import sys; s = open(sys.argv[1]).read(); open(sys.argv[3], "w").write(s.replace("</body>", open(sys.argv[2]).read() + "</body>"))' \
+    rep/report.html fit.js rep/fit.html
+timeout 120 "$BROWSER" "${flags[@]}" --user-data-dir="$(mktemp -d -p "$TMP")" --window-size=1280,1000 \
+    --dump-dom "file://$TMP/rep/fit.html" > fit.html 2> fit.log || fail "chromium fit"
+read -r sw cw ch over < <(grep -o 'data-fit="[^"]*"' fit.html | cut -d'"' -f2)
+[ -n "${sw:-}" ] && [ "$sw" -le "$cw" ] && [ "$over" = none ] ||
+    fail "the page is ${sw:-?} px wide in ${cw:-?} px; too wide or cut: ${over:-?}"
+[ "${ch:-0}" -ge 200 ] || fail "the CDF's plot area is ${ch:-?} px high"
 echo "report rendered in $("$BROWSER" --version 2>/dev/null | head -1); table ${tw} px in ${pw} px"
