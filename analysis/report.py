@@ -26,7 +26,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from rcplot import report  # noqa: E402
+from rcplot import report, table  # noqa: E402
 from rcplot.sweep import Sweep, UsageError, load, parse_where  # noqa: E402
 
 PROG = os.environ.get("RCSIM_PROG", "report.py")
@@ -42,11 +42,19 @@ def main(argv=None):
     ap.add_argument("--where", action="append", default=[], metavar="KEY=VALUE",
                     help="report only jobs with this parameter value (repeatable)")
     ap.add_argument("--dpi", type=int, default=110, help="image resolution (default 110)")
+    ap.add_argument("--columns", metavar="LIST",
+                    help="statistics of the table, comma-separated: any --stat of `rcsim "
+                    "plot` or a group (default, latency, delivery, anonymity, bandwidth, "
+                    "unobservability); default: mean, median, p90, p99 latency, delivery "
+                    "ratio, packets per delivery, and anonymity and bandwidth when the sweep "
+                    "measured anonymity")
     a = ap.parse_args(argv)
     try:
         where = parse_where(a.where)
+        columns = table.parse_columns(a.columns, report.TABLE_STATS) if a.columns else None
         with load(a.results) as res:
-            out = report.build(Sweep(res, where), a.results, a.out, dpi=a.dpi)
+            out = report.build(Sweep(res, where), a.results, a.out, dpi=a.dpi,
+                               columns=columns)
     except UsageError as e:
         print("%s: %s" % (PROG, e), file=sys.stderr)
         return 2

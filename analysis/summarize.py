@@ -27,7 +27,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from rcplot import coltable, results, table  # noqa: E402
+from rcplot import coltable, metrics, results, table  # noqa: E402
 from rcplot.sweep import Sweep, UsageError, load, parse_where  # noqa: E402
 
 TEXT_STATS = ("mean", "p1", "median", "p90", "p99")
@@ -35,21 +35,31 @@ TEXT_STATS = ("mean", "p1", "median", "p90", "p99")
 CENTRE_NOTE = "geometric mean over seeds of each seed's value"
 
 
-def text_table(sw, rows, per_seed, out):
+WIDTH = {"mean": 8, "p1": 6, "median": 7, "p90": 7, "p99": 8}
+
+
+def _cell(r, name):
+    v = r[name + "_est"]
+    if not math.isfinite(v):
+        return "n/a"
+    return "%.2f" % v if metrics.lookup(name).unit == "s" else table.fmt(v)
+
+
+def text_table(sw, rows, per_seed, out, stats=TEXT_STATS):
     # The axes only, to stay narrow; --csv/--json add the strategy structure columns.
     keys = [a.name for a in sw.axes] + (["seed"] if per_seed else [])
     head = keys or ["configuration"]
     cells = [[table.fmt(r[k]) for k in keys] or ["(the only one)"] for r in rows]
     widths = [max([len(h)] + [len(c[i]) for c in cells]) for i, h in enumerate(head)]
-    num = [("seeds", 5), ("samples", 9), ("mean", 8), ("p1", 6), ("median", 7), ("p90", 7),
-           ("p99", 8), ("undeliv", 8), ("wall s", 7)]
+    num = [("seeds", 5), ("samples", 9)]
+    num += [(s, WIDTH.get(s, max(len(s), 6))) for s in stats]
+    num += [("undeliv", 8), ("wall s", 7)]
     print("  ".join(h.ljust(w) for h, w in zip(head, widths)) + " " +
           " ".join(h.rjust(w) for h, w in num), file=out)
     for r, c in zip(rows, cells):
         vals = ["%d" % r["seeds"], "%d" % r["deliveries"]]
         # The estimate over seeds of every other view (plots, report, CSV `_est`).
-        vals += ["%.2f" % r[s + "_est"] if math.isfinite(r[s + "_est"]) else "n/a"
-                 for s in TEXT_STATS]
+        vals += [_cell(r, s) for s in stats]
         vals += ["%d" % r["undelivered"], "%.2f" % r["wall_s"]]
         print("  ".join(v.ljust(w) for v, w in zip(c, widths)) + " " +
               " ".join(v.rjust(w) for v, (_, w) in zip(vals, num)), file=out)
@@ -74,6 +84,11 @@ def main(argv=None):
                     help="one line per job instead of per configuration")
     ap.add_argument("--where", action="append", default=[], metavar="KEY=VALUE",
                     help="keep only jobs with this parameter value (repeatable)")
+    ap.add_argument("--columns", metavar="LIST",
+                    help="statistics to show, comma-separated: any --stat of `rcsim plot` "
+                    "(counter:NAME or a counter's column name too) or a group: default, "
+                    "latency, delivery, anonymity, bandwidth, unobservability (default: "
+                    "latency; with anonymity and bandwidth when the sweep measured anonymity)")
     ap.add_argument("--csv", metavar="FILE", help="write the full table as CSV ('-': stdout)")
     ap.add_argument("--json", metavar="FILE", help="write the full table as JSON ('-': stdout)")
     a = ap.parse_args(argv)
@@ -81,6 +96,14 @@ def main(argv=None):
     # it does not apply (--per-seed, layout-1 files, any error: the generic path words it).
     # RCSIM_SUMMARIZE_GENERIC=1 forces the generic path: tests/e2e/summarize_columns.sh
     # compares the two on real files.
+    try:
+        asked = table.parse_columns(a.columns, TEXT_STATS) if a.columns else None
+    except UsageError as e:
+        print("summarize: %s" % e, file=sys.stderr)
+        return 2
+    # Computed: the defaults and the optional groups (or what --columns asks); shown: what
+    # --columns asks, else the defaults and the groups the sweep measured (table.shown).
+    want = list(dict.fromkeys(list(table.DEFAULT_STATS) + (asked or table.candidates(()))))
     fast = None
     if not a.per_seed and os.environ.get("RCSIM_SUMMARIZE_GENERIC") != "1":
         try:
@@ -88,7 +111,7 @@ def main(argv=None):
         except UsageError:
             where = None
         if where is not None:
-            fast = coltable.summarize_fast(a.results, where, table.DEFAULT_STATS, table.SUMS)
+            fast = coltable.summarize_fast(a.results, where, want, table.SUMS)
     if fast is not None:
         sw, rows, res = fast
     else:
@@ -101,8 +124,10 @@ def main(argv=None):
         rows = None
     with res:
         if rows is None:
-            rows = table.rows(sw, per_seed=a.per_seed)
-        cols = table.columns(sw, per_seed=a.per_seed)
+            rows = table.rows(sw, stats=want, per_seed=a.per_seed)
+        text_stats = asked or table.shown(rows, TEXT_STATS)
+        csv_stats = asked or table.shown(rows, table.DEFAULT_STATS)
+        cols = table.columns(sw, stats=csv_stats, per_seed=a.per_seed)
         info = results.sweep_info(res)
         if a.csv:
             f = _open(a.csv)
@@ -125,9 +150,13 @@ def main(argv=None):
             return 0
         names = ", ".join(sorted({str(i.get("sweep_name", "?")) for i in info}))
         print("%s: %d jobs, sweep %s" % (", ".join(a.results), len(sw.jobs), names))
-        text_table(sw, rows, a.per_seed, sys.stdout)
+        text_table(sw, rows, a.per_seed, sys.stdout, text_stats)
         print("(latencies in seconds, online-only deliveries; %s, as in plots and "
               "reports; samples, undelivered and wall time summed)" % CENTRE_NOTE)
+        other = [s for s in text_stats if metrics.lookup(s).unit != "s"]
+        if other:
+            print("(%s; fractions, counts and bits: mean over seeds)" % "; ".join(
+                "%s: %s" % (s, metrics.lookup(s).axis_label) for s in other))
         extra = [c for c in cols if c in sw.structure]
         if extra:
             print("strategy structure in --csv/--json and --where: %s" % ", ".join(extra))

@@ -46,6 +46,9 @@ _SPECS.update({
 })
 for _n in ("undelivered", "duplicates", "reassignments", "timeouts", "events", "wall_s"):
     _SPECS[_n] = ("counter", _n)
+for _m in metrics.METRICS.values():   # the statistics that read one counter as it is
+    if getattr(_m.fn, "counter", None) and _m.name not in _SPECS:
+        _SPECS[_m.name] = ("counter", _m.fn.counter)
 
 # The trace's identity enters the canonical text in place of its spelling (job.c); these
 # are provenance columns, so they join the parameter columns in the grouping key.

@@ -32,6 +32,8 @@ TAB10 = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e37
 DASHES = ([], [6, 3], [2, 2], [8, 3, 2, 3], [12, 4], [1, 3])
 MARKERS = ("circle", "triangle", "rect", "rectRot", "star", "crossRot")
 LINE_STATS = ("median", "p99", "mean", "delivery_ratio", "packets_per_delivery")
+# Charts also drawn when the table shows them (a sweep that measured anonymity).
+EXTRA_LINE_STATS = ("anon_entropy", "anon_min_entropy", "bw_bytes_per_client_s")
 MAX_CDF_SERIES = 40
 PLOT_HEIGHT = 340       # px of a chart's plot box (CSS .card .plot)
 LEGEND_BELOW_MAX = 8    # series a legend under the plot holds without crushing it
@@ -135,9 +137,10 @@ def _log_worthy(values):
     return bool(v) and len(v) == len([x for x in values if _finite(x)]) and max(v) / min(v) >= 10
 
 
-def line_charts(sw, rows):
-    """Charts of each LINE_STATS statistic (mean over seeds with its interval) against the
-    x axis chosen as `rcsim plot` would."""
+def line_charts(sw, rows, stats=None):
+    """Charts of each LINE_STATS statistic (the table's estimate over seeds with its
+    interval) against the x axis chosen as `rcsim plot` would, and of those of
+    EXTRA_LINE_STATS in `stats` (the statistics the table shows)."""
     x, _, _ = choose_roles(sw.axes, "line")
     key_axis, rest, colours, combos = _styles(sw, x)
     xa = sw.axis(x) if x else None
@@ -151,7 +154,12 @@ def line_charts(sw, rows):
         xlabel = xa.label
     others = [a.name for a in sw.axes if a.name != x]
     charts = []
-    for stat in LINE_STATS:
+    want = list(LINE_STATS) + [s for s in EXTRA_LINE_STATS if stats and s in stats]
+    for stat in want:
+        if stats is not None and stat not in stats and stat not in LINE_STATS:
+            continue
+        if not any(_finite(r.get(stat + "_est")) for r in rows):
+            continue   # not in these rows (e.g. --columns left it out)
         m = metrics.lookup(stat)
         series = {}
         ys = []

@@ -76,19 +76,22 @@ def _command(paths, spec, where):
     return " ".join(args)
 
 
-def build(sw, paths, outdir, dpi=110):
+def build(sw, paths, outdir, dpi=110, columns=None):
     """Writes the report; returns {'md', 'html', 'csv', 'images': [(path, info)],
-    'skipped': [(stem, reason)]}."""
+    'skipped': [(stem, reason)], 'stats': the table's statistics}.  columns: the
+    statistics of the table (table.parse_columns); default TABLE_STATS, with the
+    anonymity and bandwidth columns when the sweep measured anonymity (table.shown)."""
     interactive.chartjs()   # before any work: without it there is no HTML page
     img_dir = os.path.join(outdir, "img")
     os.makedirs(img_dir, exist_ok=True)
     infos = results.sweep_info(sw.res)
     name = ", ".join(sorted({str(i.get("sweep_name", "?")) for i in infos}))
     configs = sw.configs()
-    rows = table.rows(sw, stats=TABLE_STATS)
+    rows = table.rows(sw, stats=columns or table.candidates(TABLE_STATS))
+    stats = list(columns or table.shown(rows, TABLE_STATS))
 
     csv_path = os.path.join(outdir, "table.csv")
-    cols = table.columns(sw, stats=TABLE_STATS)
+    cols = table.columns(sw, stats=stats)
     with open(csv_path, "w", newline="") as f:
         table.write_csv(f, cols, rows)
 
@@ -105,7 +108,7 @@ def build(sw, paths, outdir, dpi=110):
         figures.append((stem, path, why, info, _command(paths, spec, sw.where)))
 
     head_cols = sw.table_columns()  # the axes, and the strategy structure that varies
-    stat_cols = [(s, metrics.lookup(s)) for s in TABLE_STATS]
+    stat_cols = [(s, metrics.lookup(s)) for s in stats]
     hdr = [(param_label(c), False) for c in head_cols] + [("seeds", True),
                                                   ("online deliveries", True)]
     hdr += [("%s [%s]" % (m.label, m.unit), True) for _, m in stat_cols]
@@ -148,7 +151,7 @@ def build(sw, paths, outdir, dpi=110):
     texts = [(i["path"], i["sweep_text"]) for i in infos if i.get("sweep_text")]
     caption = ("One row per configuration. Latencies are of the deliveries made while the "
                "recipient was online, in seconds; each statistic is computed per seed, "
-               "then summarised over seeds: " + table.interval_note(rows, TABLE_STATS) +
+               "then summarised over seeds: " + table.interval_note(rows, stats) +
                " (docs/analysis.md). Delivery ratio: first deliveries / (recipients × "
                "messages). Packets per delivery: payload, ACK and repair sub-messages sent "
                "per first delivery. Full precision, with medians and seed ranges: "
@@ -196,7 +199,8 @@ def build(sw, paths, outdir, dpi=110):
         f.write("\n".join(md).rstrip() + "\n")
 
     e = html.escape
-    charts = interactive.line_charts(sw, rows)
+    charts = interactive.line_charts(sw, rows, [s for s in stats if s in interactive.LINE_STATS
+                                                or s in interactive.EXTRA_LINE_STATS])
     cdf, why_not = interactive.cdf_chart(sw, sw.res.edges)
     if cdf:
         charts.append(cdf)
@@ -231,7 +235,7 @@ def build(sw, paths, outdir, dpi=110):
     with open(html_path, "w") as f:
         f.write(page)
     return dict(md=md_path, html=html_path, csv=csv_path,
-                images=[(p, i) for _, p, _, i, _ in figures], skipped=skipped)
+                images=[(p, i) for _, p, _, i, _ in figures], skipped=skipped, stats=stats)
 
 
 def html_cell(r, name):

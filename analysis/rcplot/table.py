@@ -14,11 +14,61 @@ import math
 
 from . import metrics
 from .stats import MIN_SEEDS_CI, RANGE, seed_interval, seed_spread
-from .sweep import fmt_value
+from .sweep import UsageError, fmt_value
 
 DEFAULT_STATS = ("mean", "p1", "median", "p90", "p99", "delivery_ratio",
                  "packets_per_delivery")
 SUMS = ("deliveries", "undelivered", "wall_s")
+
+# Column groups beyond latency (--columns takes their names as well as any statistic):
+# a sweep whose jobs measured anonymity shows ANONYMITY and BANDWIDTH by default, one run
+# with --cover full UNOBSERVABILITY too.
+ANONYMITY = ("anon_entropy", "anon_min_entropy", "anon_sender_entropy")
+BANDWIDTH = ("bw_bytes_per_client_s", "bw_payload_pps", "bw_cover_pps")
+UNOBSERVABILITY = ("unobs_ks", "unobs_active_rate_pps", "unobs_idle_rate_pps")
+GROUPS = {"default": None, "latency": ("mean", "p1", "median", "p90", "p99"),
+          "anonymity": ANONYMITY, "bandwidth": BANDWIDTH, "unobservability": UNOBSERVABILITY,
+          "delivery": ("delivery_ratio", "packets_per_delivery")}
+
+
+def parse_columns(text, base):
+    """The statistics a --columns value names, in its order: statistic names (metrics.lookup:
+    aliases, counter:NAME, a counter's column name) and the groups of GROUPS ('default' is
+    `base`), comma-separated.  UsageError on an unknown name (metrics.lookup says which)."""
+    out = []
+    for item in (t.strip() for t in text.split(",")):
+        if not item:
+            continue
+        g = GROUPS.get(item.lower())
+        names = (base if g is None else g) if item.lower() in GROUPS else (item,)
+        for n in names:
+            name = metrics.lookup(n).name
+            if name not in out:
+                out.append(name)
+    if not out:
+        raise UsageError("--columns %r names no statistic" % text)
+    return out
+
+
+def candidates(base):
+    """base and the optional groups, each name once: what to compute before choosing."""
+    return list(dict.fromkeys(list(base) + list(ANONYMITY) + list(BANDWIDTH) +
+                              list(UNOBSERVABILITY)))
+
+
+def shown(rows, base):
+    """The statistics a table shows by default: base, then ANONYMITY and BANDWIDTH when
+    some job measured anonymity, then UNOBSERVABILITY when some job measured it; within a
+    group only the statistics with a value somewhere (sender entropy needs <= 1024 users).
+    rows must hold every name of candidates(base)."""
+    def has(name):
+        return any(math.isfinite(r.get(name + "_est", math.nan)) for r in rows)
+    out = list(base)
+    if has(ANONYMITY[0]):
+        out += [s for s in ANONYMITY + BANDWIDTH if has(s)]
+    if has(UNOBSERVABILITY[0]):
+        out += [s for s in UNOBSERVABILITY if has(s)]
+    return list(dict.fromkeys(out))
 
 
 def write_csv(f, fieldnames, rows):

@@ -175,5 +175,54 @@ class HelpTexts(unittest.TestCase):
         self.assertNotIn("scale interval", info["note"])
 
 
+
+def anon_grid(seeds=(1, 2, 3, 4, 5)):
+    """A rate_delay x strategy sweep whose jobs measured anonymity."""
+    from test_sweep import FakeJob, FakeResults
+    jobs = []
+    for rd in (2, 10):
+        for s in ("unicast", "rc-k2-p2"):
+            for seed in seeds:
+                c = dict(deliveries=100, expected_deliveries=100, payload_packets=100,
+                         anon_entropy_mean_bits=3.0 + rd / 4 + (s == "unicast") + seed / 100,
+                         anon_min_entropy_mean_bits=2.0 + rd / 5,
+                         bw_bytes_per_client_s=12000.0 + seed, bw_payload_pps=0.2,
+                         bw_cover_pps=5.8)
+                jobs.append(FakeJob(dict(users=16, strategy=s, rate_delay=rd, seed=seed),
+                                    median=(8 if s == "unicast" else 4) / rd ** 0.5 + seed / 50,
+                                    counters=c))
+    return FakeResults(jobs)
+
+
+class Columns(unittest.TestCase):
+    def test_parse_columns_names_groups_and_counters(self):
+        self.assertEqual(table.parse_columns("median,anonymity,counter_duplicates", ()),
+                         ["median", "anon_entropy", "anon_min_entropy",
+                          "anon_sender_entropy", "duplicates"])
+        self.assertEqual(table.parse_columns("default,p99", ("mean",)), ["mean", "p99"])
+        with self.assertRaisesRegex(sweep.UsageError, "did you mean"):
+            table.parse_columns("medain", ())
+
+    def test_an_anonymity_sweep_shows_entropy_and_bandwidth_by_default(self):
+        sw = sweep.Sweep(anon_grid())
+        rows = table.rows(sw, stats=table.candidates(table.DEFAULT_STATS))
+        got = table.shown(rows, table.DEFAULT_STATS)
+        for s in ("anon_entropy", "anon_min_entropy", "bw_bytes_per_client_s"):
+            self.assertIn(s, got)
+        self.assertNotIn("anon_sender_entropy", got)    # n/a everywhere here
+        plain = sweep.Sweep(grid())
+        rows = table.rows(plain, stats=table.candidates(table.DEFAULT_STATS))
+        self.assertEqual(table.shown(rows, table.DEFAULT_STATS), list(table.DEFAULT_STATS))
+
+    def test_summarize_text_table_has_the_columns(self):
+        sw = sweep.Sweep(anon_grid())
+        rows = table.rows(sw, stats=table.candidates(summarize.TEXT_STATS))
+        out = io.StringIO()
+        summarize.text_table(sw, rows, False, out, table.shown(rows, summarize.TEXT_STATS))
+        head = out.getvalue().splitlines()[0].split()
+        self.assertIn("anon_entropy", head)
+        self.assertIn("bw_bytes_per_client_s", head)
+
+
 if __name__ == "__main__":
     unittest.main()
