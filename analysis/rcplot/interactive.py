@@ -37,7 +37,7 @@ EXTRA_LINE_STATS = ("anon_entropy", "anon_min_entropy", "bw_bytes_per_client_s")
 MAX_CDF_SERIES = 40
 PLOT_HEIGHT = 340       # px of a chart's plot box (CSS .card .plot)
 LEGEND_BELOW_MAX = 8    # series a legend under the plot holds without crushing it
-STATIC = ("box", "heatmap", "timeline")   # PNG plots with no interactive chart here
+STATIC = ("box", "heatmap", "timeline", "tradeoff")   # PNG plots with no interactive chart here
 
 CSS = """
 body { font-family: sans-serif; max-width: 1400px; margin: 1em auto; padding: 0 1em;

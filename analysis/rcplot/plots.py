@@ -46,7 +46,11 @@ from . import metrics, palette, results  # noqa: E402
 from .stats import LOG_T, MIN_SEEDS_CI, RANGE, seed_interval  # noqa: E402
 from .sweep import UsageError, choose_roles, fmt_value  # noqa: E402
 
-KINDS = ("line", "box", "cdf", "heatmap", "hist", "timeline")
+KINDS = ("line", "box", "cdf", "heatmap", "hist", "timeline", "tradeoff")
+# tradeoff: the statistics it puts against the latency (metrics names), best first
+TRADEOFF_ANON = "anon_entropy"            # more is better
+TRADEOFF_BW = "bw_bytes_per_client_s"     # less is better
+DOMINATED = "#c8c8c8"
 SPAN = 10.0          # max/min at or above which an axis goes logarithmic
 MAX_PANELS = 36
 MAX_POINTS = 20000   # timeline: scatter points per series (all points enter the medians)
@@ -76,7 +80,103 @@ class PlotSpec:
 
 
 def default_stat(kind):
+    if kind == "tradeoff":
+        return "mean"
     return metrics.LATENCY_BOX if kind == "box" else "median"
+
+
+def pareto(points):
+    """Indices of the non-dominated points.  points: [(cost, ...)] where every coordinate
+    is to be minimised (negate one to maximise it); a point is dominated when another is
+    no worse in every coordinate and better in one.  Points with a NaN are dominated."""
+    pts = [tuple(p) for p in points]
+    ok = [all(math.isfinite(v) for v in p) for p in pts]
+    front = []
+    for i, p in enumerate(pts):
+        if not ok[i]:
+            continue
+        if not any(ok[j] and j != i and all(a <= b for a, b in zip(pts[j], p)) and
+                   any(a < b for a, b in zip(pts[j], p)) for j in range(len(pts))):
+            front.append(i)
+    return front
+
+
+def _tradeoff(fig, axes, panels, sw, spec, roles, marks):
+    """Latency (the statistic, default mean) against the anonymity a configuration gives
+    (mean entropy of a tracked message, bits), marker area the bandwidth a client spends;
+    each configuration one point (estimates over seeds, as in the tables).  The Pareto
+    front (lower latency, higher entropy, lower bandwidth) is drawn in colour and joined;
+    dominated configurations are grey.  Without entropy (a sweep without anonymity) the
+    bandwidth takes the x axis."""
+    _, hue, _ = roles
+    lat = metrics.lookup(spec.stat)
+    ent, bw = metrics.lookup(TRADEOFF_ANON), metrics.lookup(TRADEOFF_BW)
+    colours = _colours(sw, hue)
+
+    def est(m, c):
+        return seed_interval([m(j) for j in c.jobs], m.positive)[0]
+    have_ent = any(math.isfinite(ent(j)) for j in sw.jobs)
+    have_bw = any(math.isfinite(bw(j)) for j in sw.jobs)
+    xm = ent if have_ent else bw
+    if not have_ent and not have_bw:
+        raise NoData("--kind tradeoff needs the anonymity (a sweep with `anonymity: on`) or "
+                     "the bandwidth counters; these results have neither")
+    bws = [est(bw, c) for _, cfgs in panels for c in cfgs] if have_bw and have_ent else []
+    bmax = max([v for v in bws if math.isfinite(v)] or [1.0])
+    allv, fronts = [], []
+    others = [a.name for a in sw.axes if a.name not in (hue,) and a.name not in roles[2]]
+    for ax, (title, cfgs) in zip(axes, panels):
+        pts = [(est(lat, c), est(xm, c), est(bw, c) if bws else 0.0) for c in cfgs]
+        costs = [(y, -x if have_ent else x, b) for y, x, b in pts]
+        front = set(pareto(costs))
+        for i, (c, (y, x, b)) in enumerate(zip(cfgs, pts)):
+            if not (math.isfinite(x) and math.isfinite(y)):
+                continue
+            col = colours[c.key[hue]] if hue else colours[None]
+            size = 25 + 175 * (b / bmax) if bws and math.isfinite(b) else 40
+            on = i in front
+            ax.scatter([x], [y], s=size, color=col if on else DOMINATED,
+                       edgecolors="black" if on else col, linewidths=0.8 if on else 1.0,
+                       zorder=4 if on else 3, alpha=0.95 if on else 0.8,
+                       gid="front" if on else "dominated")
+            allv.append(y)
+        fl = sorted((pts[i][1], pts[i][0]) for i in front
+                    if math.isfinite(pts[i][0]) and math.isfinite(pts[i][1]))
+        if len(fl) > 1:
+            ax.plot([p[0] for p in fl], [p[1] for p in fl], color="black", linewidth=0.9,
+                    linestyle="--", zorder=2, label="_front")
+        fronts.append([c.label(([hue] if hue else []) + others)
+                       for i, c in enumerate(cfgs) if i in front])
+    logy = _span_log(allv, spec.yscale)
+    for ax in axes:
+        if logy:
+            ax.set_yscale("log")
+        ax.set_xlabel(xm.axis_label + (" (more is better)" if have_ent else
+                                       " (less is better)"))
+        ax.set_ylabel(lat.axis_label)
+        ax.grid(alpha=0.3)
+    _ylim(spec, axes)
+    # legend: strategy colours (drawn by draw() from these handles), front, size key
+    for hv in _hue_values(sw, hue):
+        axes[0].plot([], [], marker="o", linestyle="none", color=colours[hv],
+                     markeredgecolor="black", label=_hue_label(hue, hv, sw))
+    fig._rcsim_extra_legend = [
+        Line2D([], [], marker="o", linestyle="--", color="black", markerfacecolor="white",
+               label="Pareto front (not dominated)"),
+        Line2D([], [], marker="o", linestyle="none", color=DOMINATED,
+               markeredgecolor="black", label="dominated")]
+    if bws:
+        for frac in (0.25, 0.5, 1.0):
+            fig._rcsim_extra_legend.append(Line2D(
+                [], [], marker="o", linestyle="none", color="white", markeredgecolor="black",
+                markersize=math.sqrt(25 + 175 * frac), label="%.3g %s" % (bmax * frac, bw.unit)))
+    fig._rcsim_pareto = fronts
+    return ("%s against %s%s; estimates over seeds;\ncoloured and joined: the Pareto front "
+            "(lower latency, %s%s), grey: dominated" % (
+                lat.label, "entropy" if have_ent else "bandwidth",
+                ", marker area = bandwidth per client" if bws else "",
+                "higher entropy" if have_ent else "lower bandwidth",
+                ", lower bandwidth" if bws else ""))
 
 
 # --- layout ---------------------------------------------------------------------------------
@@ -687,6 +787,7 @@ numeric_x = _numeric_x
 plain_log_ticks = _plain_log_ticks
 
 DRAW = {"line": _line, "box": _box, "heatmap": _heatmap, "timeline": _timeline,
+        "tradeoff": _tradeoff,
         "cdf": lambda *a: _dist(*a, cumulative=True),
         "hist": lambda *a: _dist(*a, cumulative=False)}
 
@@ -704,7 +805,8 @@ def draw(sw, spec):
                                                              "timeline"):
         raise UsageError("--stat latency is the whole distribution: use it with --kind box "
                          "(or cdf/hist); --kind %s needs one number per seed" % spec.kind)
-    if spec.kind in ("line", "box", "heatmap") and spec.stat != metrics.LATENCY_BOX:
+    if spec.kind in ("line", "box", "heatmap", "tradeoff") and \
+            spec.stat != metrics.LATENCY_BOX:
         m = metrics.lookup(spec.stat)
         if not any(math.isfinite(m(j)) for j in sw.jobs):
             raise NoData("%s is n/a in every job of the selection (%d jobs): nothing to draw%s"
@@ -718,7 +820,20 @@ def draw(sw, spec):
                              "give a positive low end or --yscale linear"
                              % (spec.ylim[0], spec.ylim[1], spec.ylim[0]))
         spec.yscale = "linear"   # the range asked for includes 0: a linear axis
-    roles = choose_roles(sw.axes, spec.kind, spec.x, spec.hue, spec.facets)
+    if spec.kind == "tradeoff":
+        # Every configuration is a point of one panel (they compete); colour = strategy.
+        if spec.x:
+            raise UsageError("--x does not apply to --kind tradeoff: x is the entropy (or "
+                             "the bandwidth); use --hue or --facet")
+        names = [a.name for a in sw.axes]
+        for n in [spec.hue] + list(spec.facets):
+            if n and n not in names:
+                raise UsageError("%s is not an axis of this sweep (axes: %s)"
+                                 % (n, ", ".join(names) or "none"))
+        hue = spec.hue or ("strategy" if "strategy" in names else None)
+        roles = (None, hue, [f for f in spec.facets if f != hue])
+    else:
+        roles = choose_roles(sw.axes, spec.kind, spec.x, spec.hue, spec.facets)
     configs = sw.configs()
     panels, (rows, cols) = _panels(sw, configs, roles[2])
     wide = 1.6 if spec.kind == "heatmap" else 0.0   # room for long category names
@@ -746,10 +861,16 @@ def draw(sw, spec):
         order = [_hue_label(roles[1], v, sw) for v in _hue_values(sw, roles[1])]
         labels = sorted(seen, key=lambda lab: order.index(lab) if lab in order else len(order))
         handles = [seen[lab] for lab in labels]
+        extra = getattr(fig, "_rcsim_extra_legend", [])
+        if extra:
+            handles, labels = handles + extra, labels + [h.get_label() for h in extra]
         if roles[1] and handles:
             fig.legend(handles, labels, title=sw.axis(roles[1]).label, loc="center left",
                        bbox_to_anchor=(1.0, 0.5), fontsize=8, title_fontsize=8,
                        frameon=False)
+        elif extra:
+            fig.legend(handles, labels, loc="center left", bbox_to_anchor=(1.0, 0.5),
+                       fontsize=8, frameon=False)
         elif spec.kind == "timeline" and handles:
             fig.legend(handles, labels, loc="center left", bbox_to_anchor=(1.0, 0.5),
                        fontsize=8, frameon=False)
@@ -780,6 +901,8 @@ def draw(sw, spec):
             xticklabels=[t.get_text() for t in ax.get_xticklabels()],
             legend_title=leg.get_title().get_text() if leg else "",
             legend=[t.get_text() for t in leg.get_texts()] if leg else []))
+    if spec.kind == "tradeoff":
+        info["pareto"] = fig._rcsim_pareto   # per panel: the configurations on the front
     cb = getattr(fig, "_rcsim_colorbar", None)
     info["colorbar_label"] = cb.ax.get_ylabel() if cb is not None else ""
     return fig, info

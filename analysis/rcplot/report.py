@@ -59,6 +59,10 @@ def default_specs(sw):
     if len(sw.axes) >= 2:
         out.append(("heatmap", plots.PlotSpec(kind="heatmap", stat="mean"),
                     "Mean latency per configuration"))
+    anon = metrics.lookup(plots.TRADEOFF_ANON)
+    if any(math.isfinite(anon(j)) for j in sw.jobs):
+        out.append(("tradeoff", plots.PlotSpec(kind="tradeoff", stat="mean"),
+                    "Latency against anonymity and bandwidth (the Pareto front)"))
     if all(results.job_deliveries(j) is not None for j in sw.jobs[:1]):
         out.append(("timeline", plots.PlotSpec(kind="timeline", hue=hue),
                     "Latency against the time of the send"))
@@ -69,7 +73,7 @@ def _command(paths, spec, where):
     args = ["rcsim plot"] + list(paths) + ["--kind", spec.kind]
     if spec.kind not in ("cdf", "hist", "timeline"):
         args += ["--stat", spec.stat]
-    if spec.hue:
+    if spec.hue and spec.kind != "tradeoff":
         args += ["--hue", spec.hue]
     for k, vs in where.items():
         args += ["--where %s=%s" % (k, v) for v in vs]

@@ -224,5 +224,43 @@ class Columns(unittest.TestCase):
         self.assertIn("bw_bytes_per_client_s", head)
 
 
+
+class Tradeoff(unittest.TestCase):
+    def test_pareto(self):
+        self.assertEqual(plots.pareto([(1, 5), (2, 4), (2, 6), (3, 3), (float("nan"), 0)]),
+                         [0, 1, 3])
+        self.assertEqual(plots.pareto([(1, 1), (1, 1)]), [0, 1])   # equal: neither dominates
+
+    def test_front_coloured_dominated_grey(self):
+        fig, info = draw(anon_grid(), kind="tradeoff")
+        ax = fig.axes[0]
+        self.assertTrue(ax.get_xlabel().startswith("entropy of a tracked message [bits]"))
+        self.assertEqual(ax.get_ylabel(), "mean latency [s]")
+        front = info["pareto"][0]
+        # rc-k2-p2 is faster and unicast has more entropy at each rate_delay: both on the
+        # front at rate_delay 10 (no bandwidth difference breaks the tie)
+        self.assertEqual(sorted(front), ["strategy=rc-k2-p2, rate_delay=10",
+                                         "strategy=unicast, rate_delay=10"])
+        greys = [c for c in ax.collections if c.get_gid() == "dominated"]
+        self.assertEqual(len(greys), 2)
+        for c in greys:
+            self.assertEqual(plots.matplotlib.colors.to_hex(c.get_facecolor()[0]),
+                             plots.DOMINATED)
+        self.assertIn("Pareto front (not dominated)", info["panels"][0]["legend"])
+        plots.plt.close(fig)
+
+    def test_without_anonymity_the_bandwidth_is_x_or_no_data(self):
+        with self.assertRaises(plots.NoData):
+            draw(grid(), kind="tradeoff")
+        with self.assertRaisesRegex(sweep.UsageError, "--x does not apply"):
+            draw(anon_grid(), kind="tradeoff", x="rate_delay")
+
+    def test_report_has_a_tradeoff_section_for_an_anonymity_sweep(self):
+        stems = [s for s, _, _ in report.default_specs(sweep.Sweep(anon_grid()))]
+        self.assertIn("tradeoff", stems)
+        stems = [s for s, _, _ in report.default_specs(sweep.Sweep(grid()))]
+        self.assertNotIn("tradeoff", stems)
+
+
 if __name__ == "__main__":
     unittest.main()
