@@ -64,3 +64,8 @@ set_tests_properties(e2e_report_browser PROPERTIES SKIP_RETURN_CODE 77)
 # path's output byte for byte on real files.
 rcsim_add_script(summarize_columns e2e/summarize_columns.sh TIMEOUT 300 LABELS analysis)
 set_property(TEST e2e_summarize_columns APPEND PROPERTY ENVIRONMENT "PYTHON=${RCSIM_PYTHON}")
+
+# One story in every view (docs/analysis.md): an anonymity sweep through summarize, report,
+# `plot --kind tradeoff` and `rcsim diff` (itself, a rerun, a changed parameter).
+rcsim_add_script(analysis_story e2e/analysis_story.sh TIMEOUT 300 LABELS analysis)
+set_property(TEST e2e_analysis_story APPEND PROPERTY ENVIRONMENT "PYTHON=${RCSIM_PYTHON}")

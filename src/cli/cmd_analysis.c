@@ -2,7 +2,8 @@
  * `rcsim plot` (analysis/plot.py), `rcsim report` (analysis/report.py),
  * `rcsim figures` (analysis/figures.py, the paper's figures),
  * `rcsim summarize` (analysis/summarize.py, the table) and
- * `rcsim compare` (analysis/baseline.py, strategies against a baseline paired by seed).
+ * `rcsim compare` (analysis/baseline.py, strategies against a baseline paired by seed) and
+ * `rcsim diff` (analysis/diff.py, two results files: what differs beyond seed noise).
  *
  * The analysis is Python (matplotlib does the drawing), so these commands only
  * find the script and exec the interpreter on it with the user's arguments:
@@ -47,6 +48,7 @@ static const script_cmd cmds[] = {
      "Draws the paper's figures (5, 6, 7, 8, 9, 14, 15, 16) that the results hold data\n"
      "for, as DIR/figN.png and DIR/figN.pdf (docs/figures.md).\n"},
     {"compare", "baseline.py", NULL},
+    {"diff", "diff.py", NULL},
     {"summarize", "summarize.py",
      "usage: rcsim summarize RESULTS.h5 ... [options]\n"
      "\n"
@@ -151,3 +153,4 @@ int rc_cmd_report(int argc, char **argv) { return run_script(find("report"), arg
 int rc_cmd_figures(int argc, char **argv) { return run_script(find("figures"), argc, argv); }
 int rc_cmd_summarize(int argc, char **argv) { return run_script(find("summarize"), argc, argv); }
 int rc_cmd_compare(int argc, char **argv) { return run_script(find("compare"), argc, argv); }
+int rc_cmd_diff(int argc, char **argv) { return run_script(find("diff"), argc, argv); }

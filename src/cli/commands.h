@@ -18,6 +18,7 @@ int rc_cmd_report(int argc, char **argv);  /* cli/cmd_analysis.c: exec analysis/
 int rc_cmd_figures(int argc, char **argv); /* cli/cmd_analysis.c: the paper's figures (Python) */
 int rc_cmd_summarize(int argc, char **argv); /* cli/cmd_analysis.c: results table (Python) */
 int rc_cmd_compare(int argc, char **argv);   /* cli/cmd_analysis.c: against a baseline (Python) */
+int rc_cmd_diff(int argc, char **argv);      /* cli/cmd_analysis.c: two results files (Python) */
 
 /* `rcsim --help TOPIC`, `rcsim run --help TOPIC` (cli/cmd_strategies.c): prints the topic
  * ("strategies") to `out` and returns 0, or names the topics on stderr and returns 2. */

@@ -27,6 +27,7 @@
 #pragma weak rc_cmd_figures
 #pragma weak rc_cmd_summarize
 #pragma weak rc_cmd_compare
+#pragma weak rc_cmd_diff
 #pragma weak rc_cmd_merge
 #pragma weak rc_cmd_convert
 
@@ -48,6 +49,7 @@ static const command commands[] = {
     {"figures", rc_cmd_figures, "draw the paper's figures (5-9, 14-16) from results files"},
     {"summarize", rc_cmd_summarize, "print results files as a table, one line per configuration"},
     {"compare", rc_cmd_compare, "each strategy against a baseline (ratios, paired by seed)"},
+    {"diff", rc_cmd_diff, "two results files: configurations that differ beyond seed noise"},
     {"strategies", rc_cmd_strategies, "list the strategy families and their parameters (--json)"},
     {"merge", rc_cmd_merge, "combine results files of one sweep (e.g. its shards) into one"},
     {"convert", rc_cmd_convert, "convert a results file of the old layout (rcsim-results/1)"},

@@ -1,0 +1,78 @@
+#!/bin/bash
+# End-to-end test of "one story in every view" (docs/analysis.md) on an `anonymity: on`
+# sweep over rate_delay run here: summarize and report show the entropy and bandwidth
+# columns by default, the report has the trade-off section, `rcsim plot --kind tradeoff`
+# marks a Pareto front, and `rcsim diff` finds a file identical to itself and to a rerun of
+# the same sweep (bit for bit) and finds the configurations a changed parameter moved.
+# Environment (set by tests/CMakeLists.txt): RCSIM, MPIEXEC, PYTHON.
+set -euo pipefail
+RCSIM=${RCSIM:?}
+PY=${PYTHON:-/usr/bin/python3}
+export RCSIM_PYTHON=$PY
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+cd "$TMP"
+
+cat > anon.yaml <<'YAML'
+name: story-anon
+description: "e2e: anonymity against rate_delay, three strategies"
+defaults: {users: 16, duration: 90, app_rate: 1/4, anonymity: on, anon_targets: 60}
+axes:
+  rate_delay: [2, 20]
+  strategy: [unicast, rc-k2-p2, provider-fanout]
+seeds: 5
+YAML
+LAUNCH=()
+if [ -n "${MPIEXEC:-}" ] && [ -x "${MPIEXEC}" ]; then LAUNCH=("$MPIEXEC" -np 2); fi
+run() { "${LAUNCH[@]}" "$RCSIM" sweep anon.yaml --out "$@" > "sweep-$1.log" 2>&1 ||
+        { cat "sweep-$1.log"; fail "rcsim sweep $*"; }; }
+run a.h5
+run c.h5
+run b.h5 --set app_rate=1/2
+
+# summarize: the entropy and bandwidth columns without asking, the estimate named
+"$RCSIM" summarize a.h5 > sum.txt || fail "summarize"
+head -2 sum.txt | tail -1 | grep -q "anon_entropy .*bw_bytes_per_client_s" ||
+    fail "summarize has no anonymity or bandwidth column: $(head -2 sum.txt)"
+grep -q "geometric mean over seeds" sum.txt || fail "summarize does not name its centre"
+"$RCSIM" summarize a.h5 --columns median,counter_anon_min_entropy_mean_bits > cols.txt ||
+    fail "summarize --columns"
+head -2 cols.txt | tail -1 | grep -Eq "median +anon_min_entropy +undeliv" ||
+    fail "--columns: $(head -2 cols.txt | tail -1)"
+
+# report: the same columns, the trade-off section
+"$RCSIM" report a.h5 --out rep > rep.log || { cat rep.log; fail "report"; }
+head -1 rep/table.csv | tr , '\n' | grep -qx anon_entropy_est || fail "table.csv has no entropy"
+grep -q "entropy of a tracked message \[bits\]" rep/report.md || fail "report.md: no entropy column"
+grep -q "Pareto front" rep/report.md || fail "report.md: no trade-off section"
+grep -q 'id="card-tradeoff"' rep/report.html || fail "report.html: no trade-off card"
+
+# the trade-off plot
+"$RCSIM" plot a.h5 --kind tradeoff --out to.png --axes-json to.json > /dev/null || fail "tradeoff"
+"$PY" - <<'PYEOF' || fail "tradeoff axes"
+import json
+a = json.load(open("to.json"))
+p = a["panels"][0]
+assert p["xlabel"].startswith("entropy of a tracked message [bits]"), p
+assert p["ylabel"] == "mean latency [s]", p
+assert 1 <= len(a["pareto"][0]) < 6, a["pareto"]
+assert "Pareto front (not dominated)" in p["legend"] and "dominated" in p["legend"], p
+PYEOF
+
+# diff: a file against itself and against a rerun (same build: bit for bit), then against
+# a changed parameter
+for other in a.h5 c.h5; do
+    "$RCSIM" diff a.h5 $other > d.txt || { cat d.txt; fail "diff a.h5 $other: exit $?"; }
+    grep -q "^6 configurations: 6 identical$" d.txt || { cat d.txt; fail "diff a.h5 $other"; }
+done
+set +e
+"$RCSIM" diff a.h5 b.h5 --csv d.csv > d.txt
+st=$?
+set -e
+[ $st = 3 ] || { cat d.txt; fail "diff against app_rate=1/2: exit $st, not 3"; }
+grep -q "changed parameter: app_rate = 0.25 in A, 0.5 in B" d.txt || { cat d.txt; fail "no change named"; }
+grep -q "^differs " d.txt || fail "nothing differs"
+grep -q "identical" d.csv && fail "a changed parameter left a configuration identical"
+"$RCSIM" diff a.h5 2> d.err && fail "diff with one file succeeded"
+echo "ok: $(grep configurations d.txt)"
