@@ -36,7 +36,7 @@ import matplotlib.ticker as mticker  # noqa: E402
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rcplot import provenance, results  # noqa: E402
+from rcplot import palette, plots as rcplots, provenance, results  # noqa: E402
 
 KEYS = ["strategy", "trace", "lambda_div", "rate_delay", "corrupt_mixes"]
 # Figures per configuration, as CSV columns: (csv name, results-table column).
@@ -73,9 +73,9 @@ STRATEGY_ORDER = ["unicast", "rc-k1-p1", "rc-k2-p2", "rc-k4-p4", "rc-k2-p2-ft-dr
 LABEL = {"unicast": "unicast", "rc-k1-p1": "RC k=p=1", "rc-k2-p2": "RC k=p=2",
          "rc-k4-p4": "RC k=p=4", "rc-k2-p2-ft-dropoffline": "RC-FT k=p=2",
          "provider-fanout": "provider fan-out (trusted provider)"}
-COLOR = {"unicast": "tab:gray", "rc-k1-p1": "tab:cyan", "rc-k2-p2": "tab:blue",
-         "rc-k4-p4": "tab:purple", "rc-k2-p2-ft-dropoffline": "tab:orange",
-         "provider-fanout": "tab:red"}
+# Every tool's colours (rcplot/palette.py): a strategy looks the same here as in
+# `rcsim plot --kind tradeoff`, the report and compare.
+COLOR = {s: palette.colour(s) for s in STRATEGY_ORDER}
 MARKER = {1.0: "o", 2.0: "s", 4.0: "^", 8.0: "D"}
 TRACE_LABEL = {"online": "always online", "gen_os15": "gen_os15 (80 % online)"}
 
@@ -145,6 +145,11 @@ def write_csv(rows, path):
             w.writerow(out)
 
 
+def _size(b, bw_ref):
+    """Marker area (points^2) for a bandwidth b."""
+    return 10 + 150 * (b / bw_ref if not math.isnan(b) else 0)
+
+
 def plot(rows, path):
     traces = sorted({k[1] for k in rows}, key=lambda t: (t != "online", t))
     fracs = sorted({k[4] for k in rows})
@@ -162,6 +167,12 @@ def plot(rows, path):
             ax = axes[ti][fi]
             strategies = sorted({k[0] for k in rows if k[1] == trace and k[4] == frac},
                                 key=strategy_rank)
+            # The Pareto front of the panel (rcsim plot --kind tradeoff's rule): lower
+            # latency, higher entropy (or lower bandwidth on x), lower bandwidth.
+            panel = [rows[k] for k in rows if k[1] == trace and k[4] == frac]
+            costs = [(r["latency_mean_s"], -r[xname] if have_entropy else r[xname],
+                      r["bw_bytes_per_client_s"]) for r in panel]
+            front = {id(panel[i]) for i in rcplots.pareto(costs)}
             for s in strategies:
                 for div in sorted({k[2] for k in rows if k[0] == s}):
                     pts = sorted((k[3], rows[k]) for k in rows
@@ -171,10 +182,15 @@ def plot(rows, path):
                     ax.plot(xs, ys, "-", color=COLOR.get(s, "k"), lw=0.6, alpha=0.6)
                     for _, r in pts:
                         b = r["bw_bytes_per_client_s"]
-                        size = 10 + 150 * (b / bw_ref if not math.isnan(b) else 0)
-                        ax.scatter([r[xname]], [r["latency_mean_s"]], s=size,
-                                   marker=MARKER.get(div, "x"), color=COLOR.get(s, "k"),
-                                   alpha=0.75, edgecolors="none")
+                        on = id(r) in front
+                        # Opaque, hollow when dominated (grey inside, the strategy's colour
+                        # as the ring): coincident points of two strategies no longer blend
+                        # into a colour the legend does not have.
+                        ax.scatter([r[xname]], [r["latency_mean_s"]], s=_size(b, bw_ref),
+                                   marker=MARKER.get(div, "x"),
+                                   color=COLOR.get(s, "k") if on else rcplots.DOMINATED,
+                                   edgecolors="black" if on else COLOR.get(s, "k"),
+                                   linewidths=0.7 if on else 1.3, zorder=4 if on else 3)
             ax.set_yscale("log")
             # Labels at 1-2-5 steps: provider fan-out goes below 10 s, where decade labels
             # alone leave the lowest points without a readable value.
@@ -192,11 +208,19 @@ def plot(rows, path):
                for s in STRATEGY_ORDER if any(k[0] == s for k in rows)]
     handles += [plt.Line2D([], [], color="k", marker=m, ls="", label="λ/%g" % d)
                 for d, m in MARKER.items() if any(k[2] == d for k in rows)]
-    fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize=8, frameon=False)
-    fig.suptitle("Latency against %s\nmarker area = bytes per client-second online "
+    handles += [plt.Line2D([], [], color=rcplots.DOMINATED, marker="o", ls="",
+                           markeredgecolor="k", label="dominated (grey inside)")]
+    # The size key: marker area is the bandwidth a client spends.
+    handles += [plt.Line2D([], [], color="white", marker="o", ls="", markeredgecolor="k",
+                           markersize=math.sqrt(_size(bw_ref * f, bw_ref)),
+                           label="%.0f kB/s" % (bw_ref * f / 1e3)) for f in (0.25, 0.5, 1.0)]
+    fig.legend(handles=handles, loc="lower center", ncol=(len(handles) + 1) // 2, fontsize=8,
+               frameon=False)
+    fig.suptitle("Latency against %s; filled: the Pareto front of the panel, ringed grey: "
+                 "dominated\nmarker area = bytes per client-second online "
                  "(largest %.0f kB/s); lines join μ = 1, 3, 10 /s"
                  % ("anonymity" if have_entropy else "bandwidth", bw_ref / 1e3), fontsize=10)
-    fig.tight_layout(rect=(0, 0.05, 1, 0.93))
+    fig.tight_layout(rect=(0, 0.08, 1, 0.93))
     fig.savefig(path, dpi=110)
     plt.close(fig)
 

@@ -38,6 +38,26 @@ class CsvInput(unittest.TestCase):
         colours = [fig_trilemma.COLOR[s] for s in strategies]
         self.assertEqual(len(set(colours)), len(colours))
 
+    def test_colours_are_every_tools_and_dominated_points_are_grey(self):
+        from rcplot import palette, plots
+        for s, c in fig_trilemma.COLOR.items():
+            self.assertEqual(c, palette.colour(s))
+        rows = fig_trilemma.read_csv(COMMITTED)
+        with tempfile.TemporaryDirectory() as d:
+            seen = []
+            orig = fig_trilemma.plt.Axes.scatter
+
+            def spy(ax, *a, **kw):
+                seen.append(kw.get("color"))
+                return orig(ax, *a, **kw)
+            fig_trilemma.plt.Axes.scatter = spy
+            try:
+                fig_trilemma.plot(rows, os.path.join(d, "t.png"))
+            finally:
+                fig_trilemma.plt.Axes.scatter = orig
+        self.assertIn(plots.DOMINATED, seen)
+        self.assertLess(seen.count(plots.DOMINATED), len(seen))
+
     def test_new_strategy_rows_sort_after_the_committed_ones(self):
         rows = fig_trilemma.read_csv(COMMITTED)
         key = next(iter(rows))
