@@ -1,8 +1,9 @@
 """rcsim: rcsim results files as pandas DataFrames (docs/analysis.md, "Python API").
 
-    from rcsim import load_jobs, load_deliveries
+    from rcsim import load_jobs, load_deliveries, load_summary
     jobs = load_jobs("r.h5")
-    jobs.groupby(["strategy", "users"], observed=True)["online_p50"].median()
+    table = load_summary("r.h5")      # per configuration, the tools' estimate over seeds
+    table[["strategy", "users", "median_est", "median_ci_lo", "median_ci_hi"]]
 
 With `analysis/` on PYTHONPATH (the installed modulefile puts PREFIX/share/rcsim/analysis
 there; in a checkout: PYTHONPATH=analysis).  Needs Debian's python3-h5py, python3-numpy
@@ -16,6 +17,10 @@ and python3-pandas, and the rcsim binary (the strategy table: rcplot.strategies.
   DataFrame, each with its job's id and parameters.
 - load_histograms(path): the latency histograms as a [job x bucket] matrix with the
   bucket edges.
+- load_summary(path): one row per configuration with each statistic's estimate over
+  seeds and its interval, exactly the numbers of summarize's CSV, the report and the
+  plots (`<stat>_est`: geometric mean for latencies and other positive statistics, mean
+  for fractions and counts; docs/analysis.md, "One centre").
 
 `path` is one results file or a list of them (pooled; a job in several files is kept
 once, from the first).  This package reads through rcplot.results, the reader every tool
@@ -39,7 +44,7 @@ except ImportError as e:  # pragma: no cover - depends on the machine
     raise ImportError("the rcsim package needs pandas (Debian: apt-get install python3-pandas; "
                       "scripts/deps.sh installs it)") from e
 
-__all__ = ["load_jobs", "load_deliveries", "load_histograms", "Histograms"]
+__all__ = ["load_jobs", "load_deliveries", "load_histograms", "load_summary", "Histograms"]
 
 # Roles of the table's columns (docs/results-layout.md), in the order load_jobs puts them.
 _ROLE_ORDER = ("id", "parameter", "summary", "counter", "provenance")
@@ -226,6 +231,25 @@ class Histograms:
         return pd.DataFrame({"job_id": self.jobs["job_id"].to_numpy()[self.job],
                              "bucket": b, "lo_s": self.edges[b], "hi_s": self.edges[b + 1],
                              "count": self.count})
+
+
+def load_summary(path, stats=None, where=None):
+    """One row per configuration, as summarize.py's CSV and the report's table.csv: the
+    axes (and the strategy structure that varies), `seeds`, and per statistic `<s>_est`
+    (the one centre every tool shows), `<s>_ci_lo`, `<s>_ci_hi`, `<s>_interval`, with the
+    median, min, max and arithmetic mean over seeds beside it.  stats: statistic names
+    (rcsim plot --stat; default summarize's, with entropy and bandwidth when measured);
+    where: {parameter: [values]} as --where.  Rows in the tools' order (strategies in the
+    strategy table's)."""
+    from rcplot import table as _table
+    res = sweep.load(_paths(path))
+    with res:
+        sw = sweep.Sweep(res, where)
+        want = list(stats) if stats else _table.candidates(_table.DEFAULT_STATS)
+        rows = _table.rows(sw, stats=want)
+        shown = list(stats) if stats else _table.shown(rows, _table.DEFAULT_STATS)
+        cols = _table.columns(sw, stats=shown)
+    return pd.DataFrame([{c: r[c] for c in cols} for r in rows], columns=cols)
 
 
 def load_histograms(path, which="online"):

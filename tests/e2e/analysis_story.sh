@@ -41,6 +41,21 @@ grep -q "geometric mean over seeds" sum.txt || fail "summarize does not name its
 head -2 cols.txt | tail -1 | grep -Eq "median +anon_min_entropy +undeliv" ||
     fail "--columns: $(head -2 cols.txt | tail -1)"
 
+# the API's table is summarize's CSV, number for number (one centre everywhere)
+"$RCSIM" summarize a.h5 --csv sum.csv > /dev/null || fail "summarize --csv"
+PYTHONPATH=${RCSIM_SOURCE_DIR:?}/analysis RCSIM_BIN=$RCSIM "$PY" - <<'PYEOF' || fail "load_summary"
+import csv, math
+from rcsim import load_summary
+t = load_summary("a.h5")
+rows = list(csv.DictReader(open("sum.csv")))
+assert list(t.columns) == list(rows[0].keys()), (list(t.columns), list(rows[0]))
+order = list(dict.fromkeys(r["strategy"] for r in rows))
+assert order == ["unicast", "rc-k2-p2", "provider-fanout"], order
+for (_, a), b in zip(t.iterrows(), rows):
+    for c in ("median_est", "p99_est", "anon_entropy_est", "bw_bytes_per_client_s_est"):
+        assert math.isclose(float(a[c]), float(b[c]), rel_tol=1e-12), (c, a[c], b[c])
+PYEOF
+
 # report: the same columns, the trade-off section
 "$RCSIM" report a.h5 --out rep > rep.log || { cat rep.log; fail "report"; }
 head -1 rep/table.csv | tr , '\n' | grep -qx anon_entropy_est || fail "table.csv has no entropy"
