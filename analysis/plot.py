@@ -11,7 +11,8 @@ with its 95 % interval (log-scale t-interval, or bootstrap; the min-max seed ran
 seeds) (line) or the latency
 distribution (box: whiskers p1/p99, box q1-q3).  Axes are labelled with the parameter and
 its unit, go logarithmic where values span a factor of 10 or more, and a value outside
-the drawn range is marked on the edge (red triangle with its value), never cut.  The
+the drawn range is marked on the edge (a triangle in its series' colour with its value),
+never cut.  Strategies keep one order (the strategy table's) and one colour in every tool.  The
 strategy's structure (family, k, p, ft, multiplier, dropoffline, from the simulator's
 strategy table) can take any role or --where: naming one makes them the axes in the place
 of `strategy` (--list shows their values).
@@ -25,6 +26,7 @@ examples:
   rcsim plot r.h5 --x k --where family=rc --out k.png     # k of rc-kK-pP as the x axis
   rcsim plot r.h5 --kind heatmap --x users --hue strategy --stat mean --out hm.png
   rcsim plot r.h5 --kind timeline --out tod.png            # needs store_raw: true
+  rcsim plot r.h5 --kind tradeoff --out to.png    # latency vs entropy, Pareto front
   rcsim plot r.h5 --list                                   # axes and statistics
 
 Exit status: 0 written; 1 the data cannot give this plot (e.g. no per-delivery records
@@ -65,8 +67,10 @@ def parser():
     ap.add_argument("results", nargs="+", help="rcsim results file(s) (HDF5); several are pooled")
     ap.add_argument("--kind", default=None, choices=plots.KINDS,
                     help="line (default for a numeric x), box (default for a named x), cdf, "
-                    "heatmap, hist, timeline")
-    ap.add_argument("--stat", help="statistic per seed (default: median; box: latency)")
+                    "heatmap, hist, timeline, tradeoff (latency against entropy and "
+                    "bandwidth, the Pareto front marked)")
+    ap.add_argument("--stat", help="statistic per seed (default: median; box: latency; "
+                    "tradeoff: mean)")
     ap.add_argument("--x", help="axis on the horizontal axis")
     ap.add_argument("--hue", help="axis shown as colours")
     ap.add_argument("--facet", action="append", default=[],
