@@ -62,6 +62,31 @@ head -1 rep/table.csv | tr , '\n' | grep -qx anon_entropy_est || fail "table.csv
 grep -q "entropy of a tracked message \[bits\]" rep/report.md || fail "report.md: no entropy column"
 grep -q "Pareto front" rep/report.md || fail "report.md: no trade-off section"
 grep -q 'id="card-tradeoff"' rep/report.html || fail "report.html: no trade-off card"
+# report.html's table says what report.md says, cell for cell (estimate and interval)
+"$PY" - <<'PYEOF' || fail "report.html's table differs from report.md's"
+from html.parser import HTMLParser
+class P(HTMLParser):
+    def __init__(s):
+        super().__init__(); s.rows, s.cur, s.on, s.cell = [], None, False, None
+    def handle_starttag(s, t, a):
+        s.on = s.on or (t == "table" and ("id", "results") in a)
+        if s.on and t == "tr": s.cur = []
+        if s.on and t == "td": s.cell = ""
+        if s.on and t == "span" and s.cell is not None: s.cell += " "
+    def handle_endtag(s, t):
+        if t == "table": s.on = False
+        if s.on and t == "td": s.cur.append(s.cell); s.cell = None
+        if s.on and t == "tr" and s.cur: s.rows.append(s.cur); s.cur = None
+    def handle_data(s, d):
+        if s.cell is not None: s.cell += d
+p = P(); p.feed(open("rep/report.html").read())
+lines = open("rep/report.md").read().split("## Results")[1].split("## Plots")[0].splitlines()
+md = [[c.strip() for c in l.strip().strip("|").split("|")] for l in lines
+      if l.startswith("| ") and not l.startswith("| strategy")]
+assert len(p.rows) == len(md) == 6, (len(p.rows), len(md))
+for h, m in zip(p.rows, md):
+    assert h == m, (h, m)
+PYEOF
 
 # the trade-off plot
 "$RCSIM" plot a.h5 --kind tradeoff --out to.png --axes-json to.json > /dev/null || fail "tradeoff"
