@@ -299,6 +299,8 @@ class Sweep:
             hints = []
             for k, w in where.items():
                 present = sorted({p.get(k, "") for p in params}, key=value_key)
+                if k == "strategy":
+                    present = palette.sort(present)   # the order of every tool
                 if any(any(ok(p, k, w) for p in params) for _ in (0,)):
                     continue
                 near = difflib.get_close_matches(w[0], present, n=3, cutoff=0.5)
