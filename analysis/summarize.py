@@ -86,7 +86,8 @@ def main(argv=None):
                     help="keep only jobs with this parameter value (repeatable)")
     ap.add_argument("--columns", metavar="LIST",
                     help="statistics to show, comma-separated: any --stat of `rcsim plot` "
-                    "(counter:NAME or a counter's column name too) or a group: default, "
+                    "(counter:NAME or a counter's column name, ratio:NUM/DEN of counters) or a "
+                    "group: default, "
                     "latency, delivery, anonymity, bandwidth, unobservability (default: "
                     "latency; with anonymity and bandwidth when the sweep measured anonymity)")
     ap.add_argument("--csv", metavar="FILE", help="write the full table as CSV ('-': stdout)")

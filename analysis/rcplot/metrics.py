@@ -212,6 +212,19 @@ def lookup(name):
     n = ALIASES.get(n, n)
     if n in METRICS:
         return METRICS[n]
+    if n.startswith("ratio:"):
+        # A derived ratio of counters: ratio:NUM[+NUM...]/DEN[+DEN...] (counter names, with
+        # or without counter_), e.g. ratio:duplicates/deliveries.
+        num, sep, den = n[len("ratio:"):].partition("/")
+        parts = [[t.strip()[len("counter_"):] if t.strip().startswith("counter_") else t.strip()
+                  for t in side.split("+")] for side in (num, den)]
+        if not sep or not all(t for side in parts for t in side):
+            raise UsageError("%r: a ratio is ratio:NUM/DEN of counters (NUM and DEN may be "
+                             "sums: a+b)" % name)
+        m = Metric(n, "%s per %s" % (" + ".join(parts[0]), " + ".join(parts[1])), "ratio",
+                   _ratio(tuple(parts[0]), tuple(parts[1])),
+                   "sum of counters %s / sum of %s" % (", ".join(parts[0]), ", ".join(parts[1])))
+        return m
     c = None
     if n.startswith("counter:") and len(n) > len("counter:"):
         c = n[len("counter:"):]
@@ -228,7 +241,7 @@ def lookup(name):
         m.positive = unit in ("1/s", "B/s")
         return m
     near = difflib.get_close_matches(n, list(METRICS) + list(ALIASES), n=3, cutoff=0.6)
-    raise UsageError("unknown statistic %r%s; known: %s, counter:NAME (and --kind box "
+    raise UsageError("unknown statistic %r%s; known: %s, counter:NAME, ratio:NUM/DEN (and --kind box "
                      "--stat latency for the latency distribution)"
                      % (name, " (did you mean %s?)" % " or ".join(near) if near else "",
                         ", ".join(METRICS)))

@@ -136,6 +136,20 @@ class PlotDefects(unittest.TestCase):
         with self.assertRaisesRegex(sweep.UsageError, "did you mean delivery_ratio"):
             metrics.lookup("delivery_ration")
 
+    def test_derived_ratios_of_counters(self):
+        from test_sweep import FakeJob
+        j = FakeJob(dict(users=8), counters=dict(deliveries=200, duplicates=50, ack_packets=30,
+                                                 payload_packets=70))
+        m = metrics.lookup("ratio:duplicates/deliveries")
+        self.assertAlmostEqual(m(j), 0.25)
+        self.assertEqual(m.axis_label, "duplicates per deliveries [ratio]")
+        self.assertAlmostEqual(metrics.lookup("ratio:counter_ack_packets+payload_packets/"
+                                              "deliveries")(j), 0.5)
+        self.assertEqual(table.parse_columns("median,ratio:duplicates/deliveries", ()),
+                         ["median", "ratio:duplicates/deliveries"])
+        with self.assertRaises(sweep.UsageError):
+            metrics.lookup("ratio:duplicates")
+
     def test_where_strategy_in_any_spelling_and_a_hint_for_a_typo(self):
         res = grid(strategies=("unicast", "rc-k2-p2"))
         sw = sweep.Sweep(res, {"strategy": ["rollercoaster-k2-p2-notimeout"]})
