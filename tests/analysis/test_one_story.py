@@ -4,7 +4,6 @@ shows the same centre over seeds with the same brackets; strategies keep one ord
 colour; the plot refuses what it cannot draw.  Jobs are the stand-ins of test_sweep.py."""
 
 import io
-import math
 import os
 import sys
 import unittest
