@@ -141,7 +141,10 @@ def fmt_interval(est, lo, hi, how):
 def note(rows):
     """What the brackets mean, for the text table, the plot and the report."""
     hows = {r["interval"] for r in rows}
-    parts = []
+    # The two sides' values: the one centre of every tool (docs/analysis.md, "One centre").
+    parts = ["each side: its estimate over the paired seeds (geometric mean for latencies "
+             "and other positive statistics, mean for fractions and counts), as in every "
+             "table"]
     if LOG_T in hows:
         parts.append("[brackets]: 95 % interval over paired seeds (ratio: t-interval of the "
                      "mean log ratio around the geometric mean; difference: bootstrap of the "

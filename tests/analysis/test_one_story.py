@@ -182,6 +182,11 @@ class HelpTexts(unittest.TestCase):
             self.assertIn("geometric mean", doc)
         self.assertIn(".svg", plot_py.parser().format_help())
 
+    def test_compare_names_its_centre(self):
+        from rcplot import baseline
+        n = baseline.note([dict(interval="seed range")])
+        self.assertIn("each side: its estimate over the paired seeds (geometric mean", n)
+
     def test_line_note_names_each_interval_once(self):
         _, info = draw(grid(seeds=(1, 2, 3, 4, 5)), kind="line", stat="median")
         self.assertIn("95 % t-interval on the log scale", info["note"])
