@@ -7,6 +7,7 @@
 #include "core/rng.h"
 #include "loopix/net.h"
 #include "multicast/mc.h"
+#include "multicast/services.h"
 
 enum { STREAM_GOSSIP = 30 };
 enum { DIGEST_FIRST = 0, DIGEST_REPLY = 1 };

@@ -6,6 +6,9 @@
  * learn when a message left its sender, set timers, and hand payloads to the
  * application (rc_mc_app_deliver records the latency, docs/spec.md §5).
  * Memory: mc owns groups, payloads and bodies; rc_mc_free releases all.
+ * The message is multicast/msg.h; the services beside a strategy are
+ * multicast/services.h; how the layer's files divide the work,
+ * multicast/mc_internal.h.
  */
 #ifndef RCSIM_MULTICAST_MC_H
 #define RCSIM_MULTICAST_MC_H
@@ -18,6 +21,7 @@
 #include "core/err.h"
 #include "core/sim.h"
 #include "multicast/adversary.h"
+#include "multicast/msg.h"
 #include "multicast/strategy_table.h"
 #include "trace/avail.h"
 
@@ -74,19 +78,6 @@ typedef struct rc_mc_counters {
 #undef RC_MC_COUNTER_ANON
 } rc_mc_counters;
 
-typedef enum { RC_MSG_PAYLOAD = 0, RC_MSG_ACK = 1, RC_MSG_DIGEST = 2, RC_MSG_REPAIR = 3 } rc_msg_type;
-#define RC_MSG_TYPES 4
-
-typedef struct rc_msg {
-    uint8_t type;      /* rc_msg_type */
-    uint8_t arm;       /* RC-FT: arm timeouts when this copy leaves the source */
-    uint16_t extra;    /* strategy-defined */
-    uint32_t group, source, nonce, role, sender, recipient;
-    uint32_t payload;  /* payload id (rc_mc payload table) */
-    uint32_t aux;      /* strategy-defined */
-    rc_time t;         /* when the message was made (anti-entropy digests) */
-} rc_msg;
-
 /* A strategy's behaviour; its family's row in the strategy table
  * (multicast/strategy_table.h) points to it. */
 struct rc_strategy_ops {
@@ -115,26 +106,6 @@ struct rc_strategy_ops {
 extern const rc_strategy_ops rc_unicast_ops;
 extern const rc_strategy_ops rc_rollercoaster_ops;
 extern const rc_strategy_ops rc_provider_fanout_ops;
-
-/* A service that runs beside the strategy, whatever the strategy (anti-entropy,
- * multicast/antientropy.h): it owns some message types, schedules its own
- * events and reaches the groups through the API below, like a strategy.  mc
- * creates, starts, feeds and frees every service of rc_mc_services through
- * these ops and never calls one by name. */
-typedef struct rc_mc_service_ops {
-    const char *name;
-    /* NULL when `cfg` does not enable the service; `cfg` outlives it. */
-    void *(*create)(rc_mc *mc, rc_sim *sim, const rc_mc_cfg *cfg);
-    void (*start)(void *self); /* after the network has started */
-    void (*destroy)(void *self);
-    /* `user` pulled `m`, a message of one of the service's types. */
-    void (*receive)(void *self, uint32_t user, const rc_msg *m, bool online_label);
-    uint32_t msg_types;  /* the rc_msg_types it owns, as bits 1u << type */
-    bool delivery_times; /* it reads rc_mc_delivered_at, so mc keeps the times */
-} rc_mc_service_ops;
-
-/* The services, NULL-terminated, in the order they are created (services.c). */
-extern const rc_mc_service_ops *const rc_mc_services[];
 
 /* Group membership. */
 uint32_t rc_mc_groups(const rc_mc *mc);
