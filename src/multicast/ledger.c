@@ -12,24 +12,6 @@
 #include "multicast/mc_internal.h"
 #include "multicast/poptab.h"
 
-static void dpush(rc_mc_dsamples *d, double x)
-{
-    if (d->n == d->cap) {
-        d->cap = d->cap ? d->cap * 2 : 4096;
-        d->v = rc_xrealloc(d->v, d->cap * sizeof *d->v);
-    }
-    d->v[d->n++] = x;
-}
-
-static void u32push(rc_mc_u32vec *d, uint32_t x)
-{
-    if (d->n == d->cap) {
-        d->cap = d->cap ? d->cap * 2 : 256;
-        d->v = rc_xrealloc(d->v, d->cap * sizeof *d->v);
-    }
-    d->v[d->n++] = x;
-}
-
 static bool bit_get(const uint8_t *set, uint32_t i) { return (set[i / 8] >> (i % 8)) & 1; }
 static void bit_set(uint8_t *set, uint32_t i) { set[i / 8] |= (uint8_t)(1u << (i % 8)); }
 
@@ -43,15 +25,15 @@ void rc_mc__ledger_init(rc_mc *mc)
 void rc_mc__ledger_free(rc_mc *mc)
 {
     if (mc->group_payloads)
-        for (uint32_t g = 0; g < mc->n_groups; g++) free(mc->group_payloads[g].v);
+        for (uint32_t g = 0; g < mc->n_groups; g++) rc_mc_u32vec_free(&mc->group_payloads[g]);
     free(mc->group_payloads);
     free(mc->payloads);
     free(mc->expected);
     free(mc->delivered);
     free(mc->dtime);
-    free(mc->lat_all.v);
-    free(mc->lat_online.v);
-    free(mc->raw.v);
+    rc_mc_dsamples_free(&mc->lat_all);
+    rc_mc_dsamples_free(&mc->lat_online);
+    rc_mc_dlvvec_free(&mc->raw);
 }
 
 uint32_t rc_mc_payload_new(rc_mc *mc, uint32_t group, uint32_t source)
@@ -83,7 +65,7 @@ uint32_t rc_mc_payload_new(rc_mc *mc, uint32_t group, uint32_t source)
         for (uint32_t u = 0; u < mc->n_users; u++) d[u] = -1.0f;
         d[source] = (float)((double)mc->sim->now / 1e6);
     }
-    u32push(&mc->group_payloads[group], id);
+    rc_mc_u32vec_push(&mc->group_payloads[group], id);
     mc->ctr.multicasts++;
     mc->ctr.expected_deliveries += mc->size[group] - 1;
     rc_mc__scenario_created(mc, id);
@@ -116,7 +98,7 @@ void rc_mc_payload_release(rc_mc *mc, uint32_t p)
 const uint32_t *rc_mc_group_payloads(const rc_mc *mc, uint32_t g, uint32_t *n)
 {
     RC_ASSERT(mc->pt == NULL); /* anti-entropy only; not in population mode */
-    *n = mc->group_payloads[g].n;
+    *n = (uint32_t)mc->group_payloads[g].n;
     return mc->group_payloads[g].v;
 }
 
@@ -156,17 +138,13 @@ bool rc_mc_app_deliver(rc_mc *mc, uint32_t user, uint32_t p, bool online_label)
     double lat = (double)(mc->sim->now - mc->payloads[p].created) / 1e6;
     rc_mc__scenario_delivered(mc, p, lat, online_label);
     mc->ctr.deliveries++;
-    dpush(&mc->lat_all, lat);
+    rc_mc_dsamples_push(&mc->lat_all, lat);
     if (online_label) {
         mc->ctr.deliveries_online++;
-        dpush(&mc->lat_online, lat);
+        rc_mc_dsamples_push(&mc->lat_online, lat);
     }
     if (mc->cfg.record_deliveries) {
-        if (mc->raw.n == mc->raw.cap) {
-            mc->raw.cap = mc->raw.cap ? 2 * mc->raw.cap : 4096;
-            mc->raw.v = rc_xrealloc(mc->raw.v, mc->raw.cap * sizeof *mc->raw.v);
-        }
-        mc->raw.v[mc->raw.n++] = (rc_mc_delivery){
+        rc_mc_dlvvec_push(&mc->raw, (rc_mc_delivery){
             .payload = p,
             .group = mc->payloads[p].group,
             .source = mc->payloads[p].source,
@@ -174,7 +152,7 @@ bool rc_mc_app_deliver(rc_mc *mc, uint32_t user, uint32_t p, bool online_label)
             .created = mc->payloads[p].created,
             .delivered = mc->sim->now,
             .online = online_label ? 1 : 0,
-        };
+        });
     }
     return true;
 }

@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/vec.h"
 #include "loopix/net.h"
 #include "multicast/bodies.h"
 #include "multicast/mc.h"
@@ -37,21 +38,10 @@ typedef struct rc_mc_payload {
     rc_time created;
 } rc_mc_payload;
 
-typedef struct rc_mc_dsamples {
-    double *v;
-    size_t n, cap;
-} rc_mc_dsamples;
-
+RC_VEC_DEFINE(rc_mc_dsamples, double, 4096)
 /* record_deliveries (store_raw): the first deliveries, in delivery order. */
-typedef struct rc_mc_dlvvec {
-    rc_mc_delivery *v;
-    size_t n, cap;
-} rc_mc_dlvvec;
-
-typedef struct rc_mc_u32vec {
-    uint32_t *v;
-    uint32_t n, cap;
-} rc_mc_u32vec;
+RC_VEC_DEFINE(rc_mc_dlvvec, rc_mc_delivery, 4096)
+RC_VEC_DEFINE(rc_mc_u32vec, uint32_t, 256)
 
 typedef struct rc_poptab rc_poptab;
 typedef struct rc_adv rc_adv;

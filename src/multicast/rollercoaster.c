@@ -27,6 +27,7 @@
 
 #include "core/log.h"
 #include "core/rng.h"
+#include "core/vec.h"
 #include "multicast/mc.h"
 #include "core/pyrandom.h"
 #include "multicast/rollercoaster.h"
@@ -53,19 +54,7 @@ typedef struct entry {
     bool alive;
 } entry;
 
-typedef struct idvec {
-    uint32_t *v;
-    uint32_t n, cap;
-} idvec;
-
-static void idpush(idvec *d, uint32_t x)
-{
-    if (d->n == d->cap) {
-        d->cap = d->cap ? d->cap * 2 : 16;
-        d->v = rc_xrealloc(d->v, d->cap * sizeof *d->v);
-    }
-    d->v[d->n++] = x;
-}
+RC_VEC_DEFINE(idvec, uint32_t, 16)
 
 /* The timeouts armed together (one copy leaving the source watches a whole
  * subtree: up to n - 1 entries), in firing order.  Only the next one is in
@@ -81,9 +70,11 @@ typedef struct tslot {
     uint32_t e, gen;
 } tslot;
 
+RC_VEC_DEFINE(tslotvec, tslot, 16)
+
 typedef struct tbatch {
-    tslot *v;
-    uint32_t n, pos, cap; /* v[pos - 1] is the entry whose event is queued */
+    tslotvec s;
+    uint32_t pos; /* s.v[pos - 1] is the entry whose event is queued */
 } tbatch;
 
 typedef struct rc_state {
@@ -266,7 +257,7 @@ static void send_ack(rc_state *s, uint32_t from, uint32_t sid, uint32_t role)
 
 static void settle_later(rc_state *s, uint32_t sid)
 {
-    if (s->retire) idpush(&s->settle, sid);
+    if (s->retire) idvec_push(&s->settle, sid);
 }
 
 /* Retires the sessions queued by this operation that nothing refers to any
@@ -283,7 +274,7 @@ static void settle(rc_state *s)
         free(se->handled_other);
         uint32_t payload = se->payload;
         memset(se, 0, sizeof *se);
-        idpush(&s->free_sessions, s->settle.v[i]);
+        idvec_push(&s->free_sessions, s->settle.v[i]);
         rc_mc_payload_release(s->mc, payload);
     }
     s->settle.n = 0;
@@ -296,7 +287,7 @@ static void kill_entry(rc_state *s, uint32_t e)
     if (!s->entries[e].alive) return;
     s->entries[e].alive = false;
     s->entries[e].gen++;
-    idpush(&s->free_entries, e);
+    idvec_push(&s->free_entries, e);
     s->sessions[s->entries[e].session].live--;
     settle_later(s, s->entries[e].session);
 }
@@ -312,9 +303,9 @@ static uint32_t batch_open(rc_state *s)
             s->batches = rc_xrealloc(s->batches, s->cap_batches * sizeof *s->batches);
         }
         b = s->n_batches++;
-        s->batches[b] = (tbatch){NULL, 0, 0, 0};
+        s->batches[b] = (tbatch){{NULL, 0, 0}, 0};
     }
-    s->batches[b].n = s->batches[b].pos = 0;
+    s->batches[b].s.n = s->batches[b].pos = 0;
     return b;
 }
 
@@ -332,14 +323,14 @@ static bool tslot_before(const tslot *a, const tslot *b)
 static void batch_sort(rc_state *s, tbatch *tb)
 {
     enum { BLOCK = 16 };
-    uint32_t n = tb->n;
+    uint32_t n = (uint32_t)tb->s.n;
     for (uint32_t lo = 0; lo < n; lo += BLOCK) {
         uint32_t hi = lo + BLOCK < n ? lo + BLOCK : n;
         for (uint32_t i = lo + 1; i < hi; i++) {
-            tslot x = tb->v[i];
+            tslot x = tb->s.v[i];
             uint32_t j = i;
-            for (; j > lo && tslot_before(&x, &tb->v[j - 1]); j--) tb->v[j] = tb->v[j - 1];
-            tb->v[j] = x;
+            for (; j > lo && tslot_before(&x, &tb->s.v[j - 1]); j--) tb->s.v[j] = tb->s.v[j - 1];
+            tb->s.v[j] = x;
         }
     }
     if (n <= BLOCK) return;
@@ -347,7 +338,7 @@ static void batch_sort(rc_state *s, tbatch *tb)
         s->tsort_cap = n;
         s->tsort = rc_xrealloc(s->tsort, n * sizeof *s->tsort);
     }
-    tslot *from = tb->v, *to = s->tsort;
+    tslot *from = tb->s.v, *to = s->tsort;
     for (uint32_t w = BLOCK; w < n; w *= 2) {
         for (uint32_t lo = 0; lo < n; lo += 2 * w) {
             uint32_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
@@ -360,7 +351,7 @@ static void batch_sort(rc_state *s, tbatch *tb)
         from = to;
         to = t;
     }
-    if (from != tb->v) memcpy(tb->v, from, n * sizeof *tb->v);
+    if (from != tb->s.v) memcpy(tb->s.v, from, n * sizeof *tb->s.v);
 }
 
 /* Queues the run's next entry that is still alive; frees the run when none is
@@ -368,15 +359,15 @@ static void batch_sort(rc_state *s, tbatch *tb)
 static void batch_next(rc_state *s, uint32_t b)
 {
     tbatch *tb = &s->batches[b];
-    while (tb->pos < tb->n) {
-        const tslot *x = &tb->v[tb->pos++];
+    while (tb->pos < tb->s.n) {
+        const tslot *x = &tb->s.v[tb->pos++];
         const entry *en = &s->entries[x->e];
         if (!en->alive || en->gen != x->gen) continue;
         if (rc_mc_timer_at(s->mc, x->due, x->seq, b, TIMER_ENTRY)) return;
         break;
     }
-    tb->n = tb->pos = 0;
-    idpush(&s->free_batches, b);
+    tb->s.n = tb->pos = 0;
+    idvec_push(&s->free_batches, b);
 }
 
 static void arm(rc_state *s, uint32_t b, uint32_t sid, uint32_t node, uint32_t role,
@@ -405,13 +396,9 @@ static void arm(rc_state *s, uint32_t b, uint32_t sid, uint32_t node, uint32_t r
     int32_t prev = se->entry_of_role[role];
     if (prev >= 0) kill_entry(s, (uint32_t)prev);
     se->entry_of_role[role] = (int32_t)e;
-    tbatch *tb = &s->batches[b];
-    if (tb->n == tb->cap) {
-        tb->cap = tb->cap ? tb->cap * 2 : 16;
-        tb->v = rc_xrealloc(tb->v, tb->cap * sizeof *tb->v);
-    }
     rc_time now = rc_mc_now(s->mc);
-    tb->v[tb->n++] = (tslot){fire < now ? now : fire, rc_mc_timer_reserve(s->mc), e, gen};
+    tslotvec_push(&s->batches[b].s,
+                  (tslot){fire < now ? now : fire, rc_mc_timer_reserve(s->mc), e, gen});
 }
 
 /* rc_sched_estimate_ms(n, k, root, c, t_msg, t_queue), the same sum in the
@@ -554,14 +541,14 @@ static void timer_op(rc_state *s, uint32_t obj, uint64_t arg)
     }
     /* obj is a run of timeouts; this event is for its entry v[pos - 1].  The
      * run's next live entry is queued after it is handled. */
-    const tslot x = s->batches[obj].v[s->batches[obj].pos - 1];
+    const tslot x = s->batches[obj].s.v[s->batches[obj].pos - 1];
     entry *en = &s->entries[x.e];
     if (en->alive && en->gen == x.gen) {
         uint32_t source = s->sessions[en->session].source;
         /* Timeouts are checked only while the source is online (docs/spec.md §1.8). */
         if (!rc_mc_online(s->mc, source)) {
-            idpush(&s->pending[source], x.e);
-            idpush(&s->pending[source], en->gen);
+            idvec_push(&s->pending[source], x.e);
+            idvec_push(&s->pending[source], en->gen);
         } else {
             expire(s, x.e);
         }
@@ -625,17 +612,17 @@ static void rcs_destroy(void *self)
     }
     free(s->sessions);
     free(s->entries);
-    free(s->free_entries.v);
-    for (uint32_t i = 0; i < s->n_batches; i++) free(s->batches[i].v);
+    idvec_free(&s->free_entries);
+    for (uint32_t i = 0; i < s->n_batches; i++) tslotvec_free(&s->batches[i].s);
     free(s->batches);
-    free(s->free_batches.v);
+    idvec_free(&s->free_batches);
     free(s->tsort);
     free(s->nonce_next);
     for (size_t i = 0; i < s->n_slots; i++) free(s->last_seen[i]);
-    free(s->free_sessions.v);
-    free(s->settle.v);
+    idvec_free(&s->free_sessions);
+    idvec_free(&s->settle);
     free(s->last_seen);
-    for (uint32_t i = 0; i < s->users; i++) free(s->pending[i].v);
+    for (uint32_t i = 0; i < s->users; i++) idvec_free(&s->pending[i]);
     free(s->pending);
     gsl_rng_free(s->sched_rng);
     for (uint32_t i = 0; i < s->n_plans; i++) free(s->plan[i]);
