@@ -11,6 +11,7 @@
 #include "exp/job.h"
 #include "exp/result.h"
 #include "multicast/mc.h"
+#include "multicast/services.h"
 #include "multicast/strategy_table.h"
 #include "one_multicast.h"
 
@@ -35,6 +36,36 @@ Test(strategy_table, every_row_is_consistent)
             cr_assert_str_neq(f[i]->family, f[j]->family, "family %s listed twice", f[i]->family);
     }
     cr_assert_null(rc_strategy_family_find("no-such-family"));
+}
+
+/* Each family declares the kinds of message it sends (multicast/msg.h): at
+ * least one, named, in the strategies' range; the services' kinds sit above
+ * it without overlapping, so any family runs beside any service. */
+Test(strategy_table, every_row_declares_its_message_kinds)
+{
+    size_t n;
+    const rc_strategy_family *const *f = rc_strategy_families(&n);
+    for (size_t i = 0; i < n; i++) {
+        cr_assert(f[i]->n_msg_kinds >= 1 && f[i]->n_msg_kinds <= RC_MSG_SERVICE_FIRST,
+                  "%s: %zu message kinds", f[i]->family, f[i]->n_msg_kinds);
+        for (size_t k = 0; k < f[i]->n_msg_kinds; k++) {
+            const rc_msg_kind *mk = &f[i]->msg_kinds[k];
+            cr_assert(mk->name && mk->name[0], "%s: kind %zu has no name", f[i]->family, k);
+            for (size_t j = 0; j < k; j++)
+                cr_assert_str_neq(mk->name, f[i]->msg_kinds[j].name, "%s: kind %s twice",
+                                  f[i]->family, mk->name);
+        }
+        rc_msg_kinds kinds;
+        rc_msg_kinds_init(&kinds);
+        rc_msg_kinds_add(&kinds, 0, f[i]->msg_kinds, f[i]->n_msg_kinds, -1);
+        int s = 0;
+        for (const rc_mc_service_ops *const *o = rc_mc_services; *o; o++, s++) {
+            cr_assert_geq((*o)->first_type, RC_MSG_SERVICE_FIRST, "%s", (*o)->name);
+            rc_msg_kinds_add(&kinds, (*o)->first_type, (*o)->msg_kinds, (*o)->n_msg_kinds, s);
+        }
+        cr_assert_not_null(kinds.of[0]);
+        cr_assert_eq(kinds.service[0], -1);
+    }
 }
 
 Test(strategy_table, names_round_trip_through_the_canonical_form)

@@ -76,23 +76,22 @@ void rc_adv_receive_end(rc_adv *a)
     if (a != NULL) a->in_receive = false;
 }
 
-rc_adv_verdict rc_adv_verdict_for(rc_adv *a, uint32_t from, const rc_msg *m)
+rc_adv_verdict rc_adv_verdict_for(rc_adv *a, uint32_t from, const rc_msg *m, rc_msg_adv role)
 {
     if (!rc_adv_is(a, from)) return RC_ADV_PASS;
     bool forward;
-    switch ((rc_msg_type)m->type) {
-    case RC_MSG_PAYLOAD:
-    case RC_MSG_REPAIR:
+    switch (role) {
+    case RC_MSG_ADV_FORWARD:
         /* A copy of someone else's message; its own multicasts are honest. */
-        forward = m->source != from;
+        if (m->source == from) return RC_ADV_PASS;
+        forward = true;
         break;
-    case RC_MSG_ACK:
+    case RC_MSG_ADV_ACK:
         forward = false;
         break;
     default:
-        return RC_ADV_PASS; /* digests ask for messages; they are not a service to others */
+        return RC_ADV_PASS; /* e.g. digests ask for messages; they are not a service to others */
     }
-    if (!forward && m->type != RC_MSG_ACK) return RC_ADV_PASS;
     switch (a->kind) {
     case RC_ADV_DROP:
         if (forward) a->c.withheld++;

@@ -7,7 +7,8 @@
  * applies to what a member sends on someone else's behalf — payload copies it
  * forwards (including copies of a role reassigned to it), repairs it pushes
  * for anti-entropy, and the ACKs that follow a forward — never to its own
- * multicasts: as a source every member is honest.  The kinds:
+ * multicasts: as a source every member is honest.  Which of these a message
+ * is, its kind says (rc_msg_kind.adv, multicast/msg.h).  The kinds of member:
  *
  *   drop      receives and delivers to itself, forwards nothing, ACKs nothing;
  *   ack-drop  forwards nothing but ACKs as if it had (the worst case for
@@ -31,8 +32,8 @@
 #include <stdint.h>
 
 #include "core/sim.h"
+#include "multicast/msg.h"
 
-typedef struct rc_msg rc_msg;
 typedef struct rc_adv rc_adv;
 
 /* The registry's enum "none|drop|ack-drop|delay" in this order. */
@@ -69,8 +70,9 @@ rc_time rc_adv_delay(const rc_adv *a);
 /* `user` is about to handle a message it pulled / has handled it. */
 void rc_adv_receive_begin(rc_adv *a, uint32_t user);
 void rc_adv_receive_end(rc_adv *a);
-/* What to do with m, which `from` is about to send; counts what is withheld. */
-rc_adv_verdict rc_adv_verdict_for(rc_adv *a, uint32_t from, const rc_msg *m);
+/* What to do with m, which `from` is about to send and whose kind says it is
+ * `role` (multicast/msg.h); counts what is withheld. */
+rc_adv_verdict rc_adv_verdict_for(rc_adv *a, uint32_t from, const rc_msg *m, rc_msg_adv role);
 void rc_adv_counts(const rc_adv *a, rc_adv_counters *out);
 
 #endif

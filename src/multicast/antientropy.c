@@ -12,6 +12,15 @@
 enum { STREAM_GOSSIP = 30 };
 enum { DIGEST_FIRST = 0, DIGEST_REPLY = 1 };
 
+/* Its kinds of message, numbered from AE_DIGEST (rc_mc_service_ops.first_type).
+ * Digests ask for messages: a misbehaving member still sends them; a repair is
+ * a copy of someone's payload like a forward. */
+enum { AE_DIGEST = RC_MSG_SERVICE_FIRST, AE_REPAIR };
+static const rc_msg_kind kinds[] = {
+    {"digest", RC_MSG_COUNT_REPAIR, RC_MSG_ADV_PASS, false},
+    {"repair", RC_MSG_COUNT_REPAIR, RC_MSG_ADV_FORWARD, true},
+};
+
 typedef struct rc_ae {
     rc_mc *mc;
     rc_sim *sim;
@@ -61,7 +70,7 @@ static void on_gossip(void *ctx, const rc_event *ev)
     uint32_t peer;
     do peer = mem[rc_rng_below(ae->rng, n)];
     while (peer == u);
-    rc_msg m = {.type = RC_MSG_DIGEST, .extra = DIGEST_FIRST, .group = g, .source = u,
+    rc_msg m = {.type = AE_DIGEST, .extra = DIGEST_FIRST, .group = g, .source = u,
                 .sender = u, .recipient = peer, .t = ev->t};
     rc_mc_send(ae->mc, u, &m);
 }
@@ -85,7 +94,7 @@ static bool had(const rc_ae *ae, uint32_t user, uint32_t p, double at_s)
 static void ae_receive(void *self, uint32_t user, const rc_msg *m, bool online_label)
 {
     rc_ae *ae = self;
-    if (m->type == RC_MSG_REPAIR) {
+    if (m->type == AE_REPAIR) {
         if (rc_mc_app_deliver(ae->mc, user, m->payload, online_label))
             rc_mc_counts(ae->mc)->repairs++;
         return;
@@ -102,7 +111,7 @@ static void ae_receive(void *self, uint32_t user, const rc_msg *m, bool online_l
         if ((double)rc_mc_payload_created(ae->mc, p) / 1e6 < from_s) break;
         bool mine = had(ae, user, p, now_s), theirs = had(ae, m->sender, p, digest_s);
         if (mine && !theirs && pushed < ae->cfg->gossip_push_max) {
-            rc_msg r = {.type = RC_MSG_REPAIR, .group = m->group,
+            rc_msg r = {.type = AE_REPAIR, .group = m->group,
                         .source = rc_mc_payload_source(ae->mc, p), .sender = user,
                         .recipient = m->sender, .payload = p, .t = rc_mc_now(ae->mc)};
             rc_mc_send(ae->mc, user, &r);
@@ -112,7 +121,7 @@ static void ae_receive(void *self, uint32_t user, const rc_msg *m, bool online_l
         }
     }
     if (they_have_more && m->extra == DIGEST_FIRST) {
-        rc_msg d = {.type = RC_MSG_DIGEST, .extra = DIGEST_REPLY, .group = m->group,
+        rc_msg d = {.type = AE_DIGEST, .extra = DIGEST_REPLY, .group = m->group,
                     .source = user, .sender = user, .recipient = m->sender,
                     .t = rc_mc_now(ae->mc)};
         rc_mc_send(ae->mc, user, &d);
@@ -125,6 +134,8 @@ const rc_mc_service_ops rc_antientropy_ops = {
     .start = ae_start,
     .destroy = ae_destroy,
     .receive = ae_receive,
-    .msg_types = 1u << RC_MSG_DIGEST | 1u << RC_MSG_REPAIR,
+    .msg_kinds = kinds,
+    .n_msg_kinds = sizeof kinds / sizeof kinds[0],
+    .first_type = AE_DIGEST,
     .delivery_times = true,
 };

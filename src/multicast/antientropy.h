@@ -18,8 +18,8 @@
 
 typedef struct rc_mc_service_ops rc_mc_service_ops;
 
-/* A service (rc_mc_service_ops, multicast/mc.h) owning RC_MSG_DIGEST and
- * RC_MSG_REPAIR; created when gossip_interval_s > 0. */
+/* A service (rc_mc_service_ops, multicast/services.h) with two kinds of
+ * message, digest and repair; created when gossip_interval_s > 0. */
 extern const rc_mc_service_ops rc_antientropy_ops;
 
 #endif

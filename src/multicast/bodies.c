@@ -7,11 +7,12 @@
 #include "core/log.h"
 #include "multicast/poptab.h"
 
-void rc_bodies_init(rc_bodies *b, rc_poptab *pt)
+void rc_bodies_init(rc_bodies *b, rc_poptab *pt, const rc_msg_kinds *kinds)
 {
     memset(b, 0, sizeof *b);
     b->free_head = UINT32_MAX;
     b->pt = pt;
+    b->kinds = kinds;
 }
 
 void rc_bodies_free(rc_bodies *b)
@@ -35,13 +36,13 @@ uint32_t rc_bodies_new(rc_bodies *b, const rc_msg *m)
         i = b->n++;
     }
     b->v[i] = *m;
-    if (b->pt && m->type != RC_MSG_DIGEST) rc_poptab_ref(b->pt, m->payload);
+    if (b->pt && rc_msg_kind_of(b->kinds, m->type)->payload) rc_poptab_ref(b->pt, m->payload);
     return i;
 }
 
 uint32_t rc_bodies_for_send(rc_bodies *b, const rc_msg *m)
 {
-    if (!b->compact || m->type != RC_MSG_PAYLOAD || m->arm != 0 || m->extra != 0 ||
+    if (!b->compact || m->type != b->compact_type || m->arm != 0 || m->extra != 0 ||
         m->nonce != 0 || m->aux != 0 || m->t != 0 || m->sender != m->source ||
         m->payload >= RC_BODY_COMPACT)
         return rc_bodies_new(b, m);
@@ -61,7 +62,7 @@ rc_msg rc_bodies_msg(const rc_bodies *b, uint32_t body, uint32_t recipient)
     uint32_t source = rc_poptab_payload_source(b->pt, p);
     int32_t role = rc_poptab_pos(b->pt, g, recipient);
     RC_DCHECK(role >= 0, "user %u got payload %u of group %u it is not in", recipient, p, g);
-    return (rc_msg){.type = RC_MSG_PAYLOAD, .group = g, .source = source, .role = (uint32_t)role,
+    return (rc_msg){.type = b->compact_type, .group = g, .source = source, .role = (uint32_t)role,
                     .sender = source, .recipient = recipient, .payload = p};
 }
 
@@ -87,6 +88,6 @@ void rc_bodies_prefetch(const rc_bodies *b, uint32_t body, unsigned stage)
         __builtin_prefetch(&b->v[body]);
     } else if (b->pt) { /* the payload's record, which rc_poptab_deliver updates */
         const rc_msg *m = &b->v[body];
-        if (m->type != RC_MSG_DIGEST) rc_poptab_prefetch_payload(b->pt, m->payload);
+        if (rc_msg_kind_of(b->kinds, m->type)->payload) rc_poptab_prefetch_payload(b->pt, m->payload);
     }
 }

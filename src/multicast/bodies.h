@@ -6,6 +6,7 @@
  * payload record and its recipient do not say -- unicast's copies: the
  * payload's group and source, sent by the source, role = the recipient's
  * position in the group, every other field 0 -- is sent as a compact handle
+ * (of the strategy's first kind counted as a payload copy, compact_type)
  * instead, RC_BODY_COMPACT | payload id, with no record: its send and its pull
  * then touch no body, and no body is taken from or returned to the free list.
  * rc_bodies_msg rebuilds the identical rc_msg from it.  Not with an observer
@@ -13,7 +14,8 @@
  * strategy that watches its sends (the sent op reads the whole message, which
  * the sent hook cannot rebuild without the recipient): mc decides at start.
  *
- * In population mode every body of a payload-carrying message holds a
+ * In population mode every body of a message whose kind refers to a payload
+ * (rc_msg_kind.payload) holds a
  * reference to its payload (multicast/poptab.h); mc drops it after the pull.
  * Memory: the table is the rc_bodies' own (rc_bodies_free).
  */
@@ -33,10 +35,12 @@ typedef struct rc_bodies {
     rc_msg *v;
     uint32_t n, cap, free_head; /* free_head: UINT32_MAX when no slot is free */
     rc_poptab *pt;              /* population mode, else NULL */
-    bool compact;               /* payload copies may travel as compact handles */
+    const rc_msg_kinds *kinds;  /* which kinds refer to a payload */
+    bool compact;               /* copies of kind compact_type may travel as compact handles */
+    uint8_t compact_type;
 } rc_bodies;
 
-void rc_bodies_init(rc_bodies *b, rc_poptab *pt);
+void rc_bodies_init(rc_bodies *b, rc_poptab *pt, const rc_msg_kinds *kinds);
 void rc_bodies_free(rc_bodies *b);
 
 static inline bool rc_bodies_is_compact(uint32_t body) { return (body & RC_BODY_COMPACT) != 0; }

@@ -18,13 +18,15 @@ static void hook_sent(void *ctx, uint32_t user, uint32_t body, rc_time now)
     }
     const rc_msg *m = rc_bodies_at(&mc->bodies, body);
     if (mc->pt) rc_poptab_sent(mc->pt, user);
-    switch (m->type) {
-    case RC_MSG_PAYLOAD: mc->ctr.payload_packets++; break;
-    case RC_MSG_ACK: mc->ctr.ack_packets++; break;
-    default: mc->ctr.repair_packets++; break;
+    const rc_msg_kind *k = rc_msg_kind_of(&mc->kinds, m->type);
+    switch (k->counter) {
+    case RC_MSG_COUNT_PAYLOAD: mc->ctr.payload_packets++; break;
+    case RC_MSG_COUNT_ACK: mc->ctr.ack_packets++; break;
+    case RC_MSG_COUNT_REPAIR: mc->ctr.repair_packets++; break;
     }
-    if (mc->so.state == 1) rc_mc__scenario_sent(mc, user, m, now);
-    if (mc->ops->sent && rc_mc_services_owner(&mc->svc, m->type) < 0) /* not a service's */
+    if (mc->so.state == 1 && k->counter == RC_MSG_COUNT_PAYLOAD)
+        rc_mc__scenario_sent(mc, user, m, now);
+    if (mc->ops->sent && mc->kinds.service[m->type] < 0) /* not a service's */
         mc->ops->sent(mc->strategy, user, m, now);
 }
 
@@ -36,14 +38,14 @@ static void hook_deliver(void *ctx, uint32_t user, uint32_t body, bool online_la
     rc_bodies_release(&mc->bodies, body);
     RC_DCHECK(m.recipient == user, "message for %u pulled by %u", m.recipient, user);
     rc_adv_receive_begin(mc->adv, user);
-    int s = rc_mc_services_owner(&mc->svc, m.type);
+    int s = mc->kinds.service[m.type];
     if (s >= 0)
         rc_mc_services_receive(&mc->svc, s, user, &m, online_label);
     else
         mc->ops->receive(mc->strategy, user, &m, online_label);
     rc_adv_receive_end(mc->adv);
     /* after the strategy: it may still have used the payload */
-    if (mc->pt && m.type != RC_MSG_DIGEST) rc_poptab_unref(mc->pt, m.payload);
+    if (mc->pt && rc_msg_kind_of(&mc->kinds, m.type)->payload) rc_poptab_unref(mc->pt, m.payload);
 }
 
 /* A message a user sent to its own provider (rc_mc_send_provider) is there. */
@@ -56,7 +58,7 @@ static void hook_relay(void *ctx, uint32_t user, uint32_t body)
     RC_DCHECK(mc->ops->relay != NULL, "strategy %s sent to a provider without a relay op",
               mc->ops->name);
     mc->ops->relay(mc->strategy, user, &m);
-    if (mc->pt && m.type != RC_MSG_DIGEST) rc_poptab_unref(mc->pt, m.payload);
+    if (mc->pt && rc_msg_kind_of(&mc->kinds, m.type)->payload) rc_poptab_unref(mc->pt, m.payload);
 }
 
 static void hook_prefetch(void *ctx, uint32_t body, unsigned stage)

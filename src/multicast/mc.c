@@ -21,7 +21,7 @@ static void finish_new(rc_mc *mc, const rc_net_cfg *net_cfg, const rc_trace *tra
     rc_mc__hooks_attach(mc);
     rc_mc__adversaries_new(mc);
     mc->strategy = mc->ops->create(mc, &mc->spec, &mc->cfg);
-    rc_mc_services_create(&mc->svc, mc, mc->sim, &mc->cfg);
+    rc_mc_services_create(&mc->svc, &mc->kinds, mc, mc->sim, &mc->cfg);
 }
 
 rc_mc *rc_mc_new(rc_sim *sim, const rc_mc_cfg *cfg, const rc_net_cfg *net_cfg,
@@ -43,7 +43,10 @@ rc_mc *rc_mc_new(rc_sim *sim, const rc_mc_cfg *cfg, const rc_net_cfg *net_cfg,
         rc_mc_free(mc);
         return NULL;
     }
-    rc_bodies_init(&mc->bodies, mc->pt);
+    const rc_strategy_family *f = mc->spec.family;
+    rc_msg_kinds_init(&mc->kinds);
+    rc_msg_kinds_add(&mc->kinds, 0, f->msg_kinds, f->n_msg_kinds, -1);
+    rc_bodies_init(&mc->bodies, mc->pt, &mc->kinds);
     rc_mc__ledger_init(mc);
     mc->rng_strategy = rc_rng_new(cfg->seed, RC_MC_STREAM_STRATEGY);
     bool *forced = NULL;
@@ -58,11 +61,24 @@ rc_mc *rc_mc_new(rc_sim *sim, const rc_mc_cfg *cfg, const rc_net_cfg *net_cfg,
     return mc;
 }
 
+/* The kind whose copies may travel as compact handles (multicast/bodies.h):
+ * the family's first payload copy. */
+static bool compact_type(const rc_strategy_family *f, uint8_t *type)
+{
+    for (size_t i = 0; i < f->n_msg_kinds; i++)
+        if (f->msg_kinds[i].counter == RC_MSG_COUNT_PAYLOAD && f->msg_kinds[i].payload) {
+            *type = (uint8_t)i;
+            return true;
+        }
+    return false;
+}
+
 void rc_mc_start(rc_mc *mc)
 {
     /* Whether the job allows compact handles is fixed once an observer, if
      * any, is attached: before rc_net_start (loopix/net.h). */
-    mc->bodies.compact = mc->pt != NULL && mc->ops->sent == NULL && !rc_net_observed(mc->net);
+    mc->bodies.compact = mc->pt != NULL && mc->ops->sent == NULL && !rc_net_observed(mc->net) &&
+                         compact_type(mc->spec.family, &mc->bodies.compact_type);
     rc_net_start(mc->net);
     rc_mc_services_start(&mc->svc);
     rc_mc__groups_start(mc);

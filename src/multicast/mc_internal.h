@@ -76,8 +76,10 @@ struct rc_mc {
     rc_mc_dsamples lat_all, lat_online;
     rc_mc_dlvvec raw;
     uint64_t extra_deliveries; /* first copies to users that were not expected */
-    /* bodies.c */
+    /* bodies.c; the kinds of message (the strategy's and the services'),
+     * declared by mc.c and services.c */
     rc_bodies bodies;
+    rc_msg_kinds kinds;
     /* services.c */
     rc_mc_services_state svc;
     /* send.c: misbehaving members; NULL when everyone is honest */

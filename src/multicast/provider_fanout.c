@@ -13,6 +13,13 @@
 #include "core/log.h"
 #include "multicast/mc.h"
 
+/* Its one kind of message: the source's packet to its provider and the
+ * provider's copies alike. */
+enum { PF_PAYLOAD };
+static const rc_msg_kind kinds[] = {
+    [PF_PAYLOAD] = {"payload", RC_MSG_COUNT_PAYLOAD, RC_MSG_ADV_FORWARD, true},
+};
+
 typedef struct fanout {
     rc_mc *mc;
 } fanout;
@@ -31,7 +38,7 @@ static void pf_destroy(void *self) { free(self); }
 static void pf_multicast(void *self, uint32_t group, uint32_t source, uint32_t payload)
 {
     fanout *f = self;
-    rc_msg m = {.type = RC_MSG_PAYLOAD, .group = group, .source = source, .sender = source,
+    rc_msg m = {.type = PF_PAYLOAD, .group = group, .source = source, .sender = source,
                 .recipient = source, .payload = payload};
     rc_mc_send_provider(f->mc, source, &m);
 }
@@ -108,4 +115,6 @@ const rc_strategy_family rc_provider_fanout_family = {
     .format = pf_format,
     .cost = pf_cost,
     .ops = &rc_provider_fanout_ops,
+    .msg_kinds = kinds,
+    .n_msg_kinds = sizeof kinds / sizeof kinds[0],
 };

@@ -238,7 +238,7 @@ static void send_copy(rc_state *s, uint32_t from, uint32_t sid, uint32_t recipie
                       bool arm)
 {
     session *se = &s->sessions[sid];
-    rc_msg m = {.type = RC_MSG_PAYLOAD, .arm = arm, .group = se->group, .source = se->source,
+    rc_msg m = {.type = RC_RCM_PAYLOAD, .arm = arm, .group = se->group, .source = se->source,
                 .nonce = se->nonce, .role = role, .sender = from, .recipient = recipient,
                 .payload = se->payload, .aux = sid};
     if (rc_mc_send(s->mc, from, &m)) se->inflight++;
@@ -247,7 +247,7 @@ static void send_copy(rc_state *s, uint32_t from, uint32_t sid, uint32_t recipie
 static void send_ack(rc_state *s, uint32_t from, uint32_t sid, uint32_t role)
 {
     session *se = &s->sessions[sid];
-    rc_msg m = {.type = RC_MSG_ACK, .group = se->group, .source = se->source, .nonce = se->nonce,
+    rc_msg m = {.type = RC_RCM_ACK, .group = se->group, .source = se->source, .nonce = se->nonce,
                 .role = role, .sender = from, .recipient = se->source, .payload = se->payload,
                 .aux = sid};
     if (rc_mc_send(s->mc, from, &m)) se->inflight++;
@@ -695,7 +695,7 @@ static void rcs_multicast(void *self, uint32_t group, uint32_t source, uint32_t 
 static void rcs_sent(void *self, uint32_t user, const rc_msg *m, rc_time t)
 {
     rc_state *s = self;
-    if (!m->arm || !s->spec.timeouts || m->type != RC_MSG_PAYLOAD) return;
+    if (!m->arm || !s->spec.timeouts || m->type != RC_RCM_PAYLOAD) return;
     (void)user;
     arm_subtree(s, m->aux, m->recipient, m->role, t);
 }
@@ -704,7 +704,7 @@ static void receive_op(rc_state *s, uint32_t user, const rc_msg *m, bool online_
 {
     if (s->spec.timeouts) seen_push(s, m->group, user, m->sender);
     session *se = &s->sessions[m->aux];
-    if (m->type == RC_MSG_ACK) {
+    if (m->type == RC_RCM_ACK) {
         if (se->entry_of_role != NULL) {
             se->acked[m->role / 8] |= (uint8_t)(1u << (m->role % 8));
             int32_t e = se->entry_of_role[m->role];

@@ -26,6 +26,11 @@ static const rc_strategy_param params[RC_RCP_COUNT] = {
                             "members that got their copy offline neither forward nor ACK"},
 };
 
+static const rc_msg_kind kinds[RC_RCM_COUNT] = {
+    [RC_RCM_PAYLOAD] = {"payload", RC_MSG_COUNT_PAYLOAD, RC_MSG_ADV_FORWARD, true},
+    [RC_RCM_ACK] = {"ack", RC_MSG_COUNT_ACK, RC_MSG_ADV_ACK, true},
+};
+
 static int bad(rc_err *err, const char *name, const char *why)
 {
     return rc_err_set(err, RC_EXIT_USAGE,
@@ -154,4 +159,6 @@ const rc_strategy_family rc_rollercoaster_family = {
     .format = rc_format,
     .cost = rc_cost,
     .ops = &rc_rollercoaster_ops,
+    .msg_kinds = kinds,
+    .n_msg_kinds = RC_RCM_COUNT,
 };

@@ -48,7 +48,7 @@ void rc_mc__scenario_off(rc_mc *mc) { mc->so.state = 2; }
  * has left. */
 void rc_mc__scenario_sent(rc_mc *mc, uint32_t user, const rc_msg *m, rc_time now)
 {
-    if (m->type == RC_MSG_PAYLOAD && m->payload == mc->so.payload && user == m->source) {
+    if (m->payload == mc->so.payload && user == m->source) {
         mc->so.state = 2;
         rc_time from = now + rc_net_tick(mc->net);
         rc_net_force_offline(mc->net, user, from, from + (rc_time)llround(mc->so.for_s * 1e6));

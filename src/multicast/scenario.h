@@ -32,7 +32,8 @@ typedef struct rc_mc_scenario {
 int rc_mc__scenario_new(rc_mc *mc, bool **forced, rc_err *err);
 /* No scenario at all (population mode). */
 void rc_mc__scenario_off(rc_mc *mc);
-/* m left `user` at `now` (call only while state == 1). */
+/* m, a payload copy (RC_MSG_COUNT_PAYLOAD), left `user` at `now` (call only
+ * while state == 1). */
 void rc_mc__scenario_sent(rc_mc *mc, uint32_t user, const rc_msg *m, rc_time now);
 /* Payload p was created now. */
 void rc_mc__scenario_created(rc_mc *mc, uint32_t p);

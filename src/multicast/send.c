@@ -28,10 +28,19 @@ void rc_mc__adversaries_new(rc_mc *mc)
     rc_sim_on(mc->sim, RC_EV_MC_ADV_RELEASE, on_adv_release, mc);
 }
 
+/* What a misbehaving sender does with m (everyone honest: send it). */
+static rc_adv_verdict verdict(rc_mc *mc, uint32_t from, const rc_msg *m)
+{
+    RC_DCHECK(mc->kinds.of[m->type] != NULL, "a message of kind %u, which nobody declared",
+              m->type);
+    if (mc->adv == NULL) return RC_ADV_PASS;
+    return rc_adv_verdict_for(mc->adv, from, m, rc_msg_kind_of(&mc->kinds, m->type)->adv);
+}
+
 bool rc_mc_send(rc_mc *mc, uint32_t from, const rc_msg *m)
 {
     RC_DCHECK(m->recipient < mc->n_users, "recipient %u out of range", m->recipient);
-    switch (rc_adv_verdict_for(mc->adv, from, m)) {
+    switch (verdict(mc, from, m)) {
     case RC_ADV_PASS:
         rc_net_send(mc->net, from, m->recipient, rc_bodies_for_send(&mc->bodies, m));
         return true;
@@ -46,7 +55,7 @@ bool rc_mc_send(rc_mc *mc, uint32_t from, const rc_msg *m)
 
 bool rc_mc_send_provider(rc_mc *mc, uint32_t from, const rc_msg *m)
 {
-    switch (rc_adv_verdict_for(mc->adv, from, m)) {
+    switch (verdict(mc, from, m)) {
     case RC_ADV_PASS: rc_net_send_provider(mc->net, from, rc_bodies_new(&mc->bodies, m)); return true;
     case RC_ADV_WITHHOLD: return false;
     case RC_ADV_HOLD: break; /* a source is never delayed (multicast/adversary.h) */

@@ -7,18 +7,14 @@
 
 const rc_mc_service_ops *const rc_mc_services[] = {&rc_antientropy_ops, NULL};
 
-void rc_mc_services_create(rc_mc_services_state *s, rc_mc *mc, rc_sim *sim, const rc_mc_cfg *cfg)
+void rc_mc_services_create(rc_mc_services_state *s, rc_msg_kinds *kinds, rc_mc *mc, rc_sim *sim,
+                           const rc_mc_cfg *cfg)
 {
-    for (int t = 0; t < RC_MSG_TYPES; t++) s->of_type[t] = -1;
     for (const rc_mc_service_ops *const *o = rc_mc_services; *o != NULL; o++) {
         void *self = (*o)->create(mc, sim, cfg);
         if (self == NULL) continue;
         RC_ASSERTF(s->n < RC_MC_MAX_SERVICES, "more than %d services", RC_MC_MAX_SERVICES);
-        for (int t = 0; t < RC_MSG_TYPES; t++)
-            if ((*o)->msg_types & 1u << t) {
-                RC_ASSERTF(s->of_type[t] < 0, "two services own message type %d", t);
-                s->of_type[t] = (int8_t)s->n;
-            }
+        rc_msg_kinds_add(kinds, (*o)->first_type, (*o)->msg_kinds, (*o)->n_msg_kinds, s->n);
         s->keep_dtime |= (*o)->delivery_times;
         s->ops[s->n] = *o;
         s->self[s->n++] = self;

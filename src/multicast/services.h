@@ -1,5 +1,6 @@
 /* services: what runs beside the strategy, whatever the strategy (today
- * anti-entropy, multicast/antientropy.h).  A service owns some message types,
+ * anti-entropy, multicast/antientropy.h).  A service declares its own message
+ * kinds (multicast/msg.h),
  * schedules its own events and reaches the groups through the API of
  * multicast/mc.h, like a strategy.  mc creates, starts, feeds and frees every
  * service of rc_mc_services through these ops and never calls one by name;
@@ -9,6 +10,7 @@
 #define RCSIM_MULTICAST_SERVICES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/sim.h"
@@ -23,9 +25,13 @@ typedef struct rc_mc_service_ops {
     void *(*create)(rc_mc *mc, rc_sim *sim, const rc_mc_cfg *cfg);
     void (*start)(void *self); /* after the network has started */
     void (*destroy)(void *self);
-    /* `user` pulled `m`, a message of one of the service's types. */
+    /* `user` pulled `m`, a message of one of the service's kinds. */
     void (*receive)(void *self, uint32_t user, const rc_msg *m, bool online_label);
-    uint32_t msg_types;  /* the rc_msg_types it owns, as bits 1u << type */
+    /* Its message kinds, numbered first_type, first_type + 1, ... (at or above
+     * RC_MSG_SERVICE_FIRST; two services' numbers must not overlap). */
+    const rc_msg_kind *msg_kinds;
+    size_t n_msg_kinds;
+    unsigned first_type;
     bool delivery_times; /* it reads rc_mc_delivered_at, so mc keeps the times */
 } rc_mc_service_ops;
 
@@ -35,26 +41,21 @@ extern const rc_mc_service_ops *const rc_mc_services[];
 /* Services beside the strategy one job can enable. */
 #define RC_MC_MAX_SERVICES 4
 
-/* The services one job runs (in rc_mc), and which of them owns each message
- * type (-1: the strategy). */
+/* The services one job runs (in rc_mc). */
 typedef struct rc_mc_services_state {
     const rc_mc_service_ops *ops[RC_MC_MAX_SERVICES];
     void *self[RC_MC_MAX_SERVICES];
     int n;
-    int8_t of_type[RC_MSG_TYPES];
     bool keep_dtime; /* a service reads rc_mc_delivered_at */
 } rc_mc_services_state;
 
-/* Creates the services cfg enables, in table order. */
-void rc_mc_services_create(rc_mc_services_state *s, rc_mc *mc, rc_sim *sim, const rc_mc_cfg *cfg);
+/* Creates the services cfg enables, in table order, and declares their
+ * message kinds in `kinds`. */
+void rc_mc_services_create(rc_mc_services_state *s, rc_msg_kinds *kinds, rc_mc *mc, rc_sim *sim,
+                           const rc_mc_cfg *cfg);
 void rc_mc_services_start(rc_mc_services_state *s);
 void rc_mc_services_destroy(rc_mc_services_state *s);
-/* The service that owns messages of `type`, or -1 (the strategy's). */
-static inline int rc_mc_services_owner(const rc_mc_services_state *s, uint8_t type)
-{
-    return s->of_type[type];
-}
-/* Hands m to the service `i` (rc_mc_services_owner). */
+/* Hands m to the service `i` (rc_msg_kinds.service). */
 static inline void rc_mc_services_receive(rc_mc_services_state *s, int i, uint32_t user,
                                           const rc_msg *m, bool online_label)
 {

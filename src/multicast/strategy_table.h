@@ -6,7 +6,8 @@
  * defined in its own file next to its ops: its name pattern, its parameters
  * (names, types, help), a parser that turns a name into those parameters, the
  * canonical form, the sub-messages per packet it asks of the net, its cost
- * terms (exp/ sizes runs with them) and its help text.  Everything that needs
+ * terms (exp/ sizes runs with them), its help text and the kinds of message
+ * it sends (multicast/msg.h).  Everything that needs
  * to know strategies reads this table: mc (which ops to run), the CLI
  * (`--help strategies`, `rcsim strategies --json`), job validation, the cost
  * model and, through the JSON, analysis/.  docs/extending.md says how to add
@@ -19,6 +20,7 @@
 #include <stddef.h>
 
 #include "core/err.h"
+#include "multicast/msg.h"
 
 typedef struct rc_strategy_ops rc_strategy_ops; /* multicast/mc.h */
 typedef struct rc_strategy_family rc_strategy_family;
@@ -71,6 +73,10 @@ struct rc_strategy_family {
     void (*format)(const rc_strategy_spec *s, char *buf, size_t n);
     void (*cost)(const rc_strategy_spec *s, rc_strategy_cost *out);
     const rc_strategy_ops *ops;
+    /* The kinds of message the family sends (multicast/msg.h): rc_msg.type is
+     * the index into this array (at most RC_MSG_SERVICE_FIRST of them). */
+    const rc_msg_kind *msg_kinds;
+    size_t n_msg_kinds;
 };
 
 /* The families in table order. */

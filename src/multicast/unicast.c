@@ -7,6 +7,12 @@
 #include "core/log.h"
 #include "multicast/mc.h"
 
+/* Its one kind of message. */
+enum { UC_PAYLOAD };
+static const rc_msg_kind kinds[] = {
+    [UC_PAYLOAD] = {"payload", RC_MSG_COUNT_PAYLOAD, RC_MSG_ADV_FORWARD, true},
+};
+
 typedef struct unicast {
     rc_mc *mc;
 } unicast;
@@ -29,7 +35,7 @@ static void uc_multicast(void *self, uint32_t group, uint32_t source, uint32_t p
     const uint32_t *mem = rc_mc_group_members(u->mc, group);
     for (uint32_t i = 0; i < n; i++) {
         if (mem[i] == source) continue;
-        rc_msg m = {.type = RC_MSG_PAYLOAD, .group = group, .source = source, .role = i,
+        rc_msg m = {.type = UC_PAYLOAD, .group = group, .source = source, .role = i,
                     .sender = source, .recipient = mem[i], .payload = payload};
         rc_mc_send(u->mc, source, &m);
     }
@@ -83,4 +89,6 @@ const rc_strategy_family rc_unicast_family = {
     .format = uc_format,
     .cost = uc_cost,
     .ops = &rc_unicast_ops,
+    .msg_kinds = kinds,
+    .n_msg_kinds = sizeof kinds / sizeof kinds[0],
 };
