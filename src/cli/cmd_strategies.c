@@ -88,7 +88,7 @@ static json_t *spec_json(const char *given, const rc_strategy_spec *s)
     json_object_set_new(o, "pattern", rc_json_str(f->pattern));
     json_t *params = json_object();
     for (size_t j = 0; j < f->n_params; j++) {
-        double v = s->v[j];
+        double v = rc_strategy_param_value(s, f->params[j].name);
         json_t *val = f->params[j].type == RC_SP_BOOL  ? json_boolean(v != 0)
                       : f->params[j].type == RC_SP_INT ? json_integer((json_int_t)v)
                                                         : json_real(v);
@@ -152,7 +152,8 @@ int rc_cmd_strategies(int argc, char **argv)
         rc_strategy_format(&s, name, sizeof name);
         printf("%s: family %s", name, s.family->family);
         for (size_t j = 0; j < s.family->n_params; j++)
-            printf(", %s=%g", s.family->params[j].name, s.v[j]);
+            printf(", %s=%g", s.family->params[j].name,
+                   rc_strategy_param_value(&s, s.family->params[j].name));
         printf("\n");
     }
     if (!as_json) {

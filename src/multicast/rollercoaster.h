@@ -8,12 +8,10 @@
 
 #include "multicast/strategy_table.h"
 
-/* The order of the family's parameters in rc_strategy_spec.v. */
-enum { RC_RCP_K, RC_RCP_P, RC_RCP_FT, RC_RCP_MULTIPLIER, RC_RCP_DROPOFFLINE, RC_RCP_COUNT };
-
 /* Its kinds of message (rc_rollercoaster_family.msg_kinds, rc_msg.type). */
 enum { RC_RCM_PAYLOAD, RC_RCM_ACK, RC_RCM_COUNT };
 
+/* The family's parameters (its struct in rc_strategy_spec). */
 typedef struct rc_rc_params {
     int k;              /* branching factor */
     int p;              /* parallelism: sub-messages per packet */

@@ -10,6 +10,7 @@
  * -timeoutNNx][-dropoffline] (timeoutNNx = multiplier NN/10).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,14 +18,18 @@
 #include "multicast/mc.h"
 #include "multicast/rollercoaster.h"
 
-static const rc_strategy_param params[RC_RCP_COUNT] = {
-    [RC_RCP_K] = {"k", RC_SP_INT, "branching factor of the schedule tree, 1..4096"},
-    [RC_RCP_P] = {"p", RC_SP_INT, "parallelism: sub-messages per packet, 1..4096"},
-    [RC_RCP_FT] = {"ft", RC_SP_BOOL, "fault tolerant (RC-FT): ACKs, timeouts, reassignment"},
-    [RC_RCP_MULTIPLIER] = {"multiplier", RC_SP_NUMBER, "RC-FT timeout multiplier, (0, 1000]"},
-    [RC_RCP_DROPOFFLINE] = {"dropoffline", RC_SP_BOOL,
-                            "members that got their copy offline neither forward nor ACK"},
+_Static_assert(sizeof(rc_rc_params) <= RC_STRATEGY_PARAMS_BYTES, "rc_rc_params too large");
+
+#define AT(field) offsetof(rc_rc_params, field)
+static const rc_strategy_param params[] = {
+    {"k", RC_SP_INT, "branching factor of the schedule tree, 1..4096", AT(k)},
+    {"p", RC_SP_INT, "parallelism: sub-messages per packet, 1..4096", AT(p)},
+    {"ft", RC_SP_BOOL, "fault tolerant (RC-FT): ACKs, timeouts, reassignment", AT(timeouts)},
+    {"multiplier", RC_SP_NUMBER, "RC-FT timeout multiplier, (0, 1000]", AT(multiplier)},
+    {"dropoffline", RC_SP_BOOL, "members that got their copy offline neither forward nor ACK",
+     AT(drop_offline)},
 };
+#undef AT
 
 static const rc_msg_kind kinds[RC_RCM_COUNT] = {
     [RC_RCM_PAYLOAD] = {"payload", RC_MSG_COUNT_PAYLOAD, RC_MSG_ADV_FORWARD, true},
@@ -41,16 +46,16 @@ static int bad(rc_err *err, const char *name, const char *why)
 
 void rc_rc_params_of(const rc_strategy_spec *s, rc_rc_params *out)
 {
-    out->k = (int)s->v[RC_RCP_K];
-    out->p = (int)s->v[RC_RCP_P];
-    out->timeouts = s->v[RC_RCP_FT] != 0;
-    out->multiplier = s->v[RC_RCP_MULTIPLIER];
-    out->drop_offline = s->v[RC_RCP_DROPOFFLINE] != 0;
+    rc_strategy_params_get(s, out, sizeof *out);
 }
 
 static int rc_parse(const char *name, rc_strategy_spec *out, rc_err *err)
 {
-    rc_rc_params s = {.k = 1, .p = 1, .multiplier = 1.0};
+    rc_rc_params s;
+    memset(&s, 0, sizeof s); /* padding too: specs compare as bytes nowhere, but stay defined */
+    s.k = 1;
+    s.p = 1;
+    s.multiplier = 1.0;
     const char *rest;
     if (strncmp(name, "rc-", 3) == 0) rest = name + 3;
     else if (strncmp(name, "rollercoaster-", 14) == 0) rest = name + 14;
@@ -101,11 +106,7 @@ static int rc_parse(const char *name, rc_strategy_spec *out, rc_err *err)
         }
     }
     if (!have_k) return bad(err, name, "missing kK");
-    out->v[RC_RCP_K] = s.k;
-    out->v[RC_RCP_P] = s.p;
-    out->v[RC_RCP_FT] = s.timeouts;
-    out->v[RC_RCP_MULTIPLIER] = s.multiplier;
-    out->v[RC_RCP_DROPOFFLINE] = s.drop_offline;
+    rc_strategy_params_set(out, &s, sizeof s);
     return 0;
 }
 
@@ -125,8 +126,11 @@ static void rc_format(const rc_strategy_spec *spec, char *buf, size_t n)
  * copies cost); RC-FT arms one timeout per member and multicast. */
 static void rc_cost(const rc_strategy_spec *spec, rc_strategy_cost *c)
 {
+    rc_rc_params s;
+    rc_rc_params_of(spec, &s);
     c->client_copies_per_recipient = 2.0;
-    c->timeouts_per_member = spec->v[RC_RCP_FT] != 0 ? 1.0 : 0.0;
+    c->timeouts_per_member = s.timeouts ? 1.0 : 0.0;
+    c->p = s.p; /* P sub-messages per packet */
 }
 
 const rc_strategy_family rc_rollercoaster_family = {
@@ -154,7 +158,8 @@ const rc_strategy_family rc_rollercoaster_family = {
         "  Related parameters: --rc-base-delay-factor (the RC-FT timeout estimate) and\n"
         "  the quirks --q-arm-once, --q-acks-always, --q-nonce0-plain, --q-nonce-perm.\n",
     .params = params,
-    .n_params = RC_RCP_COUNT,
+    .n_params = sizeof params / sizeof params[0],
+    .params_size = sizeof(rc_rc_params),
     .parse = rc_parse,
     .format = rc_format,
     .cost = rc_cost,

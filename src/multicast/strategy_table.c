@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/log.h"
+
 #define FAMILIES(X) \
     X(unicast)      \
     X(rollercoaster) \
@@ -36,7 +38,9 @@ const rc_strategy_family *rc_strategy_family_find(const char *family)
 int rc_strategy_parse(const char *name, rc_strategy_spec *out, rc_err *err)
 {
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
-        rc_strategy_spec s = {.family = table[i]};
+        rc_strategy_spec s;
+        memset(&s, 0, sizeof s);
+        s.family = table[i];
         int rc = table[i]->parse(name, &s, err);
         if (rc == RC_STRATEGY_NOT_MINE) continue;
         if (rc == 0) *out = s;
@@ -58,22 +62,55 @@ void rc_strategy_format(const rc_strategy_spec *s, char *buf, size_t n)
     s->family->format(s, buf, n);
 }
 
-double rc_strategy_param_value(const rc_strategy_spec *s, const char *name)
+void rc_strategy_params_set(rc_strategy_spec *s, const void *params, size_t n)
 {
-    for (size_t i = 0; i < s->family->n_params; i++)
-        if (strcmp(s->family->params[i].name, name) == 0) return s->v[i];
-    return NAN;
+    RC_ASSERT(n <= sizeof s->params.bytes);
+    memcpy(s->params.bytes, params, n);
 }
 
-int rc_strategy_split(const rc_strategy_spec *s)
+void rc_strategy_params_get(const rc_strategy_spec *s, void *params, size_t n)
 {
-    double p = rc_strategy_param_value(s, "p");
-    return isnan(p) ? 1 : (int)p;
+    RC_ASSERT(n <= sizeof s->params.bytes);
+    memcpy(params, s->params.bytes, n);
+}
+
+double rc_strategy_param_value(const rc_strategy_spec *s, const char *name)
+{
+    for (size_t i = 0; i < s->family->n_params; i++) {
+        const rc_strategy_param *p = &s->family->params[i];
+        if (strcmp(p->name, name) != 0) continue;
+        const unsigned char *at = s->params.bytes + p->offset;
+        switch (p->type) {
+        case RC_SP_INT: {
+            int v;
+            memcpy(&v, at, sizeof v);
+            return v;
+        }
+        case RC_SP_BOOL: {
+            bool v;
+            memcpy(&v, at, sizeof v);
+            return v ? 1.0 : 0.0;
+        }
+        case RC_SP_NUMBER: {
+            double v;
+            memcpy(&v, at, sizeof v);
+            return v;
+        }
+        }
+    }
+    return NAN;
 }
 
 void rc_strategy_cost_of(const rc_strategy_spec *s, rc_strategy_cost *out)
 {
     memset(out, 0, sizeof *out);
-    out->p = rc_strategy_split(s);
+    out->p = 1;
     s->family->cost(s, out);
+}
+
+int rc_strategy_split(const rc_strategy_spec *s)
+{
+    rc_strategy_cost c;
+    rc_strategy_cost_of(s, &c);
+    return c.p;
 }
