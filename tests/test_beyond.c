@@ -5,6 +5,7 @@
 
 #include "exp/job.h"
 #include "exp/run.h"
+#include "multicast/mc.h"
 
 static rc_result run(rc_job *j)
 {
@@ -96,4 +97,43 @@ Test(beyond, membership_changes_deliver_to_members_at_send_time)
                      (unsigned long long)r.c.undelivered);
         rc_result_free(&r);
     }
+}
+
+/* The scenario options are parsed in one place (exp/job.c): validation reports
+ * a bad one naming it, and the multicast layer gets the parsed values. */
+Test(beyond, scenario_options_are_parsed_once_for_the_multicast_layer)
+{
+    rc_job j;
+    scenario(&j, 0);
+    strcpy(j.offline_members, "3,5");
+    rc_err err = {0};
+    cr_assert_eq(rc_job_validate(&j, &err), 0, "%s", err.msg);
+    rc_mc_cfg c;
+    rc_job_mc_cfg(&j, &c);
+    cr_assert_eq(c.n_offline, 2);
+    cr_assert_eq(c.offline_members[0], 3);
+    cr_assert_eq(c.offline_members[1], 5);
+    cr_assert(c.source_offline);
+    cr_assert_eq(c.source_offline_at_s, 3600.0);
+    cr_assert_eq(c.source_offline_for_s, 10800.0);
+
+    const char *bad_offline[] = {"3;5", "x", "-1", "64"};
+    for (size_t i = 0; i < sizeof bad_offline / sizeof *bad_offline; i++) {
+        rc_err e = {0};
+        strcpy(j.offline_members, bad_offline[i]);
+        cr_assert_eq(rc_job_validate(&j, &e), RC_EXIT_USAGE, "'%s' passed", bad_offline[i]);
+        cr_assert(strstr(e.msg, "offline_members") && strstr(e.msg, bad_offline[i]), "%s", e.msg);
+    }
+    strcpy(j.offline_members, "");
+    const char *bad_so[] = {"3600", "3600:0", "-1:5", "1:2:3"};
+    for (size_t i = 0; i < sizeof bad_so / sizeof *bad_so; i++) {
+        rc_err e = {0};
+        strcpy(j.source_offline, bad_so[i]);
+        cr_assert_eq(rc_job_validate(&j, &e), RC_EXIT_USAGE, "'%s' passed", bad_so[i]);
+        cr_assert(strstr(e.msg, "source_offline") && strstr(e.msg, bad_so[i]), "%s", e.msg);
+    }
+    strcpy(j.source_offline, "");
+    rc_job_mc_cfg(&j, &c);
+    cr_assert_eq(c.n_offline, 0);
+    cr_assert(!c.source_offline);
 }

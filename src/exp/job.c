@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/log.h"
 #include "exp/param.h"
 #include "loopix/net.h"
 #include "multicast/adversary.h"
@@ -216,6 +217,46 @@ void rc_job_net_cfg(const rc_job *job, rc_net_cfg *out)
     out->direct_pull = job->population > 0 && job->population_model >= 3;
 }
 
+/* The scenario options, offline_members and source_offline, read from the
+ * job's text into out (multicast/scenario.h) -- the one place they are
+ * parsed; rc_job_validate reports what is wrong with them. */
+static int parse_scenarios(const rc_job *job, rc_mc_cfg *out, rc_err *err)
+{
+    int gs = rc_job_group_size(job);
+    out->n_offline = 0;
+    const char *p = job->offline_members;
+    while (*p) {
+        int pos, used;
+        if (sscanf(p, "%d%n", &pos, &used) != 1 || pos < 0 || pos >= gs)
+            return rc_err_set(err, RC_EXIT_USAGE,
+                              "offline_members: '%s' must be a comma list of positions 0..%d",
+                              job->offline_members, gs - 1);
+        if (out->n_offline == RC_MC_OFFLINE_MAX)
+            return rc_err_set(err, RC_EXIT_USAGE, "offline_members: '%s' lists more than %d",
+                              job->offline_members, RC_MC_OFFLINE_MAX);
+        out->offline_members[out->n_offline++] = (uint32_t)pos;
+        p += used;
+        if (*p == ',') p++;
+        else if (*p != '\0')
+            return rc_err_set(err, RC_EXIT_USAGE,
+                              "offline_members: '%s' must be a comma list of positions",
+                              job->offline_members);
+    }
+    out->source_offline = false;
+    out->source_offline_at_s = out->source_offline_for_s = 0;
+    if (job->source_offline[0] != '\0') {
+        double at, len;
+        char extra;
+        if (sscanf(job->source_offline, "%lf:%lf%c", &at, &len, &extra) != 2 || at < 0 || len <= 0)
+            return rc_err_set(err, RC_EXIT_USAGE, "source_offline: '%s' must be AT:FOR seconds",
+                              job->source_offline);
+        out->source_offline = true;
+        out->source_offline_at_s = at;
+        out->source_offline_for_s = len;
+    }
+    return 0;
+}
+
 void rc_job_mc_cfg(const rc_job *job, rc_mc_cfg *out)
 {
     memset(out, 0, sizeof *out);
@@ -231,11 +272,8 @@ void rc_job_mc_cfg(const rc_job *job, rc_mc_cfg *out)
     out->acks_always = job->quirks.acks_always == 1;
     out->nonce0_plain = job->quirks.nonce0_plain == 1;
     out->nonce_perm = job->quirks.nonce_perm == 1;
-    _Static_assert(sizeof out->offline_members == sizeof job->offline_members &&
-                       sizeof out->source_offline == sizeof job->source_offline,
-                   "scenario string sizes differ");
-    memcpy(out->offline_members, job->offline_members, sizeof out->offline_members);
-    memcpy(out->source_offline, job->source_offline, sizeof out->source_offline);
+    rc_err err = {0};
+    RC_ASSERTF(parse_scenarios(job, out, &err) == 0, "a job not validated: %s", err.msg);
     out->gossip_interval_s = job->gossip_interval_s;
     out->gossip_push_max = job->gossip_push_max;
     out->gossip_window_s = job->gossip_window_s;
@@ -293,29 +331,9 @@ int rc_job_validate(const rc_job *job, rc_err *err)
         if (ticks > 9e15)
             return rc_err_set(err, RC_EXIT_USAGE, "duration: too many ticks of %g s", job->tick_s);
     }
-    if (job->offline_members[0] != '\0') {
-        const char *p = job->offline_members;
-        while (*p) {
-            int pos, used;
-            if (sscanf(p, "%d%n", &pos, &used) != 1 || pos < 0 || pos >= gs)
-                return rc_err_set(err, RC_EXIT_USAGE,
-                                  "offline_members: '%s' must be a comma list of positions 0..%d",
-                                  job->offline_members, gs - 1);
-            p += used;
-            if (*p == ',') p++;
-            else if (*p != '\0')
-                return rc_err_set(err, RC_EXIT_USAGE,
-                                  "offline_members: '%s' must be a comma list of positions",
-                                  job->offline_members);
-        }
-    }
-    if (job->source_offline[0] != '\0') {
-        double at, len;
-        char extra;
-        if (sscanf(job->source_offline, "%lf:%lf%c", &at, &len, &extra) != 2 || at < 0 || len <= 0)
-            return rc_err_set(err, RC_EXIT_USAGE, "source_offline: '%s' must be AT:FOR seconds",
-                              job->source_offline);
-    }
+    rc_mc_cfg scenarios;
+    int src = parse_scenarios(job, &scenarios, err);
+    if (src) return src;
     if (job->adversary == RC_ADV_NONE && job->adversary_fraction > 0)
         return rc_err_set(err, RC_EXIT_USAGE,
                           "adversary_fraction: %g has no effect with adversary none (choose drop, "

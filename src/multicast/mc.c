@@ -50,12 +50,10 @@ rc_mc *rc_mc_new(rc_sim *sim, const rc_mc_cfg *cfg, const rc_net_cfg *net_cfg,
     rc_mc__ledger_init(mc);
     mc->rng_strategy = rc_rng_new(cfg->seed, RC_MC_STREAM_STRATEGY);
     bool *forced = NULL;
-    if (mc->pt) {
+    if (mc->pt)
         rc_mc__scenario_off(mc); /* rc_job_validate allows none in population mode */
-    } else if (rc_mc__scenario_new(mc, &forced, err) != 0) {
-        rc_mc_free(mc);
-        return NULL;
-    }
+    else
+        forced = rc_mc__scenario_new(mc);
     finish_new(mc, net_cfg, trace, forced);
     free(forced);
     return mc;

@@ -31,6 +31,8 @@ typedef struct rc_net_cfg rc_net_cfg;
 
 /* What the multicast layer (mc, the strategies, anti-entropy) reads of a job;
  * exp/ fills it.  Quirk switches are resolved: 0 or 1. */
+enum { RC_MC_OFFLINE_MAX = 64 }; /* positions in offline_members */
+
 typedef struct rc_mc_cfg {
     uint64_t seed;
     int users, groups, group_size; /* group_size resolved (never 0) */
@@ -41,9 +43,12 @@ typedef struct rc_mc_cfg {
     bool acks_always;   /* §9.1.6: ACKs are sent even when timeouts are off */
     bool nonce0_plain;  /* §9.1.8: a source's first multicast (nonce 0) is not shuffled */
     bool nonce_perm;    /* §2.3.2: receivers shuffled by CPython's Random(nonce) alone */
-    /* scenario hooks used by tests and studies */
-    char offline_members[128]; /* comma list of group-0 positions forced offline all run */
-    char source_offline[64];   /* "" or "AT:FOR" seconds: the first sender goes offline */
+    /* scenario hooks used by tests and studies (multicast/scenario.h), read
+     * from the job's offline_members and source_offline by exp/ */
+    uint32_t n_offline;
+    uint32_t offline_members[RC_MC_OFFLINE_MAX]; /* group-0 positions forced offline all run */
+    bool source_offline; /* the sender of the first multicast at or after AT goes offline */
+    double source_offline_at_s, source_offline_for_s; /* AT, and for how long */
     /* anti-entropy reconciliation (antientropy.h); gossip_interval_s 0 disables */
     double gossip_interval_s;
     int gossip_push_max;
@@ -173,7 +178,7 @@ double rc_mc_delivered_at(const rc_mc *mc, uint32_t user, uint32_t p);
 
 /* Lifecycle (used by exp/run.c).  mc builds the net below it from net_cfg;
  * mc keeps a copy of cfg, so the caller need not keep either.  Returns NULL
- * with err set on a bad strategy name or scenario list. */
+ * with err set on a bad strategy name or size distribution. */
 rc_mc *rc_mc_new(rc_sim *sim, const rc_mc_cfg *cfg, const rc_net_cfg *net_cfg,
                  const rc_trace *trace, rc_err *err);
 void rc_mc_start(rc_mc *mc);

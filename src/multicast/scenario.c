@@ -2,44 +2,27 @@
 #include "multicast/scenario.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 #include "core/log.h"
 #include "multicast/mc_internal.h"
 
-static int parse_offline(const rc_mc *mc, bool *forced)
-{
-    const char *p = mc->cfg.offline_members;
-    while (*p) {
-        char *end;
-        long v = strtol(p, &end, 10);
-        if (end == p || v < 0 || (uint32_t)v >= mc->size[0]) return -1;
-        forced[mc->members[v]] = true;
-        p = (*end == ',') ? end + 1 : end;
-    }
-    return 0;
-}
-
-int rc_mc__scenario_new(rc_mc *mc, bool **forced, rc_err *err)
+bool *rc_mc__scenario_new(rc_mc *mc)
 {
     const rc_mc_cfg *cfg = &mc->cfg;
-    *forced = NULL;
-    if (cfg->offline_members[0] != '\0') {
-        *forced = rc_xcalloc(mc->n_users, sizeof(bool));
-        if (parse_offline(mc, *forced) != 0) {
-            free(*forced);
-            *forced = NULL;
-            return rc_err_set(err, RC_EXIT_USAGE, "offline_members: bad list '%s'",
-                              cfg->offline_members);
-        }
+    mc->so.at_s = cfg->source_offline_at_s;
+    mc->so.for_s = cfg->source_offline_for_s;
+    mc->so.state = cfg->source_offline ? 0 : 2;
+    if (cfg->n_offline == 0) return NULL;
+    bool *forced = rc_xcalloc(mc->n_users, sizeof(bool));
+    for (uint32_t i = 0; i < cfg->n_offline; i++) {
+        uint32_t pos = cfg->offline_members[i];
+        /* exp/ checked the positions against the group size (rc_job_validate) */
+        RC_ASSERTF(pos < mc->size[0], "offline_members: position %u in a group of %u", pos,
+                   mc->size[0]);
+        forced[mc->members[pos]] = true;
     }
-    if (cfg->source_offline[0] != '\0' &&
-        sscanf(cfg->source_offline, "%lf:%lf", &mc->so.at_s, &mc->so.for_s) == 2)
-        mc->so.state = 0;
-    else
-        mc->so.state = 2;
-    return 0;
+    return forced;
 }
 
 void rc_mc__scenario_off(rc_mc *mc) { mc->so.state = 2; }
@@ -57,7 +40,7 @@ void rc_mc__scenario_sent(rc_mc *mc, uint32_t user, const rc_msg *m, rc_time now
 
 void rc_mc__scenario_created(rc_mc *mc, uint32_t p)
 {
-    if (mc->so.state == 0 && mc->cfg.source_offline[0] != '\0' &&
+    if (mc->so.state == 0 && mc->cfg.source_offline &&
         (double)mc->sim->now >= mc->so.at_s * 1e6) {
         mc->so.state = 1;
         mc->so.payload = p;
@@ -66,7 +49,7 @@ void rc_mc__scenario_created(rc_mc *mc, uint32_t p)
 
 void rc_mc__scenario_delivered(rc_mc *mc, uint32_t p, double lat, bool online_label)
 {
-    if (mc->so.state != 0 && mc->cfg.source_offline[0] != '\0' && p == mc->so.payload) {
+    if (mc->so.state != 0 && mc->cfg.source_offline && p == mc->so.payload) {
         uint64_t ms = (uint64_t)llround(lat * 1000);
         mc->ctr.so_delivered++;
         mc->ctr.so_delivered_online += online_label;
@@ -78,5 +61,5 @@ void rc_mc__scenario_delivered(rc_mc *mc, uint32_t p, double lat, bool online_la
 bool rc_mc__scenario_chosen(const rc_mc *mc, uint32_t *p)
 {
     *p = mc->so.payload;
-    return mc->so.state != 0 && mc->cfg.source_offline[0] != '\0' && mc->so.payload < mc->n_payloads;
+    return mc->so.state != 0 && mc->cfg.source_offline && mc->so.payload < mc->n_payloads;
 }

@@ -26,10 +26,10 @@ typedef struct rc_mc_scenario {
     uint32_t payload;
 } rc_mc_scenario;
 
-/* Reads the scenario options of mc's cfg once the groups are drawn; *forced
- * is NULL or a users-long array, true for a user forced offline (the
- * caller frees it).  RC_EXIT_USAGE with err set on a bad list. */
-int rc_mc__scenario_new(rc_mc *mc, bool **forced, rc_err *err);
+/* Applies the scenario options of mc's cfg (parsed and checked by exp/,
+ * from the job's text options) once the groups are drawn.  Returns NULL or a
+ * users-long array, true for a user forced offline (the caller frees it). */
+bool *rc_mc__scenario_new(rc_mc *mc);
 /* No scenario at all (population mode). */
 void rc_mc__scenario_off(rc_mc *mc);
 /* m, a payload copy (RC_MSG_COUNT_PAYLOAD), left `user` at `now` (call only
