@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "exp/job.h"
+#include "exp/param.h"
 #include "exp/result.h"
 #include "multicast/mc.h"
 #include "multicast/services.h"
@@ -122,6 +123,18 @@ Test(strategy_table, parameters_are_read_by_name)
     cr_assert_eq(rc_strategy_parse("unicast", &s, NULL), 0);
     cr_assert(isnan(rc_strategy_param_value(&s, "p")));
     cr_assert_eq(rc_strategy_split(&s), 1);
+}
+
+/* The --strategy option's help is generated from the table: a new row shows up. */
+Test(strategy_table, the_strategy_option_help_lists_every_family)
+{
+    const rc_param_def *d = rc_param_find("strategy");
+    cr_assert_not_null(d);
+    size_t n;
+    const rc_strategy_family *const *f = rc_strategy_families(&n);
+    for (size_t i = 0; i < n; i++)
+        cr_assert_not_null(strstr(d->help, f[i]->pattern), "--strategy help lacks %s: %s",
+                           f[i]->pattern, d->help);
 }
 
 Test(strategy_table, unknown_names_list_every_pattern)

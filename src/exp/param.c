@@ -10,12 +10,31 @@
 #include <string.h>
 #include <strings.h>
 
+#include "multicast/strategy_table.h"
+
 #define OFF(f) offsetof(rc_job, f)
 #define SZ(f) sizeof(((rc_job *)0)->f)
 #define C RC_PF_CANON
 #define A RC_PF_AXIS
 #define N RC_PF_CANON_NONDEF
 #define BIG 1e18
+
+/* The strategy parameter's help lists the strategy table's patterns
+ * (multicast/strategy_table.h), filled in before the table is first read. */
+static char strategy_help[512];
+
+static void generate_help(void)
+{
+    if (strategy_help[0] != '\0') return;
+    size_t nf, used = 0;
+    const rc_strategy_family *const *f = rc_strategy_families(&nf);
+    used += (size_t)snprintf(strategy_help, sizeof strategy_help, "multicast strategy: ");
+    for (size_t i = 0; i < nf && used < sizeof strategy_help; i++)
+        used += (size_t)snprintf(strategy_help + used, sizeof strategy_help - used, "%s%s",
+                                 i ? " | " : "", f[i]->pattern);
+    if (used < sizeof strategy_help)
+        snprintf(strategy_help + used, sizeof strategy_help - used, " (see --help strategies)");
+}
 
 /* Defaults are the paper's values (docs/spec.md §1.3, §3); the model defaults to exact. */
 static const rc_param_def table[] = {
@@ -26,8 +45,7 @@ static const rc_param_def table[] = {
     {"groups", RC_PT_INT, OFF(groups), 0, "1", 1, 1 << 24, "", NULL, C | A,
      "number of groups over the same population (a user may be in several)"},
     {"strategy", RC_PT_STRING, OFF(strategy), SZ(strategy), "unicast", 0, 0, "", NULL, C | A,
-     "multicast strategy: unicast | rc-kK-pP[-ft[M]][-dropoffline] | provider-fanout "
-     "(see --help strategies)"},
+     strategy_help /* from the strategy table: generate_help */},
     {"burst", RC_PT_INT, OFF(burst), 0, "1", 1, 100000, "", NULL, C | A,
      "multicasts a sender starts per app event (multi-message workload)"},
     {"app_rate", RC_PT_DOUBLE, OFF(app_rate), 0, "1/30", 0, 1e6, "1/s", NULL,
@@ -163,6 +181,7 @@ static const rc_param_def table[] = {
 
 const rc_param_def *rc_param_table(size_t *count)
 {
+    generate_help();
     *count = sizeof table / sizeof table[0];
     return table;
 }
@@ -178,6 +197,7 @@ static bool names_equal(const char *a, const char *b)
 
 const rc_param_def *rc_param_find(const char *name)
 {
+    generate_help();
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
         if (names_equal(table[i].name, name)) return &table[i];
     return NULL;
