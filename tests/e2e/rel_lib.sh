@@ -42,7 +42,10 @@ summary_run() { sed -n 's/.* jobs: \([0-9]*\) run, .*/\1/p' "$1"; }
 # A copy of the rcsim binary that differs only in its build id, as a rebuild would: writes
 # the copy to $1 with the first 8 hex digits of the id replaced by $2 (8 hex digits) and
 # prints the new id.  The last 8 are kept because the linker may share the tail of the id
-# string with shorter literals (a default "3"); the copy must plan the same job ids.
+# string with shorter literals (a default "3"); the copy must plan the same job ids.  Every
+# copy of the id is patched: an optimised build (Release, LTO) may also fold the id into a
+# constant image of a struct that holds it (the farm's rc_farm_build), so it appears there
+# too, followed by the sources' hash instead of a NUL.
 other_build() {
     local id new
     id=$("$RCSIM" --version | sed -n 's/^build id: *\([0-9a-f]\{16\}\).*/\1/p')
@@ -53,7 +56,8 @@ other_build() {
 import sys
 src, dst, old, new = sys.argv[1:]
 b = open(src, "rb").read()
-assert b.count(old.encode()) == 1, "the build id is not in the binary exactly once"
+assert b.count(old.encode()) >= 1, "the build id is not in the binary"
+assert b.count(new.encode()) == 0, "the new build id is already in the binary"
 open(dst, "wb").write(b.replace(old.encode(), new.encode()))
 PY
     chmod +x "$1"
