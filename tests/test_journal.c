@@ -246,3 +246,81 @@ Test(journal, not_a_journal_is_refused)
     seen s = {0};
     cr_assert_eq(rc_journal_read(path, collect, &s, &scan, &err), RC_EXIT_USAGE);
 }
+
+/* One byte flipped inside the second of three records: the damage is in the
+ * middle (a whole record follows), so only that record is lost, the third is
+ * read, and the span is named by its offset. */
+Test(journal, a_flipped_byte_in_the_middle_loses_only_its_record)
+{
+    write_three();
+    off_t full = file_size();
+    rc_journal_scan scan;
+    seen *s = read_all(&scan);
+    cr_assert_eq(s->n, 3);
+    free(s);
+    /* record 2 starts after the header (16), the session and record 1 */
+    FILE *f = fopen(path, "r+b");
+    cr_assert_not_null(f);
+    off_t third = full - (off_t)(16 + 24 + 1 + 5 + 300);
+    fseek(f, (long)third - 40, SEEK_SET); /* inside the second image */
+    int c = fgetc(f);
+    fseek(f, (long)third - 40, SEEK_SET);
+    fputc(c ^ 0x20, f);
+    fclose(f);
+    s = read_all(&scan);
+    cr_assert_eq(s->n, 2, "records read: %d", s->n);
+    cr_assert_eq(s->ids[0], 100);
+    cr_assert_eq(s->ids[1], 102, "the record after the damage is read");
+    cr_assert_eq(scan.gaps, 1);
+    cr_assert_eq(scan.dropped_bytes, 0, "not a torn tail");
+    cr_assert_eq(scan.valid_bytes, (size_t)full);
+    size_t second = scan.gap_at[0];
+    cr_assert_eq(second + scan.gap_len[0], (size_t)third);
+    cr_assert_eq(scan.gap_bytes, scan.gap_len[0]);
+    free(s);
+
+    /* Repair: the span is kept in a copy named by its offset, the journal holds
+     * the other records, and appending goes on after them. */
+    rc_err err = {0};
+    cr_assert_eq(rc_journal_repair(path, &scan, &err), 0, "%s", err.msg);
+    char *cut = rc_journal_cut_path(path, second);
+    struct stat st;
+    cr_assert_eq(stat(cut, &st), 0, "no copy of the cut span at %s", cut);
+    cr_assert_eq((size_t)st.st_size, scan.gap_bytes);
+    cr_assert_eq(file_size(), full - (off_t)st.st_size);
+    rc_journal *j = rc_journal_open(path, HASH, scan.valid_bytes, "build-B", &err);
+    cr_assert_not_null(j, "%s", err.msg);
+    rc_journal_meta m = {.rank = 9};
+    rc_journal_append(j, 999, &m, "zz", 2);
+    cr_assert_eq(rc_journal_commit(j, &err), 0, "%s", err.msg);
+    rc_journal_close(j);
+    s = read_all(&scan);
+    cr_assert_eq(s->n, 3, "records after the repair and an append: %d", s->n);
+    cr_assert_eq(s->ids[1], 102);
+    cr_assert_eq(s->ids[2], 999);
+    cr_assert_eq(scan.gaps, 0);
+    cr_assert_eq(scan.dropped_bytes, 0);
+    free(s);
+    unlink(cut);
+    free(cut);
+}
+
+/* A torn tail is cut on repair + open, and a copy of it is kept. */
+Test(journal, a_torn_tail_is_copied_before_it_is_cut)
+{
+    write_three();
+    off_t full = file_size();
+    cr_assert_eq(truncate(path, full - 7), 0);
+    rc_journal_scan scan;
+    seen *s = read_all(&scan);
+    free(s);
+    cr_assert_eq(scan.gaps, 0);
+    rc_err err = {0};
+    cr_assert_eq(rc_journal_repair(path, &scan, &err), 0, "%s", err.msg);
+    char *cut = rc_journal_cut_path(path, scan.valid_bytes);
+    struct stat st;
+    cr_assert_eq(stat(cut, &st), 0, "no copy of the torn tail at %s", cut);
+    cr_assert_eq((size_t)st.st_size, scan.dropped_bytes);
+    unlink(cut);
+    free(cut);
+}

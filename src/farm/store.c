@@ -394,6 +394,36 @@ static rc_h5out_sweep sweep_meta(const rc_sweep *sw, const char *shard)
                             rc_sweep_hash(sw), rc_sweep_count(sw), shard ? shard : ""};
 }
 
+/* A damaged journal before a run appends to it: says where and how much, keeps a
+ * copy of what is cut and cuts only that (io/journal.h, rc_journal_repair); the
+ * jobs whose records were cut are not done and run again. */
+static int report_and_repair(const char *jpath, rc_journal_scan *scan, rc_err *err)
+{
+    if (scan->gaps == 0 && scan->dropped_bytes == 0) return 0;
+    size_t tail_at = scan->valid_bytes, tail = scan->dropped_bytes;
+    size_t gaps = scan->gaps, gap_bytes = scan->gap_bytes, first = scan->gap_at[0];
+    if (rc_journal_repair(jpath, scan, err) != 0) return err->code ? err->code : RC_EXIT_RUNTIME;
+    if (gaps > 0) {
+        char *cut = rc_journal_cut_path(jpath, first);
+        fprintf(stderr,
+                "rcsim sweep: %s is damaged in the middle: %zu byte(s) at byte offset %zu%s "
+                "are not whole records (the other %zu record(s) are whole and kept); cut them "
+                "(a copy is in %s%s), their job(s) will be rerun\n",
+                jpath, gap_bytes, first, gaps > 1 ? " and elsewhere" : "", scan->records, cut,
+                gaps > 1 ? " and the other .cut-at-* files" : "");
+        free(cut);
+    }
+    if (tail > 0) {
+        char *cut = rc_journal_cut_path(jpath, tail_at);
+        fprintf(stderr,
+                "rcsim sweep: %s: dropped a torn last record at byte offset %zu (%zu bytes, "
+                "kept in %s; its jobs will be rerun)\n",
+                jpath, tail_at, tail, cut);
+        free(cut);
+    }
+    return 0;
+}
+
 rc_store *rc_store_open(const rc_store_opts *o, const rc_sweep *sw, bool *done, rc_err *err)
 {
     size_t n = rc_sweep_count(sw);
@@ -407,10 +437,7 @@ rc_store *rc_store_open(const rc_store_opts *o, const rc_sweep *sw, bool *done, 
     inspect in;
     int rc = do_inspect(o, sw, s->ids, &in, err);
     if (rc != 0) goto fail;
-    if (in.scan.dropped_bytes > 0)
-        fprintf(stderr,
-                "rcsim sweep: %s: dropped a torn last record (%zu bytes; its jobs will be rerun)\n",
-                jpath, in.scan.dropped_bytes);
+    if (report_and_repair(jpath, &in.scan, err) != 0) goto fail;
     for (size_t i = 0; i < n; i++) done[i] = in.in_journal[i];
     if (in.info.exists && in.damaged) {
         /* Not HDF5-readable.  Only a file we can rebuild is ours to move. */

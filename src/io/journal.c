@@ -1,6 +1,7 @@
 #include "io/journal.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,6 +79,48 @@ static uint32_t record_crc(uint32_t type, const void *body, size_t len)
     return (uint32_t)c;
 }
 
+/* Reads the record at `pos` (within a file of `size` bytes): 1 and its header and
+ * body (in *body, grown as needed) when it is whole and its CRC holds, else 0. */
+static int read_record(FILE *f, size_t size, size_t pos, rec_header *h, unsigned char **body,
+                       size_t *cap)
+{
+    if (size - pos < sizeof *h) return 0;
+    if (fseeko(f, (off_t)pos, SEEK_SET) != 0 || fread(h, sizeof *h, 1, f) != 1) return 0;
+    if (h->magic != REC_MAGIC || h->len > REC_MAX || size - pos - sizeof *h < h->len) return 0;
+    if (h->type != REC_SESSION && h->type != REC_JOB) return 0;
+    if (h->len > *cap) {
+        *cap = h->len;
+        *body = rc_xrealloc(*body, *cap);
+    }
+    if (h->len > 0 && fread(*body, h->len, 1, f) != 1) return 0;
+    return record_crc(h->type, *body, h->len) == h->crc;
+}
+
+/* The offset of the first whole record after `from` (> from), or `size` when
+ * none follows: after a damaged record, where the journal goes on.  The
+ * record magic is searched for byte by byte (a damaged length cannot be
+ * trusted), and a candidate counts only if its CRC holds. */
+static size_t next_record(FILE *f, size_t size, size_t from, unsigned char **body, size_t *cap)
+{
+    enum { WINDOW = 1 << 16 };
+    unsigned char *win = rc_xmalloc(WINDOW);
+    const uint32_t magic = REC_MAGIC;
+    size_t found = size;
+    for (size_t base = from + 1; base + sizeof(rec_header) <= size && found == size;) {
+        size_t want = size - base < WINDOW ? size - base : WINDOW;
+        if (fseeko(f, (off_t)base, SEEK_SET) != 0 || fread(win, want, 1, f) != 1) break;
+        for (size_t i = 0; i + sizeof magic <= want && found == size; i++) {
+            if (memcmp(win + i, &magic, sizeof magic) != 0) continue;
+            rec_header h;
+            if (read_record(f, size, base + i, &h, body, cap)) found = base + i;
+        }
+        /* The next window overlaps by the magic's length less one byte. */
+        base += want > sizeof magic ? want - (sizeof magic - 1) : want;
+    }
+    free(win);
+    return found;
+}
+
 int rc_journal_read(const char *path, rc_journal_record_fn fn, void *ctx, rc_journal_scan *scan,
                     rc_err *err)
 {
@@ -124,30 +167,42 @@ int rc_journal_read(const char *path, rc_journal_record_fn fn, void *ctx, rc_jou
     size_t cap = 0;
     char build[BUILD_MAX] = "";
     int rc = 0;
-    for (;;) {
+    while (pos < size) {
         rec_header h;
-        if (size - pos < sizeof h) break;
-        if (fread(&h, sizeof h, 1, f) != 1) break;
-        if (h.magic != REC_MAGIC || h.len > REC_MAX || size - pos - sizeof h < h.len) break;
-        if (h.len > cap) {
-            cap = h.len;
-            body = rc_xrealloc(body, cap);
+        bool whole = read_record(f, size, pos, &h, &body, &cap);
+        if (whole && h.type == REC_SESSION && h.len < sizeof(double)) whole = false;
+        job_head jh;
+        size_t hl = 0;
+        if (whole && h.type == REC_JOB) {
+            if (h.len < sizeof jh + 1) {
+                whole = false;
+            } else {
+                memcpy(&jh, body, sizeof jh);
+                hl = body[sizeof jh];
+                if (hl >= RC_JOURNAL_HOST_MAX || sizeof jh + 1 + hl > h.len) whole = false;
+            }
         }
-        if (h.len > 0 && fread(body, h.len, 1, f) != 1) break;
-        if (record_crc(h.type, body, h.len) != h.crc) break;
+        if (!whole) {
+            /* Damage.  Where whole records follow, it is in the middle (a flipped
+             * byte, a bad sector): skip it and read on.  Else it is the tail. */
+            size_t next = next_record(f, size, pos, &body, &cap);
+            if (next == size) break;
+            if (scan->gaps < RC_JOURNAL_GAPS_NAMED) {
+                scan->gap_at[scan->gaps] = pos;
+                scan->gap_len[scan->gaps] = next - pos;
+            }
+            scan->gaps++;
+            scan->gap_bytes += next - pos;
+            pos = next;
+            continue;
+        }
         if (h.type == REC_SESSION) {
-            if (h.len < sizeof(double)) break;
             size_t n = h.len - sizeof(double);
             if (n >= sizeof build) n = sizeof build - 1;
             memcpy(build, body + sizeof(double), n);
             build[n] = '\0';
             scan->sessions++;
-        } else if (h.type == REC_JOB) {
-            job_head jh;
-            if (h.len < sizeof jh + 1) break;
-            memcpy(&jh, body, sizeof jh);
-            size_t hl = body[sizeof jh];
-            if (hl >= RC_JOURNAL_HOST_MAX || sizeof jh + 1 + hl > h.len) break;
+        } else {
             rc_journal_meta meta = {.rank = jh.rank, .finished = jh.finished, .build = build};
             memcpy(meta.host, body + sizeof jh + 1, hl);
             meta.host[hl] = '\0';
@@ -156,8 +211,6 @@ int rc_journal_read(const char *path, rc_journal_record_fn fn, void *ctx, rc_jou
                 size_t off = sizeof jh + 1 + hl;
                 rc = fn(ctx, jh.job_id, &meta, body + off, h.len - off);
             }
-        } else {
-            break; /* an unknown type is damage, not data */
         }
         pos += sizeof h + h.len;
         scan->valid_bytes = pos;
@@ -166,6 +219,110 @@ int rc_journal_read(const char *path, rc_journal_record_fn fn, void *ctx, rc_jou
     free(body);
     fclose(f);
     if (rc == 0) scan->dropped_bytes = size - scan->valid_bytes;
+    return rc;
+}
+
+/* Copies bytes [from, from + len) of `in` to a new file `path`. */
+static int copy_span(int in, size_t from, size_t len, const char *path, rc_err *err)
+{
+    int out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (out < 0)
+        return rc_err_set(err, RC_EXIT_RUNTIME, "%s: cannot create: %s", path, strerror(errno));
+    unsigned char buf[1 << 16];
+    int rc = 0;
+    for (size_t done = 0; done < len && rc == 0;) {
+        size_t want = len - done < sizeof buf ? len - done : sizeof buf;
+        ssize_t got = pread(in, buf, want, (off_t)(from + done));
+        if (got <= 0 || rc_fd_write_all(out, buf, (size_t)got) != 0)
+            rc = rc_err_set(err, RC_EXIT_RUNTIME, "%s: %s", path,
+                            got == 0 ? "journal shorter than read" : strerror(errno));
+        else
+            done += (size_t)got;
+    }
+    if (rc == 0 && fsync(out) != 0)
+        rc = rc_err_set(err, RC_EXIT_RUNTIME, "%s: %s", path, strerror(errno));
+    if (close(out) != 0 && rc == 0)
+        rc = rc_err_set(err, RC_EXIT_RUNTIME, "%s: %s", path, strerror(errno));
+    return rc;
+}
+
+char *rc_journal_cut_path(const char *journal_path, size_t offset)
+{
+    size_t n = strlen(journal_path) + 48;
+    char *p = rc_xmalloc(n);
+    snprintf(p, n, "%s.cut-at-%zu", journal_path, offset);
+    return p;
+}
+
+int rc_journal_repair(const char *path, rc_journal_scan *scan, rc_err *err)
+{
+    if (!scan->exists || (scan->gaps == 0 && scan->dropped_bytes == 0)) return 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return rc_err_set(err, RC_EXIT_RUNTIME, "%s: cannot open journal: %s", path,
+                          strerror(errno));
+    /* First the copies of what is cut: nothing is lost before they are safe. */
+    int rc = 0;
+    for (size_t g = 0; g < scan->gaps && g < RC_JOURNAL_GAPS_NAMED && rc == 0; g++) {
+        char *cut = rc_journal_cut_path(path, scan->gap_at[g]);
+        rc = copy_span(fd, scan->gap_at[g], scan->gap_len[g], cut, err);
+        free(cut);
+    }
+    if (rc == 0 && scan->dropped_bytes > 0) {
+        char *cut = rc_journal_cut_path(path, scan->valid_bytes);
+        rc = copy_span(fd, scan->valid_bytes, scan->dropped_bytes, cut, err);
+        free(cut);
+    }
+    if (rc != 0 || scan->gaps == 0) {
+        /* A torn tail only: rc_journal_open cuts it (the copy is kept). */
+        close(fd);
+        return rc;
+    }
+    if (scan->gaps > RC_JOURNAL_GAPS_NAMED) {
+        close(fd);
+        return rc_err_set(err, RC_EXIT_USAGE,
+                          "%s is damaged in %zu places (more than %d): not repaired; the copy "
+                          "of the first damaged spans is kept beside it; move the journal away "
+                          "to rerun the sweep from its table, or restore it from a backup",
+                          path, scan->gaps, RC_JOURNAL_GAPS_NAMED);
+    }
+    /* The journal without its damaged spans, written beside it and renamed over
+     * it: a crash leaves either the old journal or the repaired one. */
+    size_t n = strlen(path) + 16;
+    char *tmp = rc_xmalloc(n);
+    snprintf(tmp, n, "%s.repair", path);
+    int out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (out < 0) rc = rc_err_set(err, RC_EXIT_RUNTIME, "%s: cannot create: %s", tmp, strerror(errno));
+    size_t from = 0, kept = 0;
+    unsigned char buf[1 << 16];
+    for (size_t g = 0; g <= scan->gaps && rc == 0; g++) {
+        size_t to = g < scan->gaps ? scan->gap_at[g] : scan->valid_bytes;
+        for (size_t at = from; at < to && rc == 0;) {
+            size_t want = to - at < sizeof buf ? to - at : sizeof buf;
+            ssize_t got = pread(fd, buf, want, (off_t)at);
+            if (got <= 0 || rc_fd_write_all(out, buf, (size_t)got) != 0)
+                rc = rc_err_set(err, RC_EXIT_RUNTIME, "%s: %s", tmp, strerror(errno));
+            else
+                at += (size_t)got;
+        }
+        kept += to - from;
+        if (g < scan->gaps) from = scan->gap_at[g] + scan->gap_len[g];
+    }
+    if (rc == 0 && fsync(out) != 0)
+        rc = rc_err_set(err, RC_EXIT_RUNTIME, "%s: %s", tmp, strerror(errno));
+    if (out >= 0 && close(out) != 0 && rc == 0)
+        rc = rc_err_set(err, RC_EXIT_RUNTIME, "%s: %s", tmp, strerror(errno));
+    close(fd);
+    if (rc == 0 && rename(tmp, path) != 0)
+        rc = rc_err_set(err, RC_EXIT_RUNTIME, "%s: cannot replace it with %s: %s", path, tmp,
+                        strerror(errno));
+    if (rc != 0) {
+        remove(tmp);
+    } else {
+        scan->valid_bytes = kept;
+        scan->dropped_bytes = 0;
+    }
+    free(tmp);
     return rc;
 }
 

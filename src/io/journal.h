@@ -27,7 +27,9 @@
  * runs again.  A failed commit (a full disk) cuts the file back to its last
  * committed length, so what is on disk is always a whole number of records
  * (plus, after a crash mid-write, a torn tail that reading drops and reports
- * and opening for append truncates).
+ * and opening for append truncates).  Damage in the middle (a flipped byte)
+ * is told from a torn tail by the whole records after it: reading skips it,
+ * and a resume cuts only it (rc_journal_repair), keeping a copy.
  *
  * Errors (I/O, a journal of the old format) are user-tier rc_err; the journal
  * owns its file descriptor and its buffer.  Images handed to the read
@@ -62,20 +64,43 @@ typedef struct rc_journal_meta {
 typedef int (*rc_journal_record_fn)(void *ctx, uint64_t job_id, const rc_journal_meta *meta,
                                     const void *image, size_t len);
 
+/* Damaged spans in the middle that a scan names (and rc_journal_repair cuts). */
+#define RC_JOURNAL_GAPS_NAMED 16
+
 typedef struct rc_journal_scan {
     int exists;           /* 0: no journal file (a fresh sweep) */
     uint64_t sweep_hash;  /* from the header */
     size_t records;       /* valid JOB records seen */
     size_t sessions;      /* SESSION records seen */
-    size_t valid_bytes;   /* length of the valid prefix */
+    size_t valid_bytes;   /* end of the last whole record (where appending goes on) */
     size_t dropped_bytes; /* bytes after it (a torn or corrupt last record) */
+    /* Damage in the middle: spans with whole records after them (a flipped
+     * byte, a bad sector), skipped by reading; the first RC_JOURNAL_GAPS_NAMED
+     * by offset and length. */
+    size_t gaps, gap_bytes;
+    size_t gap_at[RC_JOURNAL_GAPS_NAMED], gap_len[RC_JOURNAL_GAPS_NAMED];
 } rc_journal_scan;
 
 /* Reads `path`.  A missing file is not an error (scan->exists = 0).  A file
  * that is not a journal, or one of the old format (RCJRNL01), is an
- * RC_EXIT_USAGE error.  A torn tail is reported in scan. */
+ * RC_EXIT_USAGE error.  A record that is not whole (bad magic, length, type
+ * or CRC) is damage: if a whole record follows somewhere after it, the span
+ * up to that record is a gap in the middle and reading goes on there (only
+ * the jobs in the span are lost); if none follows, it is the torn tail.  Both
+ * are reported in scan. */
 int rc_journal_read(const char *path, rc_journal_record_fn fn, void *ctx, rc_journal_scan *scan,
                     rc_err *err);
+
+/* Before appending to a journal that rc_journal_read found damaged: keeps a
+ * copy of every span that is cut (the gaps and the torn tail), each in
+ * rc_journal_cut_path(path, its offset), then rewrites the journal without
+ * its gaps (beside it, then renamed over it).  Updates scan->valid_bytes for
+ * rc_journal_open, which cuts the torn tail.  Nothing to do: 0.  More gaps
+ * than RC_JOURNAL_GAPS_NAMED: RC_EXIT_USAGE, the journal untouched. */
+int rc_journal_repair(const char *path, rc_journal_scan *scan, rc_err *err);
+
+/* "<journal>.cut-at-<offset>": where the bytes cut at `offset` are kept. */
+char *rc_journal_cut_path(const char *journal_path, size_t offset);
 
 /* Opens for appending: creates the file with its header if missing (the
  * header names `sweep_hash`), else truncates it to `valid_bytes` (from

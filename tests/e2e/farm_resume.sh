@@ -43,4 +43,20 @@ grep -q "torn last record" "$WORK/run4.err" || fail "torn record not reported"
 grep -q "1 run, $((n - 1)) skipped" "$WORK/run4.out" || fail "torn tail: $(cat "$WORK/run4.out")"
 read -r jobs uniq < <(h5_jobs "$out")
 [ "$jobs" = "$n" ] || fail "after torn tail: $jobs jobs"
+
+# One flipped byte in the middle of the journal (the 3rd job record of $n) is damage, not a
+# torn tail: only that record is cut (its bytes kept in a copy named by the byte offset, which
+# the message names), the records after it are kept, and only its job runs again.
+read -r at len < <($PY "$RESULTS_VIEW" journal-flip "$out.journal" 3)
+[ -n "$len" ] || fail "cannot flip a byte of the journal"
+head -c $((at + len)) "$out.journal" | tail -c "$len" > "$WORK/damaged-record"
+"$RCSIM" sweep "$SWEEP" --out "$out" "${SET[@]}" > "$WORK/run5.out" 2> "$WORK/run5.err" || { cat "$WORK/run5.err"; fail "resume after a damaged record failed"; }
+cat "$WORK/run5.err"
+grep -q "damaged in the middle: $len byte(s) at byte offset $at " "$WORK/run5.err" || fail "the damage in the middle is not reported with its offset"
+grep -q "torn" "$WORK/run5.err" && fail "damage in the middle reported as a torn tail"
+cmp "$WORK/damaged-record" "$out.journal.cut-at-$at" || fail "no exact copy of the cut bytes in $out.journal.cut-at-$at"
+grep -q "1 run, $((n - 1)) skipped" "$WORK/run5.out" || fail "damaged record: $(cat "$WORK/run5.out")"
+[ "$(journal_records "$out.journal")" = "$n" ] || fail "journal does not hold every job exactly once after the repair"
+read -r jobs uniq < <(h5_jobs "$out")
+[ "$jobs" = "$n" ] && [ "$uniq" = "$n" ] || fail "after the repair: $jobs jobs ($uniq unique), want $n"
 echo PASS

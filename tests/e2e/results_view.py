@@ -8,6 +8,8 @@
   results_view.py journal FILE         valid JOB records of a journal (0 if it is missing)
   results_view.py journal-ids FILE     their job ids, one per line, in file order
   results_view.py journal-keep FILE N  cuts a journal after its first N JOB records
+  results_view.py journal-flip FILE N  flips one byte in the middle of the Nth JOB record's
+                                       body; prints "<record offset> <record length>"
   results_view.py failed FILE          entries under /failed
   results_view.py compare A B [--ignore COL,...] [--same-rows]
                                        every job of A and B has identical parameters,
@@ -167,6 +169,21 @@ def main(argv):
                     break
         assert cut is not None, "%s: only %d job records" % (argv[2], n)
         open(argv[2], "r+b").truncate(cut)
+    elif cmd == "journal-flip":
+        b = open(argv[2], "rb").read()
+        want, n, start = int(argv[3]), 0, 16
+        for end, typ, body in journal_records(b):
+            if typ == 2:
+                n += 1
+                if n == want:
+                    at = end - len(body) // 2
+                    with open(argv[2], "r+b") as f:
+                        f.seek(at)
+                        f.write(bytes([b[at] ^ 0x40]))
+                    print(start, end - start)
+                    break
+            start = end
+        assert n == want, "%s: only %d job records" % (argv[2], n)
     elif cmd == "failed":
         with h5py.File(argv[2], "r") as f:
             print(len(f["failed"]) if "failed" in f else 0)
