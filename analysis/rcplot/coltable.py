@@ -181,6 +181,7 @@ def _read_file(path, stats, seen):
         if "seed" not in t or "canonical" not in t or role.get("seed") != "parameter":
             raise _Fallback("%s: no seed or canonical column" % path)
         ids = t["job_id"][:rows]
+        results.check_journal(path, ids)
         _, first = np.unique(ids, return_index=True)
         keep = np.zeros(rows, dtype=bool)
         keep[first] = True

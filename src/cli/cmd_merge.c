@@ -2,7 +2,9 @@
  * `rcsim sweep --shard I/N` (or any results files of one sweep) into one.
  *
  * Refuses (exit 2, nothing written) files of another sweep (their sweep_hash
- * differs), a job present in two inputs, and an existing --out; and what a
+ * differs), a job present in two inputs, an existing --out (a dangling
+ * symbolic link included), a part still being written (its lock held) or
+ * whose journal holds jobs its table does not (io/merge_check.c); and what a
  * resume of `rcsim sweep` refuses too: parts stored with different options
  * (store_raw: seen in the rows, and in the parts' manifests) and parts made by
  * different builds (the rows' build ids) unless --allow-other-build.  The output
@@ -16,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/commands.h"
 #include "core/err.h"
@@ -24,6 +27,34 @@
 #include "io/journal.h"
 #include "io/manifest.h"
 #include "io/merge_check.h"
+
+/* Exit codes beyond the common ones (core/err.h): 1 (RC_EXIT_RUNTIME) means
+ * only "merged, jobs missing", so that a script can tell a merge worth
+ * installing from a failed one (slurm/rcsim-merge.sbatch.in). */
+enum { MERGE_EXIT_MISSING = RC_EXIT_RUNTIME, MERGE_EXIT_IO = 4 };
+
+/* Anything that is not a refusal of the inputs is a failure to read or write. */
+static int io_code(int rc) { return rc == RC_EXIT_USAGE ? rc : MERGE_EXIT_IO; }
+
+/* 0 when nothing is at `path`; else says what is there (a dangling symbolic
+ * link counts: writing through it would create a file elsewhere). */
+static int taken(const char *path, const char *what)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0) return 0;
+    if (S_ISLNK(st.st_mode) && stat(path, &st) != 0) {
+        char target[4096];
+        ssize_t n = readlink(path, target, sizeof target - 1);
+        target[n > 0 ? n : 0] = '\0';
+        fprintf(stderr,
+                "rcsim merge: %s%s is a symbolic link to %s, which does not exist; merge writes "
+                "a new file and neither follows nor removes links: name the file itself\n",
+                what, path, target);
+    } else {
+        fprintf(stderr, "rcsim merge: %s%s exists; merge writes a new file\n", what, path);
+    }
+    return RC_EXIT_USAGE;
+}
 
 static void print_usage(FILE *out)
 {
@@ -44,10 +75,16 @@ static void print_usage(FILE *out)
             "  -q, --quiet      no summary line\n"
             "  -h, --help       this help\n"
             "\n"
-            "exit codes: 0 merged, every job of the sweep present; 1 merged, but jobs of the\n"
-            "sweep are missing (rerun the sweep into ALL.h5 to run them) or a runtime error;\n"
-            "2 bad usage, inputs of different sweeps, duplicate jobs, different stored\n"
-            "options or builds (nothing written).\n");
+            "exit codes (docs/slurm.md, \"Array jobs\"):\n"
+            "  0  merged: ALL.h5 holds every job of the sweep\n"
+            "  1  merged, but jobs of the sweep are in none of the parts (ALL.h5 is written;\n"
+            "     rerun the sweep into ALL.h5 to run them)\n"
+            "  2  refused, nothing written: bad usage, an existing --out, inputs of different\n"
+            "     sweeps, a job in two inputs, different stored options or builds, a part\n"
+            "     still being written (its lock held), or a part whose journal holds jobs its\n"
+            "     table does not\n"
+            "  4  could not read or write (an I/O error, a full disk): nothing written (a\n"
+            "     half-written ALL.h5 is removed); the inputs are untouched\n");
 }
 
 int rc_cmd_merge(int argc, char **argv)
@@ -83,12 +120,15 @@ int rc_cmd_merge(int argc, char **argv)
         return RC_EXIT_USAGE;
     }
     char **parts = argv + optind;
-    struct stat st;
     char *jpath = rc_journal_path(out);
-    if (stat(out, &st) == 0 || stat(jpath, &st) == 0) {
-        fprintf(stderr, "rcsim merge: %s or its journal exists; merge writes a new file\n", out);
+    char *mpath0 = rc_manifest_path(out);
+    int trc = taken(out, "--out ");
+    if (trc == 0) trc = taken(jpath, "the journal of --out, ");
+    if (trc == 0) trc = taken(mpath0, "the manifest of --out, ");
+    free(mpath0);
+    if (trc != 0) {
         free(jpath);
-        return RC_EXIT_USAGE;
+        return trc;
     }
     rc_err err = {0};
     rc_h5out_info info0;
@@ -96,14 +136,14 @@ int rc_cmd_merge(int argc, char **argv)
     if (rc != 0) {
         fprintf(stderr, "rcsim merge: %s\n", err.msg);
         free(jpath);
-        return rc;
+        return io_code(rc);
     }
     /* The sweep as the first input recorded it. */
     rc_h5in *first = rc_h5in_open(parts[0], &err);
     if (first == NULL) {
         fprintf(stderr, "rcsim merge: %s\n", err.msg);
         free(jpath);
-        return err.code ? err.code : RC_EXIT_RUNTIME;
+        return io_code(err.code);
     }
     char *text = rc_xstrdup(rc_h5in_sweep_text(first)), *file = rc_xstrdup(rc_h5in_sweep_file(first));
     uint64_t sweep_jobs = rc_h5in_sweep_jobs(first);
@@ -153,6 +193,7 @@ int rc_cmd_merge(int argc, char **argv)
     rc_h5out_close(h);
     if (rc != 0) {
         fprintf(stderr, "rcsim merge: %s\n", err.msg);
+        rc = io_code(rc);
         /* A half-written merge is worth nothing; the inputs are untouched. */
         remove(out);
         remove(jpath);
@@ -170,7 +211,7 @@ int rc_cmd_merge(int argc, char **argv)
                     "with `rcsim sweep %s --out %s`\n",
                     (unsigned long long)(sweep_jobs - merged), info0.sweep_name,
                     file[0] ? file : "SWEEP.yaml", out);
-            rc = RC_EXIT_RUNTIME;
+            rc = MERGE_EXIT_MISSING;
         }
     }
     free(text);

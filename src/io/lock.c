@@ -163,3 +163,20 @@ void rc_lock_release(rc_lock *l)
     free(l->path);
     free(l);
 }
+
+int rc_lock_held(const char *out_as_given, char *holder, size_t n)
+{
+    char *out = rc_lock_canonical(out_as_given);
+    char *path = rc_lock_path(out);
+    free(out);
+    holder[0] = '\0';
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    free(path);
+    if (fd < 0) return 0; /* no lock file: nobody writes it */
+    /* F_GETLK asks without taking (a read-only descriptor is enough to ask). */
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+    int held = fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
+    if (held) read_holder(fd, holder, n);
+    close(fd);
+    return held;
+}

@@ -30,6 +30,8 @@
 #ifndef RCSIM_IO_LOCK_H
 #define RCSIM_IO_LOCK_H
 
+#include <stddef.h>
+
 #include "core/err.h"
 
 typedef struct rc_lock rc_lock;
@@ -47,6 +49,12 @@ void rc_lock_release(rc_lock *l);
  * link by link, so a link to a file not created yet resolves too).  A link
  * to a running sweep's file thus finds that sweep's lock.  malloc'ed. */
 char *rc_lock_canonical(const char *out);
+
+/* 1 when a running process holds the lock of results file `out` (its holder
+ * line, "host H pid P since T", in holder[n]), else 0.  Only asks: takes
+ * nothing and creates nothing (rcsim merge reading parts that may still be
+ * written). */
+int rc_lock_held(const char *out, char *holder, size_t n);
 
 /* "<out>.lock" (malloc'ed). */
 char *rc_lock_path(const char *out);

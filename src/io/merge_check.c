@@ -12,6 +12,8 @@
 #include "core/log.h"
 #include "exp/job.h"
 #include "exp/result.h"
+#include "io/journal.h"
+#include "io/lock.h"
 #include "io/manifest.h"
 
 typedef struct seen_id {
@@ -104,8 +106,76 @@ static int check_made_alike(char **parts, unsigned n, const part_facts *facts,
     return 0;
 }
 
-/* Checks the inputs: one sweep, no job twice, stored and built alike.  Fills
- * *info0 from the first. */
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+typedef struct id_list {
+    uint64_t *v;
+    size_t n, cap;
+} id_list;
+
+static int on_journal_id(void *ctx, uint64_t id, const rc_journal_meta *meta, const void *image,
+                         size_t len)
+{
+    (void)meta, (void)image, (void)len;
+    id_list *l = ctx;
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 4096;
+        l->v = rc_xrealloc(l->v, l->cap * sizeof *l->v);
+    }
+    l->v[l->n++] = id;
+    return 0;
+}
+
+/* A part is whole: its journal -- the authority on what is finished
+ * (io/journal.h) -- holds no job its table lacks (a sweep killed before its
+ * table write, or one that ended while a reader held the file, leaves them
+ * in the journal only).  Merging such a part would silently leave those jobs
+ * out, so it is refused with what to do.  `table` holds the part's row ids. */
+static int check_part_whole(const char *part, const rc_h5out_info *info, const char *sweep_file,
+                            const seen_id *table, size_t rows, rc_err *err)
+{
+    char *canon = rc_lock_canonical(part);
+    char *jpath = rc_journal_path(canon);
+    free(canon);
+    id_list l = {0};
+    rc_journal_scan scan;
+    int rc = rc_journal_read(jpath, on_journal_id, &l, &scan, err);
+    if (rc == 0 && l.n > 0) {
+        uint64_t *mine = rc_xmalloc(rows ? rows * sizeof *mine : 1);
+        for (size_t r = 0; r < rows; r++) mine[r] = table[r].id;
+        if (rows > 1) qsort(mine, rows, sizeof *mine, cmp_u64);
+        size_t lacking = 0;
+        uint64_t example = 0;
+        for (size_t i = 0; i < l.n; i++) {
+            if (rows > 0 && bsearch(&l.v[i], mine, rows, sizeof *mine, cmp_u64) != NULL) continue;
+            if (lacking++ == 0) example = l.v[i];
+        }
+        free(mine);
+        if (lacking > 0) {
+            char hex[17];
+            rc_job_id_hex(example, hex);
+            rc = rc_err_set(
+                err, RC_EXIT_USAGE,
+                "%s: its journal %s holds %zu finished job(s) that its table does not (%zu rows; "
+                "e.g. job %s): the sweep that wrote it ended before writing them to the table "
+                "(killed, or a reader held the file).  Run `rcsim sweep %s --out %s%s%s` (with "
+                "the options it was run with) again: it writes them from the journal and runs "
+                "only what is missing; then merge",
+                part, jpath, lacking, rows, hex, sweep_file[0] ? sweep_file : "SWEEP.yaml", part,
+                info->shard[0] ? " --shard " : "", info->shard);
+        }
+    }
+    free(l.v);
+    free(jpath);
+    return rc;
+}
+
+/* Checks the inputs: one sweep, no job twice, no part still being written
+ * (its lock held by a sweep), each part whole (check_part_whole), stored and built alike.  Fills *info0 from the first. */
 int rc_merge_check_parts(char **parts, unsigned n, bool allow_other_build, rc_h5out_info *info0,
                          rc_err *err)
 {
@@ -114,12 +184,21 @@ int rc_merge_check_parts(char **parts, unsigned n, bool allow_other_build, rc_h5
     part_facts *facts = rc_xcalloc(n, sizeof *facts);
     int rc = 0;
     for (unsigned p = 0; p < n && rc == 0; p++) {
+        char holder[256];
+        if (rc_lock_held(parts[p], holder, sizeof holder)) {
+            rc = rc_err_set(err, RC_EXIT_USAGE,
+                            "%s is being written by a running sweep (%s holds its lock "
+                            "%s.lock): merge it once that sweep has ended",
+                            parts[p], holder[0] ? holder : "a process", parts[p]);
+            break;
+        }
         rc_h5in *in = rc_h5in_open(parts[p], err);
         if (in == NULL) {
             rc = err->code ? err->code : RC_EXIT_USAGE;
             break;
         }
         const rc_h5out_info *info = rc_h5in_info(in);
+        size_t first_row = total;
         if (p == 0) {
             *info0 = *info;
         } else if (info->sweep_hash != info0->sweep_hash) {
@@ -154,6 +233,9 @@ int rc_merge_check_parts(char **parts, unsigned n, bool allow_other_build, rc_h5
             }
             ids[total++] = (seen_id){id, p};
         }
+        if (rc == 0)
+            rc = check_part_whole(parts[p], info, rc_h5in_sweep_file(in), ids + first_row,
+                                  total - first_row, err);
         rc_h5in_close(in);
         if (rc == 0) {
             rc_manifest m;
