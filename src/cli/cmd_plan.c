@@ -25,7 +25,8 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: rcsim plan FILE [--set key=value ...] [--list] [--json] [--workers N]\n"
+            "usage: rcsim plan FILE [--set key=value ...] [--data-dir DIR] [--list] [--json]\n"
+            "                  [--workers N]\n"
             "\n"
             "Expands a sweep file (docs/sweep-format.md) into its jobs without running them\n"
             "and prints the sweep name, the number of jobs, the axes and their sizes, the\n"
@@ -35,6 +36,9 @@ static void usage(FILE *out)
             "options:\n"
             "  -s, --set KEY=VALUE  override a parameter for every job (repeatable); on an\n"
             "                       axis key it replaces the axis by that one value\n"
+            "      --data-dir DIR   where trace names are looked up, as `rcsim sweep\n"
+            "                       --data-dir` (default $RCSIM_DATA_DIR, then the\n"
+            "                       built-in places; docs/traces.md)\n"
             "  -l, --list           one line per job: index, id, estimated cost and the\n"
             "                       parameters that vary between jobs\n"
             "  -j, --json           machine-readable output (one JSON object)\n"
@@ -228,8 +232,10 @@ int rc_cmd_plan(int argc, char **argv)
     static const struct option opts[] = {
         {"set", required_argument, NULL, 's'},   {"list", no_argument, NULL, 'l'},
         {"json", no_argument, NULL, 'j'},        {"workers", required_argument, NULL, 'w'},
-        {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
+        {"help", no_argument, NULL, 'h'},        {"data-dir", required_argument, NULL, 'D'},
+        {NULL, 0, NULL, 0},
     };
+    const char *data_dir = NULL;
     const char **sets = rc_xcalloc((size_t)argc + 1, sizeof *sets);
     size_t n_sets = 0;
     bool list = false, json = false;
@@ -239,6 +245,7 @@ int rc_cmd_plan(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "s:ljw:h", opts, NULL)) != -1) {
         switch (c) {
         case 's': sets[n_sets++] = optarg; break;
+        case 'D': data_dir = optarg; break;
         case 'l': list = true; break;
         case 'j': json = true; break;
         case 'w': {
@@ -279,7 +286,7 @@ int rc_cmd_plan(int argc, char **argv)
     /* Ids and hash name each trace by its content (exp/sweep.h rc_sweep_bind); a
      * trace that cannot be read makes the sweep fail, which is worth saying now,
      * but a plan is still useful without the files (estimating before fetching). */
-    if (rc_sweep_bind(sw, NULL, &err) != 0)
+    if (rc_sweep_bind(sw, data_dir, &err) != 0)
         fprintf(stderr,
                 "rcsim plan: warning: %s\nrcsim plan: warning: job ids and hash below are "
                 "provisional (they include each trace's checksum once the trace is found)\n",

@@ -203,12 +203,21 @@ const rc_param_def *rc_param_find(const char *name)
     return NULL;
 }
 
+/* A decimal number's characters only: strtod also reads hexadecimal ("0x10"),
+ * "inf", "nan" and leading blanks, none of which a user means by a value. */
+static bool decimal_chars(const char *from, const char *to)
+{
+    for (const char *c = from; c < to; c++)
+        if (!strchr("0123456789.eE+-", *c)) return false;
+    return to > from;
+}
+
 int rc_parse_duration(const char *text, double *seconds)
 {
     char *end;
     errno = 0;
     double v = strtod(text, &end);
-    if (end == text || errno != 0 || !isfinite(v)) return -1;
+    if (end == text || errno != 0 || !isfinite(v) || !decimal_chars(text, end)) return -1;
     double mult = 1;
     if (*end == 's') mult = 1, end++;
     else if (*end == 'm' && end[1] == 's') mult = 1e-3, end += 2;
@@ -278,15 +287,16 @@ int rc_param_set(rc_job *job, const rc_param_def *d, const char *text, rc_err *e
             memcpy(num, text, len);
             num[len] = '\0';
             double a = strtod(num, &end);
-            if (*end != '\0' || end == num)
+            if (*end != '\0' || end == num || !decimal_chars(num, end))
                 return rc_err_set(err, RC_EXIT_USAGE, "%s: '%s' is not a number", d->name, text);
             double b = strtod(slash + 1, &end);
-            if (*end != '\0' || end == slash + 1 || b == 0)
+            if (*end != '\0' || end == slash + 1 || b == 0 || !decimal_chars(slash + 1, end))
                 return rc_err_set(err, RC_EXIT_USAGE, "%s: '%s' is not a number", d->name, text);
             v = a / b;
         } else {
             v = strtod(text, &end);
-            if (end == text || *end != '\0' || errno != 0 || !isfinite(v))
+            if (end == text || *end != '\0' || errno != 0 || !isfinite(v) ||
+                !decimal_chars(text, end))
                 return rc_err_set(err, RC_EXIT_USAGE, "%s: '%s' is not a number", d->name, text);
         }
         if (v < d->min || v > d->max) return range_error(d, text, err);

@@ -288,7 +288,18 @@ static int do_inspect(const rc_store_opts *o, const rc_sweep *sw, const id_index
         }
         free(fids);
     }
-    if (in->n_orphan == 0) return 0;
+    if (in->n_orphan == 0) {
+        /* A results file names its sweep (attributes, manifest); another name over
+         * it would leave the two naming different sweeps, so it is refused. */
+        if (in->info.exists && !in->damaged && strcmp(in->info.sweep_name, rc_sweep_name(sw)) != 0)
+            return rc_err_set(err, RC_EXIT_USAGE,
+                              "%s holds sweep '%s'; the sweep file names it '%s'.  A results "
+                              "file keeps the name its sweep started with (its attributes, "
+                              "manifest and recorded command name it): give the sweep file its "
+                              "name back, or choose another --out",
+                              o->out, in->info.sweep_name, rc_sweep_name(sw));
+        return 0;
+    }
     /* Finished jobs that this sweep does not have: refuse, and say why. */
     char why[1400] = "";
     if (in->n_other_shard == in->n_orphan) {
