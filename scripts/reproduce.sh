@@ -107,6 +107,9 @@ if [ "$DO_BUILD" = 1 ]; then
     cmake --build "$BUILD" -j"$(nproc)" --target rcsim
 fi
 [ -x "$RCSIM" ] || { echo "reproduce.sh: no rcsim binary at $RCSIM" >&2; exit 1; }
+# The analysis scripts read strategy families from the binary (analysis/rcplot/strategies.py):
+# the one this script runs, whichever --build-dir or $RCSIM named it.
+export RCSIM_BIN="$RCSIM"
 
 TAG=$MODEL
 SETS=(--set "model=$MODEL")
