@@ -20,8 +20,6 @@ rcsim_add_script(rel_json e2e/rel_json.sh TIMEOUT 300)
 # Results that cannot lie, round 2 (issue 27): every way in.  docs/reliability.md "Integrity, round 2".
 rcsim_add_script(rel_worker_build e2e/rel_worker_build.sh TIMEOUT 120 LABELS mpi)
 rcsim_add_script(rel_lock_link e2e/rel_lock_link.sh TIMEOUT 120)
-rcsim_add_script(rel_check_restore e2e/rel_check_restore.sh TIMEOUT 120)
-set_tests_properties(e2e_rel_check_restore PROPERTIES SKIP_RETURN_CODE 77)
 rcsim_add_script(quickstart_configure e2e/quickstart_configure.sh TIMEOUT 180)
 set_tests_properties(e2e_quickstart_configure PROPERTIES SKIP_RETURN_CODE 77)
 rcsim_add_script(rel_merge_alike e2e/rel_merge_alike.sh TIMEOUT 120)

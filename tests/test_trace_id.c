@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/log.h"
 #include "exp/job.h"
 #include "exp/result.h"
 #include "exp/run.h"
@@ -179,4 +180,45 @@ Test(trace_id, cache_reuses_a_trace_only_while_the_file_is_unchanged)
     rc_err e2 = {0};
     cr_expect_null(rc_trace_id_get(a, "", 17, &id3, &e2));
     cr_expect_eq(e2.code, RC_EXIT_USAGE, "%s", e2.msg);
+}
+
+/* rc_run_job gives the process's run-time checks back on every return path,
+ * failures inside the job included (docs/reliability.md, "Run-time invariants"):
+ * a job with check=true that fails after validation (its bound trace changed,
+ * a path through run_resolved that returns early) leaves rc_check_enabled as
+ * it found it, so the next job of the same process (a chunk, a --no-fork
+ * worker) runs with the setting it asked for. */
+Test(trace_id, a_failed_checked_job_gives_the_checks_back)
+{
+    char a[200];
+    snprintf(a, sizeof a, "%s/c.txt.gz", dir);
+    write_trace(a, 0);
+    rc_job job;
+    rc_job_defaults(&job);
+    job.users = 16;
+    job.duration_s = 60;
+    job.check = true;
+    snprintf(job.trace, sizeof job.trace, "%s", a);
+    rc_trace_id id;
+    rc_err err = {0};
+    rc_trace *t = rc_trace_id_load(job.trace, "", 16, &id, &err);
+    cr_assert_not_null(t, "%s", err.msg);
+    rc_trace_free(t);
+    rc_job_bind_trace(&job, &id);
+    write_trace(a, 1);
+    for (int before = 0; before < 2; before++) {
+        rc_check_enabled = before;
+        rc_result r;
+        rc_err e2 = {0};
+        cr_assert_eq(rc_run_job(&job, &r, NULL, NULL, &e2), RC_JOB_TRACE_CHANGED, "%s", e2.msg);
+        cr_expect_eq(rc_check_enabled, (bool)before, "checks %d before the failed job, %d after",
+                     before, rc_check_enabled);
+    }
+    rc_check_enabled = false;
+    /* And after a job that runs to its end. */
+    write_trace(a, 0);
+    rc_result r;
+    cr_assert_eq(rc_run_job(&job, &r, NULL, NULL, &err), 0, "%s", err.msg);
+    rc_result_free(&r);
+    cr_expect_eq(rc_check_enabled, false, "a checked job left the checks on");
 }
