@@ -1,6 +1,7 @@
 #!/bin/bash
 # The README's second command (and what CI runs): install what is missing,
-# build with warnings as errors, run the whole test suite; then rebuild with
+# build with warnings as errors, run the whole test suite (RelWithDebInfo), then
+# the build-sensitive part of it in a Release (LTO) build; then rebuild with
 # AddressSanitizer + UndefinedBehaviorSanitizer and run the unit tests and the
 # end-to-end tests again under the sanitizers.
 # Usage: scripts/test.sh [--no-sanitize] [--no-slurm]
@@ -36,8 +37,23 @@ cmake -S . -B build-test -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRCSIM_WERROR=ON \
       -DRCSIM_BUILD_TESTING=ON >/dev/null
 cmake --build build-test -j"$JOBS"
 (cd build-test && ctest --output-on-failure -j"$JOBS" --timeout 900)
-echo "test.sh: release suite passed in $(( $(date +%s) - start )) s"
+echo "test.sh: RelWithDebInfo suite passed in $(( $(date +%s) - start )) s"
 echo "$traces_note"
+
+# The build users make (README quickstart, reproduce.sh): Release, -O3 with LTO.  What differs
+# from the suite above is the optimiser and the link: the layout of the binary (a build id
+# folded into a constant image by LTO) and the speed of jobs (how many results one journal
+# commit carries, whether a kill lands mid-sweep).  So it runs the unit tests (fast, compiled
+# by the other optimiser) and the end-to-end tests of the runner, the results' integrity, the
+# command line and SLURM (e2e_rel_*, e2e_farm_*, e2e_run_*, e2e_cli_*, e2e_slurm_*), not the
+# analysis and figure tests (Python over results files, whatever build wrote them) nor the
+# slow ones (valgrind, a second build from source): about a third of the suite's time.
+cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release -DRCSIM_WERROR=ON \
+      -DRCSIM_BUILD_TESTING=ON >/dev/null
+cmake --build build-release -j"$JOBS"
+(cd build-release && ctest --output-on-failure -j"$JOBS" --timeout 900 \
+   -R '^(unit_|e2e_rel_|e2e_farm_|e2e_run_|e2e_cli_|e2e_slurm_)' -LE slow)
+echo "test.sh: Release suite passed; $(( $(date +%s) - start )) s so far"
 
 if [ "$SANITIZE" = 1 ]; then
   cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-g -O1" \
