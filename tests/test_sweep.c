@@ -1,6 +1,7 @@
 /* Unit tests of exp/sweep: sweep-file parsing, expansion order, ids, errors,
  * the experiment files, the cost model, and `rcsim plan` end to end. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <criterion/parameterized.h>
 #include <glob.h>
 #include <stdio.h>
@@ -442,4 +443,24 @@ Test(plan, bad_file_exits_2_with_the_error_on_stderr)
     cr_expect(strstr(out, "usage: rcsim plan") != NULL, "%s", out);
     rc = run(RCSIM_BINARY " plan 2>&1", out, sizeof out);
     cr_expect_eq(rc, 2);
+}
+
+/* A population job's groups have the distribution's sizes: its estimate is
+ * that of the same groups of the mean size (fixed:8 here), not of groups as
+ * large as the whole population (rc_job_group_size's answer when group_size
+ * is 0), which overestimated such jobs hundreds of times over. */
+Test(sweep, cost_model_sizes_population_groups_by_their_distribution)
+{
+    rc_job pop;
+    rc_job_defaults(&pop);
+    pop.population = 2000;
+    pop.users = 2000;
+    pop.groups = 400;
+    strcpy(pop.group_size_dist, "fixed:8");
+    rc_job same = pop;
+    same.population = 0;
+    same.group_size_dist[0] = '\0';
+    same.group_size = 8;
+    double a = rc_job_cost_estimate(&pop), b = rc_job_cost_estimate(&same);
+    cr_expect(fabs(a - b) <= 1e-9 * b, "population job %g s, the same groups of 8 %g s", a, b);
 }
