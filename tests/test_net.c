@@ -67,7 +67,8 @@ static void obs_reset(size_t cap)
 }
 
 /* A net of the job (resolved here) in population model `model` (1: as a
- * job outside population mode; 2: aggregate cover; 3: and direct pulls),
+ * job outside population mode; 2: aggregate cover; 3: and direct pulls; 4:
+ * direct pulls handed over in the order they arrived),
  * which a job outside population mode never asks for. */
 static rc_net *make_model(rc_sim *sim, rc_job *job, const rc_trace *tr, double seconds,
                           int model, rc_net_hooks h)
@@ -76,9 +77,11 @@ static rc_net *make_model(rc_sim *sim, rc_job *job, const rc_trace *tr, double s
     rc_sim_init(sim, (rc_time)(seconds * 1e6));
     rc_net_cfg cfg;
     rc_job_net_cfg(job, &cfg);
-    cr_assert(!cfg.aggregate_cover && !cfg.direct_pull, "models 2 and 3 are for populations only");
+    cr_assert(!cfg.aggregate_cover && !cfg.direct_pull && !cfg.direct_arrival_order,
+              "models 2 to 4 are for populations only");
     cfg.aggregate_cover = model >= 2;
     cfg.direct_pull = model >= 3;
+    cfg.direct_arrival_order = model >= 4;
     rc_net *n = rc_net_new(sim, &cfg, tr, 1, NULL, h);
     O.net = n;
     return n;
@@ -202,11 +205,13 @@ Test(net, model2_long_paths_are_gamma)
     rc_sim_free(&sim);
 }
 
-/* Population model 3 (rc_net_cfg.direct_pull) against model 2: it draws
- * nothing of its own, so with the same seed every message must reach the
- * same recipient at the same pull with the same label, and the pulls and
- * what a provider sees of them must count the same; only the order within
- * one instant may differ.  With clients going offline and back (a trace,
+/* Population models 3 and 4 (rc_net_cfg.direct_pull) against model 2: they
+ * draw nothing of their own, so with the same seed every message must reach
+ * the same recipient at the same pull with the same label, and the pulls and
+ * what a provider sees of them must count the same.  Model 4 must also hand
+ * each pull's messages over in model 2's order, the order they arrived; model
+ * 3 hands them over in the order they left, and does differ from model 2
+ * there (what model 4 corrects).  With clients going offline and back (a trace,
  * forced-offline windows set before and during the run), where a message's
  * pull finds its recipient offline or back from offline and it falls back to
  * the postbox; with every cover packet simulated (--cover full); and with
@@ -216,6 +221,7 @@ typedef struct dtuple {
     rc_time t;
     uint32_t user, body;
     bool online;
+    size_t i; /* the delivery's place in the run */
 } dtuple;
 
 static dtuple *D;
@@ -229,7 +235,8 @@ static void d_deliver(void *c, uint32_t u, uint32_t b, bool online, rc_time now)
 {
     (void)c;
     cr_assert(rc_net_online(D_net, u), "client %u took a message while offline", u);
-    D[n_D++] = (dtuple){now, u, b, online};
+    D[n_D] = (dtuple){now, u, b, online, n_D};
+    n_D++;
     /* every 13th message sends its recipient offline for 20 s from 5 s on:
      * messages already scheduled for its pulls find it away */
     if (b % 13 == 0 && now + 5000000 < D_stop) {
@@ -239,7 +246,17 @@ static void d_deliver(void *c, uint32_t u, uint32_t b, bool online, rc_time now)
 }
 static void d_sent(void *c, uint32_t u, uint32_t b, rc_time now) { (void)c, (void)u, (void)b, (void)now; }
 
+/* By pull (instant, client), then in the order the pull handed them over */
 static int dtuple_cmp(const void *a, const void *b)
+{
+    const dtuple *x = a, *y = b;
+    if (x->t != y->t) return x->t < y->t ? -1 : 1;
+    if (x->user != y->user) return x->user < y->user ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+/* ... or by body within a pull: what a pull took, whatever the order */
+static int dtuple_cmp_body(const void *a, const void *b)
 {
     const dtuple *x = a, *y = b;
     if (x->t != y->t) return x->t < y->t ? -1 : 1;
@@ -289,21 +306,35 @@ static drun direct_run(uint32_t users, uint32_t per_user, const rc_trace *tr, bo
     return r;
 }
 
+/* Model `model` (3 or 4) against model 2. */
 static void direct_matches_model2(uint32_t users, uint32_t per_user, const rc_trace *tr,
-                                  bool cover_full)
+                                  bool cover_full, int model)
 {
     drun a = direct_run(users, per_user, tr, cover_full, 2),
-         b = direct_run(users, per_user, tr, cover_full, 3);
+         b = direct_run(users, per_user, tr, cover_full, model);
     cr_assert_gt(a.n, users * per_user / 2, "%zu of %u messages taken", a.n, users * per_user);
     cr_assert_gt(a.forced, 5, "%u forced-offline windows", a.forced);
-    cr_assert_eq(a.n, b.n, "model 2 took %zu messages, model 3 %zu", a.n, b.n);
+    cr_assert_eq(a.n, b.n, "model 2 took %zu messages, model %d %zu", a.n, model, b.n);
+    /* model 4: the same messages in the same order within each pull; model
+     * 3: the same messages in another order within some pulls */
+    size_t reordered = 0;
+    for (size_t i = 0; i < a.n; i++) reordered += a.d[i].body != b.d[i].body;
+    if (model >= 4) {
+        cr_assert_eq(reordered, 0, "model 4 handed %zu messages over in another place of their "
+                                   "pull than model 2", reordered);
+    } else {
+        cr_assert_gt(reordered, 10, "model 3 reordered only %zu messages within their pulls",
+                     reordered);
+        qsort(a.d, a.n, sizeof *a.d, dtuple_cmp_body);
+        qsort(b.d, b.n, sizeof *b.d, dtuple_cmp_body);
+    }
     size_t offline = 0;
     for (size_t i = 0; i < a.n; i++) {
         cr_assert(a.d[i].t == b.d[i].t && a.d[i].user == b.d[i].user &&
                       a.d[i].body == b.d[i].body && a.d[i].online == b.d[i].online,
-                  "delivery %zu: model 2 body %u to %u at %lld (%s), model 3 body %u to %u at "
+                  "delivery %zu: model 2 body %u to %u at %lld (%s), model %d body %u to %u at "
                   "%lld (%s)", i, a.d[i].body, a.d[i].user, (long long)a.d[i].t,
-                  a.d[i].online ? "online" : "offline", b.d[i].body, b.d[i].user,
+                  a.d[i].online ? "online" : "offline", model, b.d[i].body, b.d[i].user,
                   (long long)b.d[i].t, b.d[i].online ? "online" : "offline");
         offline += !a.d[i].online;
     }
@@ -320,7 +351,7 @@ static void direct_matches_model2(uint32_t users, uint32_t per_user, const rc_tr
     free(b.d);
 }
 
-Test(net, model3_takes_every_message_at_model2s_pull)
+static void direct_models_match_model2(int model)
 {
     /* 16 clients, each online and offline in turns of its own length */
     enum { U = 16, L = 400 };
@@ -335,12 +366,20 @@ Test(net, model3_takes_every_message_at_model2s_pull)
     rc_err err = {0};
     rc_trace *tr = rc_trace_load(path, U, &err);
     cr_assert_not_null(tr, "%s", err.msg);
-    direct_matches_model2(U, 900, tr, false);
-    direct_matches_model2(U, 300, tr, true); /* every cover packet simulated (model 2 is model 1 there) */
-    direct_matches_model2(5000, 60, NULL, false);
+    direct_matches_model2(U, 900, tr, false, model);
+    /* every cover packet simulated (model 2 is model 1 there) */
+    direct_matches_model2(U, 300, tr, true, model);
+    direct_matches_model2(5000, 60, NULL, false, model);
     rc_trace_free(tr);
     unlink(path);
     for (size_t u = 0; u < U; u++) free(lines[u]);
+}
+
+Test(net, model3_takes_every_message_at_model2s_pull) { direct_models_match_model2(3); }
+
+Test(net, model4_takes_every_message_at_model2s_pull_in_its_order)
+{
+    direct_models_match_model2(4);
 }
 
 /* Paper model: 5 hand-off ticks plus four lifted delays, ~1.40 s (docs/spec.md §1.6). */

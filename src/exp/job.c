@@ -215,6 +215,7 @@ void rc_job_net_cfg(const rc_job *job, rc_net_cfg *out)
     out->provider_rate = job->provider_rate;
     out->aggregate_cover = job->population > 0 && job->population_model >= 2;
     out->direct_pull = job->population > 0 && job->population_model >= 3;
+    out->direct_arrival_order = job->population > 0 && job->population_model >= 4;
 }
 
 /* The scenario options, offline_members and source_offline, read from the

@@ -19,7 +19,7 @@
 
 typedef enum { RC_MODEL_EXACT = 0, RC_MODEL_PAPER = 1 } rc_model;
 /* The newest population model (rc_job.population_model): what auto resolves to. */
-#define RC_POPULATION_MODEL 3
+#define RC_POPULATION_MODEL 4
 /* auto: full with --anonymity on, else skip (resolved by rc_job_resolve). */
 typedef enum { RC_COVER_SKIP = 0, RC_COVER_FULL = 1, RC_COVER_AUTO = 2 } rc_cover_mode;
 

@@ -128,6 +128,7 @@ rc_net *rc_net_new(rc_sim *sim, const rc_net_cfg *cfg, const rc_trace *trace, in
     n->cover_full = cfg->cover_full;
     n->aggregate = cfg->aggregate_cover;
     n->direct = cfg->direct_pull;
+    n->arrival_order = cfg->direct_arrival_order;
     n->tick = n->lattice ? (rc_time)llround(cfg->tick_s * 1e6) : 1;
     if (n->tick < 1) n->tick = 1;
     n->pull_period = (rc_time)llround(cfg->pull_period_s * 1e6);
@@ -221,6 +222,18 @@ void rc_net_start(rc_net *n)
      * 31 bits (provider.c, direct_file). */
     n->direct = n->direct && !n->lattice && !n->frozen_pull && n->wire.link == NULL &&
                 n->pull_period < (rc_time)1 << 31;
+    if (n->direct && n->arrival_order) {
+        /* Model 4's order within an instant (provider.c, pull_seq): the
+         * arrival's place in the pull period (pull_period + 1 values) above a
+         * count of the pull events filed; a period over 2^24 us (16.7 s) would
+         * leave the count fewer than 32 bits, and the job takes model 2's path
+         * (the same order, without the speed). */
+        unsigned bits = 0;
+        while (((rc_time)1 << bits) <= n->pull_period) bits++;
+        n->seq_shift = 56 - bits;
+        n->direct = n->seq_shift >= 32;
+    }
+    n->arrival_order = n->arrival_order && n->direct;
     if (n->direct) {
         /* aligned: a slot never straddles two cache lines (one prefetch brings it) */
         size_t bytes = ((size_t)n->n_users * sizeof *n->pslot + 63) / 64 * 64;

@@ -75,6 +75,11 @@ typedef struct rc_net_cfg {
      * instants and labels; messages that one pull takes are handed over in
      * the order they left their senders instead of the order they arrived. */
     bool direct_pull;
+    /* Population model 4 (docs/beyond.md, "Population models"): with
+     * direct_pull, the messages one pull takes are handed over in the order
+     * they arrived (then the order they were filed), as model 2 does: their
+     * events are ordered by arrival within the pull's instant. */
+    bool direct_arrival_order;
 } rc_net_cfg;
 
 /* What the network counts; the net owns them (rc_net_counts), exp/result

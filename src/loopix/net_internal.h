@@ -250,6 +250,13 @@ struct rc_net {
     bool direct;
     pslot *pslot;         /* per client, with direct; NULL otherwise */
     uint64_t direct_held; /* direct messages scheduled and not yet taken (in flight) */
+    /* Model 4 (cfg.direct_arrival_order, with direct): the pull-class events
+     * carry their own order within an instant (provider.c, pull_seq): the
+     * arrival in the high bits, from bit seq_shift up, and below it a count of
+     * the events filed, seq_next, which must stay under 1 << seq_shift. */
+    bool arrival_order;
+    unsigned seq_shift;
+    uint64_t seq_next;
     rc_time tick;        /* lattice step (us); 1 when off */
     rc_time pull_period; /* us */
     double rate_pay, rate_drop, rate_loop, mu; /* per second, after x p and / lambda_div */

@@ -61,6 +61,27 @@ rc_time rc_net__next_pull_at_or_after(const rc_net *n, const user *u, rc_time a)
     return grid_at_or_after(u->pull_due, n->pull_period, a);
 }
 
+/* Population model 4: the sequence of a pull-class event, its order among
+ * the events of its instant (core/evq.h), instead of the engine's count.
+ * `rank` is 0 for a pull of the postbox, else pull_period minus how long
+ * before the pull its message arrived (1 .. pull_period): a client's postbox
+ * pull first (what it holds arrived before this pull period: on_direct), then
+ * its direct messages in the order they arrived, and in the order they were
+ * filed when they arrived together (the count below the rank), as model 2's
+ * postbox hands them over.  Two clients that pull at the same instant have
+ * their events interleaved by arrival, where model 2 takes one client's pull
+ * after the other's in the order the pulls were scheduled: which of two
+ * clients goes first at one instant changes only which of the same draws
+ * each gets. */
+static uint64_t pull_seq(rc_net *n, rc_time rank)
+{
+    RC_ASSERTF(n->seq_next < (uint64_t)1 << n->seq_shift,
+               "population model 4: more than 2^%u pull events in one job (pull period %lld "
+               "us); population model 2 (--population-model 2) has no such limit",
+               n->seq_shift, (long long)n->pull_period);
+    return (uint64_t)rank << n->seq_shift | n->seq_next++;
+}
+
 /* Makes sure an online client with mail pulls at its first pull time at or
  * after both `now` and the earliest arrival in its postbox. */
 void rc_net__ensure_pull(rc_net *n, uint32_t ui, rc_time now)
@@ -73,7 +94,10 @@ void rc_net__ensure_pull(rc_net *n, uint32_t ui, rc_time now)
     u->pull_ver++;
     u->pull_scheduled = true;
     u->pull_at = at;
-    rc_sim_at(n->sim, at, RC_CLS_PULL, RC_EV_PULL, ui, u->pull_ver);
+    if (n->arrival_order)
+        rc_sim_at_seq(n->sim, at, RC_CLS_PULL, pull_seq(n, 0), RC_EV_PULL, ui, u->pull_ver);
+    else
+        rc_sim_at(n->sim, at, RC_CLS_PULL, RC_EV_PULL, ui, u->pull_ver);
 }
 
 /* ---------- population model 3: messages scheduled for their pull ---------- */
@@ -93,8 +117,12 @@ static void direct_file(rc_net *n, uint32_t r, uint32_t body, rc_time arrive)
     RC_DCHECK(at >= n->sim->now && at - arrive < n->pull_period, "direct pull at %lld for %lld",
               (long long)at, (long long)arrive);
     n->direct_held++; /* (beyond the stop the event is not kept: it stays in flight) */
-    rc_sim_at(n->sim, at, RC_CLS_PULL, RC_EV_PULL, r,
-              DIRECT_BIT | (uint64_t)(at - arrive) << 32 | body);
+    uint64_t arg = DIRECT_BIT | (uint64_t)(at - arrive) << 32 | body;
+    if (n->arrival_order)
+        rc_sim_at_seq(n->sim, at, RC_CLS_PULL, pull_seq(n, n->pull_period - (at - arrive)),
+                      RC_EV_PULL, r, arg);
+    else
+        rc_sim_at(n->sim, at, RC_CLS_PULL, RC_EV_PULL, r, arg);
 }
 
 /* Counts one message taken by client ui's pull at t: with direct pulls a
@@ -115,17 +143,24 @@ static void on_direct(rc_net *n, const rc_event *ev)
     uint32_t r = ev->obj, body = (uint32_t)ev->arg;
     rc_time arrive = ev->t - (rc_time)((ev->arg & ~DIRECT_BIT) >> 32);
     n->direct_held--;
-    if (!n->online_of[r] || n->pslot[r].last_online > arrive) {
+    bool online_label = n->pslot[r].last_online <= arrive;
+    if (!n->online_of[r] || (!online_label && !n->arrival_order)) {
         /* offline at some time since it arrived: it waits for a pull after
          * the client is back, labelled by its arrival, as in model 2 */
         pbox_push(&n->users[r].postbox, (pentry){arrive, n->postbox_seq++, body});
         rc_net__ensure_pull(n, r, ev->t);
         return;
     }
+    /* Model 4 also takes now, labelled OFFLINE, a message whose client went
+     * away and came back since it arrived: the client came back within this
+     * pull period, so model 2 takes it at this pull, in its arrival's place
+     * (pull_seq), after what the postbox held (which arrived in an earlier
+     * period).  Through the postbox it would come after the postbox's pull
+     * of this instant, which may already have run. */
     take_one(n, r, ev->t);
     n->subs_pulled++;
     n->in_pull = true;
-    n->hooks.deliver(n->hooks.ctx, r, body, true, ev->t); /* arrived online: ONLINE */
+    n->hooks.deliver(n->hooks.ctx, r, body, online_label, ev->t); /* ONLINE: arrived online */
     n->in_pull = false;
 }
 
