@@ -23,8 +23,12 @@
 # before model 2 (issue 28, fourth round) it differs by design.  Population model 3
 # (fifth round) hands a pull's messages over in another order: against a build before
 # it, jobs k and n (exact RC-FT populations) differ by design, and job p, whose
-# deliveries send nothing, keeps its results with other event counts.  Run the newer
-# build with --population-model of the older one's newest model to compare the rest.
+# deliveries send nothing, keeps its results with other event counts.  Population
+# model 4 (the default after model 3) hands them over in model 2's order but interleaves
+# two clients that pull at the same microsecond: against a build whose newest model is
+# 3, jobs k and n differ by design and job p keeps its results.  Run the newer build with
+# --population-model of the older one's newest model to compare the rest (a build with
+# model 4, run with --population-model 3, is identical to one whose newest is 3).
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 

@@ -29,6 +29,14 @@ cat "$T/ks.log"
 [ "$rc" = 0 ] || { echo "FAIL: population_model_ks exit $rc"; fail=1; }
 [ "$(grep -c '^| [ur]' "$T/ks.md")" = 6 ] || { echo "FAIL: want 3 configurations x models 2, 4 in the table"; fail=1; }
 grep -q '| 1 / 4 |' "$T/ks.md" || { echo "FAIL: model 4 (the default) not in the table"; fail=1; }
+# 2b. model 4 keeps model 2's counters too (timeouts, reassignments, duplicates, ACKs,
+#     latency quantiles), paired seed by seed (analysis/population_model_paired.py)
+"$PY" analysis/population_model_paired.py "$T/pm.h5" --base 2 --same 4 --out "$T/paired.md" \
+    >"$T/paired.log" 2>&1
+rc=$?
+tail -n 2 "$T/paired.log"
+[ "$rc" = 0 ] || { cat "$T/paired.log"; echo "FAIL: population_model_paired exit $rc"; fail=1; }
+grep -q '| 2 / 4 | 30 | timeouts |' "$T/paired.md" || { echo "FAIL: no paired timeouts of model 4"; fail=1; }
 # 3. the models differ draw by draw, not in the workload: the same multicasts, other
 #    latencies; the JSON names the model
 common=(run --population 1000 --groups 200 --group-size-dist zipf:1.5:3:100 --duration 10m --json)
