@@ -151,8 +151,9 @@ static const rc_param_def table[] = {
      "population mode's model version (0 = the newest, 4): 4 schedules each message for its "
      "recipient's pull when it leaves, a pull's messages in the order they arrived as in 2, "
      "and does what 2 does (2's laws, faster); 3 does so in the order they left (not 2's "
-     "laws for RC-FT: kept to rerun old jobs); 2 counts a busy client's drop and loop cover firings in aggregate "
-     "and draws a packet's hops as one sum where p = 1 (the same laws, other draws, faster); "
+     "laws for RC-FT: kept to rerun old jobs); 2 counts a busy client's drop and loop cover "
+     "firings in aggregate and draws a packet's hops as one sum where p = 1 (the same laws, "
+     "other draws, faster); "
      "1 draws every firing and hop (rcsim before model 2; docs/beyond.md)"},
     {"group_size_dist", RC_PT_STRING, OFF(group_size_dist), SZ(group_size_dist), "", 0, 0, "",
      NULL, C | A | N,
