@@ -216,11 +216,15 @@ has "PARTS=$A/res.parts"
 has "NSHARDS=4"
 grep -qxF '"$RCSIM" merge "${parts[@]}" --out "$NEW"' "$WORK/s" || fail "merge script lacks the rcsim merge line"
 lacks "{{"
-# Run the merge script outside SLURM with a stand-in rcsim that records its arguments: it must
-# refuse while a part is missing, then call `rcsim merge` with the parts in shard order.
+# Run the merge script outside SLURM with a stand-in rcsim that records its arguments and, as
+# a real merge does, writes the --out file and its journal (the script installs the merged file
+# only when both are there): it must refuse while a part is missing, then call `rcsim merge`
+# with the parts in shard order and install what it wrote.
 cat >"$WORK/stand-in" <<'STUB'
 #!/bin/sh
 printf '%s\n' "$@" >"$(dirname "$0")/merge-args"
+for a in "$@"; do out=$a; done
+: >"$out"; : >"$out.journal"
 STUB
 chmod +x "$WORK/stand-in"
 sed "s|^RCSIM=.*|RCSIM='$WORK/stand-in'|" "$A/fig-merge.sbatch" >"$WORK/m.sh"
@@ -234,6 +238,8 @@ bash "$WORK/m.sh" >"$WORK/out" 2>&1 || fail "merge script failed: $(cat "$WORK/o
 want=$(printf '%s\n' merge "$A/res.parts/part-0.h5" "$A/res.parts/part-1.h5" "$A/res.parts/part-2.h5" \
     "$A/res.parts/part-3.h5" --out "$A/res.h5.merging")
 [ "$(cat "$WORK/merge-args")" = "$want" ] || fail "merge arguments: got [$(cat "$WORK/merge-args")], want [$want]"
+[ -e "$A/res.h5" ] && [ -e "$A/res.h5.journal" ] && [ ! -e "$A/res.h5.merging" ] ||
+    fail "merge script did not install the merged file and its journal as $A/res.h5"
 # A second --array generation with -o NAME (no .sbatch) names the merge script NAME-merge.
 "$RCSIM" slurm "$SWEEP" --array 2 -o "$WORK/plain" 2>/dev/null || fail "--array -o plain"
 [ -f "$WORK/plain-merge" ] || fail "--array -o plain did not write plain-merge"
