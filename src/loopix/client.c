@@ -91,59 +91,67 @@ static void flush_covers(rc_net *n, user *u, rc_time upto)
     u->cover_from = upto;
 }
 
-/* emit_bundle under model 2: one entry, a payload-stream cover or a real
- * message, whose hops are drawn as one sum (rc_net__hops_delay). */
-static void emit_single(rc_net *n, uint32_t ui, rc_time t)
+/* Real entries of the bundle about to leave that end at the sender's provider
+ * (rc_net_send_provider). */
+static uint32_t relayed_in_bundle(const user *u, uint32_t p)
 {
-    user *u = &n->users[ui];
-    bool cover = covers_ahead(u) > 0;
-    n->ctr.bundles++;
-    u->wait_head++;
-    u->wait_n--;
-    if (cover) {
-        n->ctr.cover_packets++; /* nobody observes its path: no delay is drawn */
-        return;
-    }
-    qmsg q = ring_pop(&u->wait);
-    n->hooks.sent(n->hooks.ctx, ui, q.body, t);
-    n->ctr.real_packets++;
-    if (q.recipient == TO_PROVIDER) {
-        n->subs_relayed++;
-        rc_time at_provider = t + (n->ingress_delay ? rc_net__hops_delay(n, 1) : 0);
-        rc_sim_at(n->sim, at_provider, RC_CLS_PROVIDER, RC_EV_RELAY, ui, q.body);
-        return;
-    }
-    unsigned hops = (n->ingress_delay ? 1u : 0u) + n->layers;
-    rc_net__deliver_to_postbox(n, q.recipient, q.body, t, t + rc_net__hops_delay(n, hops));
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < u->wait.n && ring_at(&u->wait, i)->pos - u->wait_head < p; i++)
+        k += ring_at(&u->wait, i)->recipient == TO_PROVIDER;
+    return k;
 }
 
-static void emit_bundle(rc_net *n, uint32_t ui, rc_time t)
+/* How a bundle's sub-messages cross the mixes.  One walk (emit) sends every
+ * bundle; it takes one of three ways, fixed for the run:
+ *   WAY_HOPS  hop by hop: the shared hops (the sender's provider, then every
+ *             layer but the last) once for the bundle, the last layer for each
+ *             sub-message; with cover_full its covers go on as cover packets
+ *             of their own (mix.c);
+ *   WAY_WIRE  the same delays, drawn in the same order, with the observer
+ *             (wire.c) shown every link: the mixes of the path, and the covers
+ *             riding inside the bundle to the last layer, as on a real wire;
+ *   WAY_SUM   population model 2 (p = 1, continuous time): a sub-message's
+ *             whole path as one sum (rc_net__hops_delay). */
+enum way { WAY_HOPS, WAY_WIRE, WAY_SUM };
+
+/* Sends the bundle at the head of user ui's bundling queue at t, the way
+ * `way`.  Inlined into each caller below with `way` a constant, so each way
+ * compiles to its own straight path. */
+static inline __attribute__((always_inline)) void emit(rc_net *n, uint32_t ui, rc_time t,
+                                                       const enum way way)
 {
     user *u = &n->users[ui];
-    RC_DCHECK(u->online, "client %u sent a packet while offline at t=%lld", ui, (long long)t);
-    if (n->aggregate) {
-        emit_single(n, ui, t);
-        return;
-    }
-    if (n->wire.link != NULL) {
-        n->wops->bundle(n, ui, t);
-        return;
-    }
     rc_time hand = n->lattice ? n->tick : 0; /* one tick of hand-off per hop (docs/spec.md §1.2) */
-    unsigned shared_hops = (n->ingress_delay ? 1u : 0u) + (n->layers > 0 ? n->layers - 1 : 0);
-    bool any_real = covers_ahead(u) < (uint32_t)n->p;
-    rc_time shared = t, at_provider = t; /* at_provider: when it has left the ingress provider */
-    if (any_real) {
-        shared += hand + (n->ingress_delay ? rc_net__hop_delay(n) : 0);
-        at_provider = shared;
-        for (uint32_t l = 0; l + 1 < n->layers; l++) shared += hand + rc_net__hop_delay(n);
-    } else {
-        /* Nobody observes an all-cover bundle's path: consume its delay
-         * draws (the stream stays where it would be) without computing them. */
-        rc_rng_skip_pos(n->rng_delay, shared_hops);
+    /* (p is 1 under WAY_SUM: a constant lets that path drop the loop) */
+    uint32_t p = way == WAY_SUM ? 1 : (uint32_t)n->p;
+    RC_DCHECK(p == (uint32_t)n->p, "population model 2 with p = %d", n->p);
+    bool any_real = covers_ahead(u) < p;
+    /* at_provider: when it has left the sender's provider; at_last: when it
+     * reaches the last layer, which delays each sub-message separately */
+    rc_time at_provider = t, at_last = t;
+    rc_wire_link wl; /* WAY_WIRE: the bundle as the observer sees it travel */
+    if (way != WAY_SUM) {
+        /* WAY_WIRE: what goes on through the mixes (none, split 0, when every
+         * entry ends at the provider); its path is drawn for covers too */
+        uint32_t parts = way == WAY_WIRE ? p - relayed_in_bundle(u, p) : 0;
+        if (way == WAY_WIRE) n->wops->bundle_enter(n, ui, t, parts, any_real, &wl);
+        if (way == WAY_WIRE || any_real)
+            at_provider = t + hand + (n->ingress_delay ? rc_net__hop_delay(n) : 0);
+        if (way == WAY_WIRE ? parts > 0 : any_real) {
+            rc_time dep = at_provider;
+            for (uint32_t layer = 0; layer < n->layers; layer++) {
+                at_last = dep + hand;
+                if (way == WAY_WIRE) n->wops->bundle_hop(n, &wl, layer, dep, at_last, parts);
+                if (layer + 1 < n->layers) dep = at_last + rc_net__hop_delay(n);
+            }
+        } else if (way == WAY_HOPS) {
+            /* Nobody observes an all-cover bundle's path: consume its delay
+             * draws (the stream stays where it would be) without computing them. */
+            rc_rng_skip_pos(n->rng_delay, (n->ingress_delay ? 1u : 0u) + n->layers - 1);
+        }
     }
     n->ctr.bundles++;
-    for (uint32_t left = (uint32_t)n->p; left > 0;) {
+    for (uint32_t left = p; left > 0;) {
         /* the covers before the next real entry, in one step */
         uint32_t covers = covers_ahead(u) < left ? covers_ahead(u) : left;
         if (covers > 0) {
@@ -151,9 +159,16 @@ static void emit_bundle(rc_net *n, uint32_t ui, rc_time t)
             u->wait_n -= covers;
             left -= covers;
             n->ctr.cover_packets += covers;
-            if (n->cover_full) rc_net__traffic_route(n, covers);
-            for (uint32_t c = 0; c < covers && n->cover_full; c++)
-                rc_net__cover_send(n, (uint8_t)(n->layers + (n->ingress_delay ? 1 : 0)), t + hand);
+            if (way == WAY_WIRE) {
+                n->ctr.mix_packets += covers * n->layers;
+                for (uint32_t c = 0; c < covers; c++)
+                    n->wops->bundle_part(n, &wl, t, at_last + rc_net__hop_delay(n), NULL);
+            } else if (way == WAY_HOPS && n->cover_full) {
+                rc_net__traffic_route(n, covers);
+                for (uint32_t c = 0; c < covers; c++)
+                    rc_net__cover_send(n, (uint8_t)(n->layers + (n->ingress_delay ? 1 : 0)),
+                                       t + hand);
+            } /* (WAY_SUM: nobody observes its path: no delay is drawn) */
             continue;
         }
         u->wait_head++;
@@ -161,25 +176,41 @@ static void emit_bundle(rc_net *n, uint32_t ui, rc_time t)
         left--;
         qmsg q = ring_pop(&u->wait);
         n->hooks.sent(n->hooks.ctx, ui, q.body, t);
+        n->ctr.real_packets++; /* a real packet on the client's link, wherever it ends */
         if (q.recipient == TO_PROVIDER) {
             /* Ends at the provider (provider.c): the strategy acts there, at
              * that time (an event, so providers serve in time order). */
             n->subs_relayed++;
-            n->ctr.real_packets++; /* a real packet on the client's link, like any other */
+            if (way == WAY_SUM && n->ingress_delay) at_provider = t + rc_net__hops_delay(n, 1);
             rc_sim_at(n->sim, at_provider, RC_CLS_PROVIDER, RC_EV_RELAY, ui, q.body);
             continue;
         }
-        /* The last layer delays each sub-message separately, then the egress
-         * provider files it in the next tick (delay 0). */
-        rc_time arrive = shared + hand + rc_net__hop_delay(n) + hand;
-        n->ctr.real_packets++;
-        if (n->cover_full) {
-            n->ctr.mix_packets += n->layers;
-            rc_net__traffic_route(n, 1);
+        rc_time arrive;
+        if (way == WAY_SUM) {
+            arrive = t + rc_net__hops_delay(n, (n->ingress_delay ? 1u : 0u) + n->layers);
+        } else {
+            /* the last layer's delay, then the egress provider files it in
+             * the next tick (delay 0) */
+            rc_time leave = at_last + rc_net__hop_delay(n);
+            arrive = leave + hand;
+            if (way == WAY_WIRE) n->wops->bundle_part(n, &wl, t, leave, &q);
+            if (n->cover_full) {
+                n->ctr.mix_packets += n->layers;
+                if (way == WAY_HOPS) rc_net__traffic_route(n, 1);
+            }
         }
         rc_net__deliver_to_postbox(n, q.recipient, q.body, t, arrive);
     }
-    if (n->cover_full) rc_net__traffic_departure(n, ui, t);
+    if (way != WAY_SUM && n->cover_full) rc_net__traffic_departure(n, ui, t);
+}
+
+static void emit_bundle(rc_net *n, uint32_t ui, rc_time t)
+{
+    RC_DCHECK(n->users[ui].online, "client %u sent a packet while offline at t=%lld", ui,
+              (long long)t);
+    if (n->aggregate) emit(n, ui, t, WAY_SUM);
+    else if (n->wire.link != NULL) emit(n, ui, t, WAY_WIRE);
+    else emit(n, ui, t, WAY_HOPS);
 }
 
 enum { PREFETCH_BODY = 4, PREFETCH_RECIPIENT = 4, PREFETCH_POSTBOX = 2 };

@@ -207,8 +207,17 @@ typedef struct wire_loop {
  * observes (client.c, mix.c, provider.c), which it also calls, do not call it
  * by name (tests/check_structure.sh).  Set by rc_net_observe. */
 typedef struct wire_ops {
-    /* emit_bundle's twin that routes the bundle, its covers included, node by node */
-    void (*bundle)(rc_net *n, uint32_t ui, rc_time t);
+    /* client.c's emit walks a bundle, its covers included, node by node
+     * (WAY_WIRE): it leaves client ui at t (the link to its provider; *l is
+     * then the bundle as it travels) ... */
+    void (*bundle_enter)(rc_net *n, uint32_t ui, rc_time t, uint32_t parts, bool real,
+                         rc_wire_link *l);
+    /* ... it reaches a mix of each layer in turn ... */
+    void (*bundle_hop)(rc_net *n, rc_wire_link *l, uint32_t layer, rc_time sent,
+                       rc_time received, uint32_t parts);
+    /* ... and its sub-messages leave the last one (q NULL: a cover) */
+    void (*bundle_part)(rc_net *n, const rc_wire_link *l, rc_time t, rc_time sent,
+                        const qmsg *q);
     /* a mix loop starts at mix index m (layer-major) at t */
     void (*loop_start)(rc_net *n, uint32_t m, rc_time t);
     /* mix loop pk, now at its node, leaves after `delay` and arrives `hand` later */

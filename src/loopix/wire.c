@@ -3,9 +3,10 @@
  * (rc_net_observe); then every bundle is routed node by node — the sender's
  * provider, one mix of each layer chosen uniformly, the last layer splitting
  * the bundle into its sub-messages, each to its provider — and the covers of
- * a bundle travel inside it, as they do on a real wire.  Mix loops (mix.c)
- * report each hop here.  The delays are the ones emit_bundle would draw
- * (same stream, same order for the real sub-messages); the choice of mixes
+ * a bundle travel inside it, as they do on a real wire.  A bundle takes the
+ * one path every bundle takes (client.c, emit), which reports each of its
+ * links here, with the delays that path draws (WAY_WIRE); mix loops (mix.c)
+ * report each hop here too.  The choice of mixes
  * and of a cover's destination provider comes from a stream of its own, since
  * nothing in the model depends on it (docs/spec.md §1.1). */
 #include "loopix/net_internal.h"
@@ -36,93 +37,54 @@ static void report(rc_net *n, rc_wire_kind kind, uint64_t id, uint32_t from, uin
     n->wire.link(n->wire.ctx, &l);
 }
 
-/* Real entries of the bundle about to leave that end at the sender's provider
- * (rc_net_send_provider). */
-static uint32_t relayed_in_bundle(const user *u, uint32_t p)
+/* ---------- bundles (client.c's emit walks them, WAY_WIRE) ---------- */
+
+/* A bundle of client ui leaves at t for its provider; `parts` of its entries
+ * go on through the mixes (none: every entry ends at the provider); `real`:
+ * it carries a real one.  *l becomes the bundle as it travels. */
+static void wire_bundle_enter(rc_net *n, uint32_t ui, rc_time t, uint32_t parts, bool real,
+                              rc_wire_link *l)
 {
-    uint32_t k = 0;
-    for (uint32_t i = 0; i < u->wait.n && ring_at(&u->wait, i)->pos - u->wait_head < p; i++)
-        k += ring_at(&u->wait, i)->recipient == TO_PROVIDER;
-    return k;
+    rc_time hand = n->lattice ? n->tick : 0;
+    *l = (rc_wire_link){RC_WIRE_LINK, n->wire_seq++, RC_WIRE_NONE, ui,
+                        rc_net_node_provider(n, n->users[ui].provider), t, t + hand,
+                        parts == 0 ? 0 : 1, UINT32_MAX, ui, false, real};
+    n->wire.link(n->wire.ctx, l);
 }
 
-static void wire_bundle(rc_net *n, uint32_t ui, rc_time t)
+/* Bundle l leaves its node at `sent` for a mix of `layer`, arriving at
+ * `received`; the last layer splits it into its `parts`. */
+static void wire_bundle_hop(rc_net *n, rc_wire_link *l, uint32_t layer, rc_time sent,
+                            rc_time received, uint32_t parts)
 {
-    user *u = &n->users[ui];
+    l->from = l->to;
+    l->to = any_mix(n, layer);
+    l->sent = sent;
+    l->received = received;
+    if (layer + 1 == n->layers) l->split = parts;
+    n->wire.link(n->wire.ctx, l);
+    rc_net__traffic_at_node(n, l->to, (uint32_t)n->p); /* a bundle carries p sub-messages' bytes */
+}
+
+/* A sub-message of bundle l (emitted at t) leaves the last layer at `sent`:
+ * real message q for its recipient's provider, or a cover (q NULL) for a
+ * provider drawn at random. */
+static void wire_bundle_part(rc_net *n, const rc_wire_link *l, rc_time t, rc_time sent,
+                             const qmsg *q)
+{
     rc_time hand = n->lattice ? n->tick : 0;
-    uint32_t p = (uint32_t)n->p;
-    uint64_t id = n->wire_seq++;
-    /* What goes on through the mixes: the entries not for the provider; none
-     * (split 0) when every entry ends there. */
-    uint32_t parts = p - relayed_in_bundle(u, p);
-    rc_wire_link l = {RC_WIRE_LINK, id, RC_WIRE_NONE, ui, rc_net_node_provider(n, u->provider),
-                      t, t + hand, parts == 0 ? 0 : 1, UINT32_MAX, ui, false,
-                      covers_ahead(u) < p};
-    n->wire.link(n->wire.ctx, &l);
-    /* The shared hops: the sender's provider, then every layer but the last
-     * (emit_bundle's `shared`). */
-    rc_time dep = t + hand + (n->ingress_delay ? rc_net__hop_delay(n) : 0);
-    rc_time at_provider = dep;
-    for (uint32_t layer = 0; layer < n->layers && parts > 0; layer++) {
-        l.from = l.to;
-        l.to = any_mix(n, layer);
-        l.sent = dep;
-        l.received = dep + hand;
-        if (layer + 1 == n->layers) l.split = parts;
-        n->wire.link(n->wire.ctx, &l);
-        rc_net__traffic_at_node(n, l.to, p); /* a bundle carries p sub-messages' bytes */
-        if (layer + 1 < n->layers) dep = l.received + rc_net__hop_delay(n);
-    }
-    rc_time at_last = l.received;
-    uint32_t last = l.to;
-    n->ctr.bundles++;
-    /* The sub-messages leave the last layer one by one, in bundle order. */
-    rc_wire_link part = {RC_WIRE_LINK, 0, id, last, 0, 0, 0, 1, UINT32_MAX, ui, true, false};
-    for (uint32_t left = p; left > 0;) {
-        uint32_t covers = covers_ahead(u) < left ? covers_ahead(u) : left;
-        if (covers > 0) {
-            u->wait_head += covers;
-            u->wait_n -= covers;
-            left -= covers;
-            n->ctr.cover_packets += covers;
-            n->ctr.mix_packets += covers * n->layers;
-            for (uint32_t c = 0; c < covers; c++) {
-                part.packet = n->wire_seq++;
-                part.to = rc_net_node_provider(n, rc_rng_below(n->rng_wire, n->n_providers));
-                part.sent = at_last + rc_net__hop_delay(n);
-                part.received = part.sent + hand;
-                part.body = UINT32_MAX;
-                part.real = false;
-                n->wire.link(n->wire.ctx, &part);
-            }
-            continue;
-        }
-        u->wait_head++;
-        u->wait_n--;
-        left--;
-        qmsg q = ring_pop(&u->wait);
-        n->hooks.sent(n->hooks.ctx, ui, q.body, t);
-        if (q.recipient == TO_PROVIDER) {
-            /* Ends at the provider, as in emit_bundle. */
-            n->subs_relayed++;
-            n->ctr.real_packets++; /* a real packet on the client's link, like any other */
-            rc_sim_at(n->sim, at_provider, RC_CLS_PROVIDER, RC_EV_RELAY, ui, q.body);
-            continue;
-        }
-        if (n->wire.carry) n->wire.carry(n->wire.ctx, id, q.body, ui, q.recipient, t);
-        rc_time arrive = at_last + rc_net__hop_delay(n) + hand;
-        n->ctr.mix_packets += n->layers;
-        part.packet = n->wire_seq++;
-        part.to = rc_net_node_provider(n, n->users[q.recipient].provider);
-        part.sent = arrive - hand;
-        part.received = arrive;
-        part.body = q.body;
+    if (q != NULL && n->wire.carry)
+        n->wire.carry(n->wire.ctx, l->packet, q->body, l->sender, q->recipient, t);
+    rc_wire_link part = {RC_WIRE_LINK, n->wire_seq++, l->packet, l->to, 0, sent, sent + hand, 1,
+                         UINT32_MAX, l->sender, true, false};
+    if (q != NULL) {
+        part.to = rc_net_node_provider(n, n->users[q->recipient].provider);
+        part.body = q->body;
         part.real = true;
-        n->wire.link(n->wire.ctx, &part);
-        n->ctr.real_packets++;
-        rc_net__deliver_to_postbox(n, q.recipient, q.body, t, arrive);
+    } else {
+        part.to = rc_net_node_provider(n, rc_rng_below(n->rng_wire, n->n_providers));
     }
-    rc_net__traffic_departure(n, ui, t);
+    n->wire.link(n->wire.ctx, &part);
 }
 
 /* ---------- mix loops ---------- */
@@ -217,8 +179,9 @@ static void wire_pull(rc_net *n, uint32_t ui, uint32_t body, rc_time now)
 void rc_net_observe(rc_net *n, rc_net_wire wire)
 {
     RC_ASSERT(n->cover_full && n->wire.link == NULL && wire.link != NULL);
-    static const wire_ops ops = {wire_bundle,   wire_loop_start, wire_loop_hop,
-                                 wire_loop_end, wire_pull,       wire_provider_send};
+    static const wire_ops ops = {wire_bundle_enter, wire_bundle_hop, wire_bundle_part,
+                                 wire_loop_start,   wire_loop_hop,   wire_loop_end,
+                                 wire_pull,         wire_provider_send};
     n->wire = wire;
     n->wops = &ops;
     n->rng_wire = rc_rng_new(n->seed, STREAM_WIRE);
