@@ -1,19 +1,34 @@
-/* net_internal: what the parts of the Loopix net share; nothing outside
- * src/loopix/ includes it.
+/* net_internal: what the parts of the net share; nothing outside src/loopix/
+ * includes it (nor the three headers it gathers).
  *
  * The net is one object (struct rc_net) holding one record per client
- * (user).  Its code is split along Loopix's actors:
- *   client.c    send queue, payload and cover streams, bundling, the idle regime
- *   provider.c  postboxes and pulls
+ * (user).  Its code is split along Loopix's actors, with two observers:
+ *   client.c    send queue, payload and cover streams, the one path every
+ *               bundle takes (emit), the idle regime
+ *   provider.c  postboxes and pulls, relays, provider injections
  *   mix.c       per-hop delays; cover packets and mix loops through the mixes
  *   net.c       construction, availability (trace toggles, forced-offline
  *               windows, going on- and offline) and the public API
+ *   traffic.c   what the wire carries: mix load, departures and gaps, pulls
+ *               of active clients (--cover full; docs/spec.md §1.12)
+ *   wire.c      the observed wire: every link reported to an attached
+ *               observer (rc_net_observe; docs/spec.md §10)
+ * The shared state, one concept a header:
+ *   loopix/ring.h      a client's message queues (qmsg ring buffers)
+ *   loopix/traffic.h   traffic.c's sums (struct traffic) and its entry points
+ *   loopix/wire_ops.h  the table through which the parts reach wire.c
+ *   this header        the client record (postbox, pull state, queues,
+ *                      streams, availability), struct rc_net, the small
+ *                      helpers and availability predicates several parts
+ *                      read, and what client.c, provider.c and mix.c call in
+ *                      one another
  * A function one part calls in another is named rc_net__<verb> and declared
- * here; everything else stays static in its file.  Small helpers that the hot
- * paths of several parts use are static inline below, and so are the
- * availability predicates: net.c drives the actors, and they read a client's
- * availability from its record instead of calling back into net.c, so calls
- * between the files never go round in a circle (tests/check_structure.sh).
+ * here (traffic.c's in loopix/traffic.h); everything else stays static in
+ * its file.  Small helpers that the hot paths of several parts use are
+ * static inline, and so are the availability predicates: net.c drives the
+ * actors, and they read a client's availability from its record instead of
+ * calling back into net.c, so calls between the files never go round in a
+ * circle (tests/check_structure.sh).
  *
  * Ownership: rc_net owns the users (their queues), the postbox heaps and the
  * cover packet records; rc_net_free releases all.
@@ -29,69 +44,15 @@
 #include "core/log.h"
 #include "core/rng.h"
 #include "loopix/net.h"
+#include "loopix/ring.h"
+#include "loopix/traffic.h"
+#include "loopix/wire_ops.h"
 
 /* Random streams of the net (core/rng.h stream ids). */
 enum { STREAM_COVER = 1, STREAM_DELAY = 2, STREAM_PHASE = 3, STREAM_MIXLOOP = 4, STREAM_WIRE = 5,
        STREAM_ROUTE = 6 };
 
 #define NEVER INT64_MAX
-
-/* A real message in a client's queues: its recipient (TO_PROVIDER: it ends
- * at the sender's own provider, rc_net_send_provider), the upper layer's body
- * handle, and in the bundling queue its position there (positions count from
- * wait_head, mod 2^32; unused in the send queue).  The queues hold the
- * message itself, not an index of a record elsewhere: draining a long send
- * queue then reads the queue in order and no record of its own (issue 28). */
-typedef struct qmsg {
-    uint32_t recipient, body, pos;
-} qmsg;
-
-#define TO_PROVIDER UINT32_MAX
-
-/* A ring buffer of qmsg (send queue, bundling queue); cap is 0 or a power of
- * two, so positions wrap with a mask. */
-typedef struct ring {
-    qmsg *a;
-    uint32_t head, n, cap;
-} ring;
-
-static inline void ring_push(ring *r, qmsg v)
-{
-    if (r->n == r->cap) {
-        uint32_t ncap = r->cap ? r->cap * 2 : 8;
-        qmsg *na = rc_xmalloc(ncap * sizeof *na);
-        for (uint32_t i = 0; i < r->n; i++) na[i] = r->a[(r->head + i) & (r->cap - 1)];
-        free(r->a);
-        r->a = na;
-        r->cap = ncap;
-        r->head = 0;
-    }
-    r->a[(r->head + r->n) & (r->cap - 1)] = v;
-    r->n++;
-}
-
-/* The i-th entry from the head (i < n). */
-static inline const qmsg *ring_at(const ring *r, uint32_t i)
-{
-    return &r->a[(r->head + i) & (r->cap - 1)];
-}
-
-/* A ring that drains gives back a long buffer: a group's source queues a copy
- * per member at once, and 10^5 clients each keeping the longest queue they
- * ever had would hold more memory than the messages in flight (issue 28). */
-#define RING_KEEP 64
-
-static inline qmsg ring_pop(ring *r)
-{
-    RC_ASSERT(r->n > 0);
-    qmsg v = r->a[r->head];
-    r->head = (r->head + 1) & (r->cap - 1);
-    if (--r->n == 0 && r->cap > RING_KEEP) {
-        free(r->a);
-        *r = (ring){NULL, 0, 0, 0};
-    }
-    return v;
-}
 
 /* A postbox: the messages addressed to one client that have left their
  * sender, as a min-heap by (arrival time, sequence).  Nothing in the network
@@ -175,60 +136,9 @@ _Static_assert(sizeof(pslot) == 32, "two pull slots to a cache line");
  * arg this bit, its body, and how long before the pull it arrived. */
 #define DIRECT_BIT (1ULL << 63)
 
-/* What the wire carries (traffic.c).  The per-mix and per-departure parts
- * exist only with cover_full, when every packet is simulated: mix_in is NULL
- * otherwise. */
-typedef struct traffic {
-    uint64_t *mix_in;      /* per mix (layer-major): sub-messages it received */
-    gsl_rng *rng_route;    /* which mix of a layer a packet visits; nothing else draws from it */
-    rc_time *last_emit;    /* per user: its last bundle's departure (NEVER: none since online) */
-    uint8_t *active;       /* per user: 1 if marked active (rc_net_mark_active) */
-    bool any_active;
-    uint32_t *gaps[2];     /* [idle, active]: gap histograms, core/hist buckets of gap x 1024 */
-    uint64_t n_gaps[2];
-    rc_time sum_gaps[2];
-    uint64_t active_online_us;   /* online time of active users (up to their last offline) */
-    uint64_t active_pulled, active_pulls; /* real messages they pulled; pulls that found some */
-    uint32_t pull_real_max; /* most real messages one pull of an active user took */
-} traffic;
-
 typedef struct cover_pkt {
     uint8_t hops_left;
 } cover_pkt;
-
-/* What the wire (wire.c) keeps of a mix loop, beside its cover_pkt. */
-typedef struct wire_loop {
-    uint64_t id;   /* wire id */
-    uint32_t node; /* where it is */
-    uint32_t origin;
-} wire_loop;
-
-/* The wire (wire.c), reached through this table so that the actors it
- * observes (client.c, mix.c, provider.c), which it also calls, do not call it
- * by name (tests/check_structure.sh).  Set by rc_net_observe. */
-typedef struct wire_ops {
-    /* client.c's emit walks a bundle, its covers included, node by node
-     * (WAY_WIRE): it leaves client ui at t (the link to its provider; *l is
-     * then the bundle as it travels) ... */
-    void (*bundle_enter)(rc_net *n, uint32_t ui, rc_time t, uint32_t parts, bool real,
-                         rc_wire_link *l);
-    /* ... it reaches a mix of each layer in turn ... */
-    void (*bundle_hop)(rc_net *n, rc_wire_link *l, uint32_t layer, rc_time sent,
-                       rc_time received, uint32_t parts);
-    /* ... and its sub-messages leave the last one (q NULL: a cover) */
-    void (*bundle_part)(rc_net *n, const rc_wire_link *l, rc_time t, rc_time sent,
-                        const qmsg *q);
-    /* a mix loop starts at mix index m (layer-major) at t */
-    void (*loop_start)(rc_net *n, uint32_t m, rc_time t);
-    /* mix loop pk, now at its node, leaves after `delay` and arrives `hand` later */
-    void (*loop_hop)(rc_net *n, uint32_t pk, rc_time now, rc_time delay, rc_time hand);
-    /* mix loop pk is back at its mix */
-    void (*loop_end)(rc_net *n, uint32_t pk, rc_time now);
-    void (*pull)(rc_net *n, uint32_t ui, uint32_t body, rc_time now);
-    /* rc_net_provider_send's packet (body, for recipient, from user ui's provider),
-     * leaving at t: routes and reports it; returns its arrival at the recipient's provider */
-    rc_time (*provider_send)(rc_net *n, uint32_t ui, uint32_t recipient, uint32_t body, rc_time t);
-} wire_ops;
 
 struct rc_net {
     rc_sim *sim;
@@ -393,24 +303,6 @@ uint32_t rc_net__cover_send(rc_net *n, uint8_t hops, rc_time t);
 void rc_net__on_cover_hop(void *ctx, const rc_event *ev); /* RC_EV_COVER_HOP */
 void rc_net__on_mix_loop(void *ctx, const rc_event *ev);  /* RC_EV_MIX_LOOP */
 
-/* traffic.c (docs/spec.md §1.12) */
-void rc_net__traffic_init(rc_net *n, uint64_t seed);
-void rc_net__traffic_free(rc_net *n);
-/* `count` sub-messages enter the mixes (one of every layer each); cover_full only. */
-void rc_net__traffic_route(rc_net *n, uint32_t count);
-/* Mix `mix` sends a mix loop: it visits one mix of every other layer and returns. */
-void rc_net__traffic_mix_loop(rc_net *n, uint32_t mix);
-/* A bundle left client ui at t (cover_full only; after its entries left the queue). */
-void rc_net__traffic_departure(rc_net *n, uint32_t ui, rc_time t);
-/* Client ui went offline at t: its online time ends, and no gap spans the absence. */
-void rc_net__traffic_offline(rc_net *n, uint32_t ui, rc_time t);
-/* A pull by client ui took `real` real messages. */
-void rc_net__traffic_pull(rc_net *n, uint32_t ui, uint32_t real);
-/* The same sums for one message of a pull that has now taken `taken` (direct pulls). */
-void rc_net__traffic_pull_one(rc_net *n, uint32_t ui, uint32_t taken);
-/* The observed wire (wire.c) chose the mixes: `count` sub-messages reached wire node `node`
- * (nothing when it is not a mix). */
-void rc_net__traffic_at_node(rc_net *n, uint32_t node, uint32_t count);
 
 
 
