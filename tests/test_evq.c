@@ -222,8 +222,8 @@ static void register_two_kinds(void)
 {
     rc_sim s;
     rc_sim_init(&s, 10);
-    rc_sim_on(&s, RC_EV_PULL, count_handler, &s);
-    rc_sim_on(&s, RC_EV_APP, other_handler, NULL);
+    rc_sim_on(&s, RC_SIM_KIND_FIRST, count_handler, &s);
+    rc_sim_on(&s, RC_SIM_KIND_FIRST + 1, other_handler, NULL);
     rc_sim_free(&s);
 }
 

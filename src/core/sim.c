@@ -31,7 +31,7 @@ void rc_sim_on(rc_sim *s, uint32_t kind, rc_handler_fn fn, void *ctx)
                RC_SIM_MAX_KINDS);
     RC_ASSERTF(s->handlers[kind] == NULL,
                "event kind %u is registered twice (rc_sim_on): each kind has one handler, and "
-               "core/sim.h gives out the numbers", kind);
+               "each layer numbers its kinds on from the layer below (core/sim.h)", kind);
     RC_ASSERTF(fn != NULL, "event kind %u: no handler given (rc_sim_on)", kind);
     s->handlers[kind] = fn;
     s->ctx[kind] = ctx;

@@ -21,20 +21,14 @@
 enum { RC_CLS_MIX = 0, RC_CLS_PROVIDER = 1, RC_CLS_AVAIL = 2, RC_CLS_PULL = 3, RC_CLS_STREAM = 4,
        RC_CLS_TIMER = 5, RC_CLS_APP = 6 };
 
-/* Event kinds: each names one handler (rc_sim_on), and the numbers are given out
- * here, in one place, so that no two layers take the same one. */
-enum {
-    /* loopix/net */
-    RC_EV_PULL = 1, RC_EV_STREAM = 2, RC_EV_AVAIL = 3, RC_EV_COVER_HOP = 4, RC_EV_MIX_LOOP = 5,
-    RC_EV_FORCE = 6, RC_EV_RELAY = 7,
-    /* multicast/mc */
-    RC_EV_MC_TIMER = 8, RC_EV_MC_MEMBERSHIP = 11, RC_EV_MC_ADV_RELEASE = 13,
-    /* multicast/antientropy */
-    RC_EV_AE_GOSSIP = 12,
-    /* workload/app */
-    RC_EV_APP = 9,
-};
-
+/* Event kinds: each names one handler (rc_sim_on).  The engine knows no
+ * layer's kinds: each layer that has events declares them in its own header,
+ * numbered on from the end of the kinds of the layer below it (the lowest from
+ * RC_SIM_KIND_FIRST), and asserts that its end is at most RC_SIM_MAX_KINDS; so
+ * no two layers take the same number.  Kind 0 is never an event's (it stands
+ * for "no calendar kind").  A kind only picks the handler: it takes no part
+ * in the order of events. */
+#define RC_SIM_KIND_FIRST 1
 #define RC_SIM_MAX_KINDS 32
 
 typedef void (*rc_handler_fn)(void *ctx, const rc_event *ev);
@@ -62,7 +56,7 @@ typedef struct rc_sim {
 
 void rc_sim_init(rc_sim *s, rc_time stop);
 void rc_sim_free(rc_sim *s);
-/* Registers the handler of events of `kind` (one of the RC_EV_* above).  A kind
+/* Registers the handler of events of `kind` (declared by its layer).  A kind
  * has one handler: registering a kind already taken is a programming error and
  * aborts, naming the kind (it would silently take the other layer's events). */
 void rc_sim_on(rc_sim *s, uint32_t kind, rc_handler_fn fn, void *ctx);

@@ -37,6 +37,20 @@
 
 typedef struct rc_net rc_net;
 
+/* The net's event kinds (core/sim.h): the lowest layer with events, it numbers
+ * from RC_SIM_KIND_FIRST; the layers above number on from RC_NET_KINDS_END. */
+enum {
+    RC_EV_PULL = RC_SIM_KIND_FIRST, /* a client pulls (provider.c; the calendar kind) */
+    RC_EV_STREAM,    /* a client's stream firings (client.c) */
+    RC_EV_AVAIL,     /* a trace toggle (net.c) */
+    RC_EV_COVER_HOP, /* a cover packet's hop (mix.c) */
+    RC_EV_MIX_LOOP,  /* a mix sends a mix loop (mix.c) */
+    RC_EV_FORCE,     /* a forced-offline window starts or ends (net.c) */
+    RC_EV_RELAY,     /* a message reaches its sender's provider (provider.c) */
+    RC_NET_KINDS_END
+};
+_Static_assert(RC_NET_KINDS_END <= RC_SIM_MAX_KINDS, "the net's event kinds fit the engine");
+
 /* What the network reads of a job (exp/ fills it from the job's parameters;
  * docs/spec.md §1).  Rates are as the job gives them: the net applies x p and
  * / lambda_div itself.  Quirk switches are resolved: 0 or 1. */

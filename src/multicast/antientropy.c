@@ -6,6 +6,7 @@
 #include "core/log.h"
 #include "core/rng.h"
 #include "loopix/net.h"
+#include "multicast/events.h"
 #include "multicast/mc.h"
 #include "multicast/services.h"
 

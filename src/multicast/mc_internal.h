@@ -26,6 +26,7 @@
 #include "core/vec.h"
 #include "loopix/net.h"
 #include "multicast/bodies.h"
+#include "multicast/events.h"
 #include "multicast/mc.h"
 #include "multicast/scenario.h"
 #include "multicast/services.h"

@@ -11,9 +11,15 @@
 #define RCSIM_WORKLOAD_APP_H
 
 #include "core/sim.h"
+#include "multicast/events.h"
 #include "multicast/mc.h"
 
 typedef struct rc_app rc_app;
+
+/* The workload's event kind (core/sim.h), numbered on from the multicast
+ * layer's: an app's next group event. */
+enum { RC_EV_APP = RC_MC_KINDS_END, RC_APP_KINDS_END };
+_Static_assert(RC_APP_KINDS_END <= RC_SIM_MAX_KINDS, "the workload's event kinds fit the engine");
 
 /* What the application reads of a job (exp/ fills it). */
 typedef struct rc_app_cfg {
