@@ -1,6 +1,7 @@
 #include "exp/result.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -274,6 +275,66 @@ static void gather_population(rc_result *r, const rc_poptab *pt)
     memcpy(r->user_sent, rc_poptab_user_sent(pt), n * sizeof(uint32_t));
     for (size_t u = 0; u < n; u++) r->user_groups[u] = rc_poptab_user_groups(pt, (uint32_t)u);
 }
+
+/* rc_net_counters and rc_net_traffic (loopix/net.h, which cannot read the
+ * table above it) mirror the NET and TRAFFIC rows of multicast/counters.def,
+ * which rc_result_gather copies by name.  Checked here at compile time: every
+ * such row is a field of the struct's reported part (the fields before
+ * real_packets, before counted) and of the row's type, and that part holds
+ * exactly as many 8-byte fields as there are rows; so neither side can gain a
+ * counter the other lacks. */
+#define ROW_TYPE_U64 uint64_t
+#define ROW_TYPE_F64 double
+#define OF_TYPE(s, name, type) _Generic(((s *)0)->name, ROW_TYPE_##type: 1, default: 0)
+#define MIRRORS(s, end, name, type)                                                            \
+    _Static_assert(offsetof(s, name) < offsetof(s, end) && OF_TYPE(s, name, type),            \
+                   "counters.def row " #name ": not a reported field of " #s " of its type");
+#define RC_COUNTER(name, from, type, units, json, json_key) MIRROR_##from(name, type)
+#define MIRROR_NET(name, type) MIRRORS(rc_net_counters, real_packets, name, type)
+#define MIRROR_TRAFFIC(name, type) MIRRORS(rc_net_traffic, counted, name, type)
+#define MIRROR_MC(name, type)
+#define MIRROR_ANON(name, type)
+#define MIRROR_ENGINE(name, type)
+#define MIRROR_RUN(name, type)
+#include "multicast/counters.def"
+#define RC_COUNTER(name, from, type, units, json, json_key) COUNT_##from
+#define COUNT_NET +1
+#define COUNT_TRAFFIC
+#define COUNT_MC
+#define COUNT_ANON
+#define COUNT_ENGINE
+#define COUNT_RUN
+enum { NET_ROWS = 0
+#include "multicast/counters.def"
+};
+#undef COUNT_NET
+#undef COUNT_TRAFFIC
+#define COUNT_NET
+#define COUNT_TRAFFIC +1
+#define RC_COUNTER(name, from, type, units, json, json_key) COUNT_##from
+enum { TRAFFIC_ROWS = 0
+#include "multicast/counters.def"
+};
+_Static_assert(offsetof(rc_net_counters, real_packets) == NET_ROWS * sizeof(uint64_t),
+               "rc_net_counters reports a field that is no NET row of multicast/counters.def");
+_Static_assert(offsetof(rc_net_traffic, counted) == TRAFFIC_ROWS * sizeof(double),
+               "rc_net_traffic reports a field that is no TRAFFIC row of multicast/counters.def");
+#undef COUNT_NET
+#undef COUNT_TRAFFIC
+#undef COUNT_MC
+#undef COUNT_ANON
+#undef COUNT_ENGINE
+#undef COUNT_RUN
+#undef MIRROR_NET
+#undef MIRROR_TRAFFIC
+#undef MIRROR_MC
+#undef MIRROR_ANON
+#undef MIRROR_ENGINE
+#undef MIRROR_RUN
+#undef MIRRORS
+#undef OF_TYPE
+#undef ROW_TYPE_U64
+#undef ROW_TYPE_F64
 
 void rc_result_gather(rc_result *r, rc_mc *mc, bool keep_raw)
 {

@@ -96,16 +96,18 @@ typedef struct rc_net_cfg {
     bool direct_arrival_order;
 } rc_net_cfg;
 
-/* What the network counts; the net owns them (rc_net_counts), exp/result
- * copies them into the job's result under the same names. */
+/* What the network counts; the net owns them (rc_net_counts).  The fields
+ * before real_packets are the NET rows of multicast/counters.def, which
+ * exp/result copies into the job's result under the same names; exp/result.c
+ * checks at compile time that they and the rows are the same set. */
 typedef struct rc_net_counters {
     uint64_t bundles;       /* packets (bundles of p sub-messages) emitted */
     uint64_t cover_packets; /* cover sub-messages (drop/loop) that left a client */
     uint64_t pulls;         /* pulls that found something */
     uint64_t mix_packets;   /* packets through mixes, cover_full only */
-    /* bandwidth accounting (loopix/traffic.c, docs/spec.md §1.12) */
-    uint64_t real_packets;  /* real sub-messages (payload, ACK, repair) that left a client */
     uint64_t payload_slots; /* payload-stream firings simulated (every one with cover_full) */
+    /* not reported themselves: traffic.c's summary reads them (docs/spec.md §1.12) */
+    uint64_t real_packets;  /* real sub-messages (payload, ACK, repair) that left a client */
     uint64_t online_us;     /* client-microseconds online, up to the last availability change */
 } rc_net_counters;
 
@@ -128,6 +130,8 @@ typedef struct rc_net_traffic {
     /* what a provider sees: real messages per pull of an online active client (of every
      * client when none is marked) */
     double unobs_real_per_pull_mean, unobs_real_per_pull_max, unobs_pulls_nonempty;
+    /* (the fields above are the TRAFFIC rows of multicast/counters.def, checked
+     * at compile time in exp/result.c; the ones below are not reported) */
     bool counted;                  /* cover_full: every cover figure is a count */
 } rc_net_traffic;
 
