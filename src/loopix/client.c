@@ -141,7 +141,7 @@ static inline __attribute__((always_inline)) void emit(rc_net *n, uint32_t ui, r
             rc_time dep = at_provider;
             for (uint32_t layer = 0; layer < n->layers; layer++) {
                 at_last = dep + hand;
-                if (way == WAY_WIRE) n->wops->bundle_hop(n, &wl, layer, dep, at_last, parts);
+                if (way == WAY_WIRE) n->wops->hop(n, &wl, layer, dep, at_last, parts, p);
                 if (layer + 1 < n->layers) dep = at_last + rc_net__hop_delay(n);
             }
         } else if (way == WAY_HOPS) {

@@ -266,7 +266,7 @@ void rc_net__on_relay(void *ctx, const rc_event *ev)
 
 /* The provider sends its injections one after the other, provider_gap apart
  * (none with an unlimited rate); each then makes every mix layer's hop, as the
- * packets of client.c's emit_bundle do after their ingress, and is filed in
+ * packets of client.c's bundles do after their ingress, and is filed in
  * the recipient's postbox.  On the lattice its slot is lifted to a tick. */
 void rc_net_provider_send(rc_net *n, uint32_t ui, uint32_t recipient, uint32_t body)
 {
@@ -278,17 +278,19 @@ void rc_net_provider_send(rc_net *n, uint32_t ui, uint32_t recipient, uint32_t b
         t = (rc_time)ceil(slot);
         if (n->lattice) t = ((t + n->tick - 1) / n->tick) * n->tick;
     }
-    rc_time hand = n->lattice ? n->tick : 0;
+    rc_time hand = n->lattice ? n->tick : 0, dep = t;
     n->subs_created++;
-    rc_time arrive = t;
-    if (n->wire.link != NULL) {
-        arrive = n->wops->provider_send(n, ui, recipient, body, t);
-    } else {
-        for (uint32_t l = 0; l < n->layers; l++) arrive += hand + rc_net__hop_delay(n);
-        arrive += hand;
-        /* the mixes' load (not a client's: no bw_payload); wire.c counts the mixes it chose */
-        if (n->cover_full) rc_net__traffic_route(n, 1);
+    bool observed = n->wire.link != NULL;
+    rc_wire_link wl; /* observed: the packet as the observer sees it travel (wire.c) */
+    if (observed) n->wops->inject_enter(n, ui, recipient, body, t, &wl);
+    for (uint32_t l = 0; l < n->layers; l++) {
+        if (observed) n->wops->hop(n, &wl, l, dep, dep + hand, 1, 1);
+        dep += hand + rc_net__hop_delay(n);
     }
+    rc_time arrive = dep + hand;
+    if (observed) n->wops->inject_exit(n, &wl, recipient, body, dep, arrive);
+    /* the mixes' load (not a client's: no bw_payload); wire.c counts the mixes it chose */
+    else if (n->cover_full) rc_net__traffic_route(n, 1);
     if (n->cover_full) n->ctr.mix_packets += n->layers;
     rc_net__deliver_to_postbox(n, recipient, body, t, arrive);
 }

@@ -5,8 +5,9 @@
  * the bundle into its sub-messages, each to its provider — and the covers of
  * a bundle travel inside it, as they do on a real wire.  A bundle takes the
  * one path every bundle takes (client.c, emit), which reports each of its
- * links here, with the delays that path draws (WAY_WIRE); mix loops (mix.c)
- * report each hop here too.  The choice of mixes
+ * links here, with the delays that path draws (WAY_WIRE); a provider's
+ * injection (provider.c, rc_net_provider_send) and mix loops (mix.c) report
+ * each hop here too.  The choice of mixes
  * and of a cover's destination provider comes from a stream of its own, since
  * nothing in the model depends on it (docs/spec.md §1.1). */
 #include "loopix/net_internal.h"
@@ -52,18 +53,19 @@ static void wire_bundle_enter(rc_net *n, uint32_t ui, rc_time t, uint32_t parts,
     n->wire.link(n->wire.ctx, l);
 }
 
-/* Bundle l leaves its node at `sent` for a mix of `layer`, arriving at
- * `received`; the last layer splits it into its `parts`. */
-static void wire_bundle_hop(rc_net *n, rc_wire_link *l, uint32_t layer, rc_time sent,
-                            rc_time received, uint32_t parts)
+/* Packet l (a bundle, or a provider's injection) leaves its node at `sent`
+ * for a mix of `layer`, arriving at `received`; the last layer splits it into
+ * `split`; `load`: the sub-messages' bytes it carries. */
+static void wire_hop(rc_net *n, rc_wire_link *l, uint32_t layer, rc_time sent, rc_time received,
+                     uint32_t split, uint32_t load)
 {
     l->from = l->to;
     l->to = any_mix(n, layer);
     l->sent = sent;
     l->received = received;
-    if (layer + 1 == n->layers) l->split = parts;
+    if (layer + 1 == n->layers) l->split = split;
     n->wire.link(n->wire.ctx, l);
-    rc_net__traffic_at_node(n, l->to, (uint32_t)n->p); /* a bundle carries p sub-messages' bytes */
+    rc_net__traffic_at_node(n, l->to, load);
 }
 
 /* A sub-message of bundle l (emitted at t) leaves the last layer at `sent`:
@@ -136,36 +138,34 @@ static void wire_loop_end(rc_net *n, uint32_t pk, rc_time now)
     report(n, RC_WIRE_END, w->id, w->node, w->node, now, now);
 }
 
-static rc_time wire_provider_send(rc_net *n, uint32_t ui, uint32_t recipient, uint32_t body,
-                                  rc_time t)
+/* ---------- provider injections (provider.c's rc_net_provider_send) ---------- */
+
+/* A packet the provider of client ui makes for a strategy (body, for
+ * recipient) at t: it appears in the provider's pool, may be tracked, and
+ * goes through every layer (wire_hop) without a split.  *l becomes the packet
+ * as it travels. */
+static void wire_inject_enter(rc_net *n, uint32_t ui, uint32_t recipient, uint32_t body,
+                              rc_time t, rc_wire_link *l)
 {
-    rc_time hand = n->lattice ? n->tick : 0;
     uint32_t from = rc_net_node_provider(n, n->users[ui].provider);
     uint64_t id = n->wire_seq++;
-    /* A packet the provider makes for a strategy: it appears in the provider's
-     * pool, may be tracked, and goes through every layer without a split (the
-     * same delays, in the same order, as rc_net_provider_send draws). */
     report(n, RC_WIRE_CREATE, id, from, from, t, t);
     if (n->wire.carry) n->wire.carry(n->wire.ctx, id, body, ui, recipient, t);
-    rc_wire_link l = {RC_WIRE_LINK, id, RC_WIRE_NONE, from, 0, t, 0, 1, UINT32_MAX, UINT32_MAX,
-                      false, true};
-    rc_time dep = t;
-    for (uint32_t layer = 0; layer < n->layers; layer++) {
-        l.to = any_mix(n, layer);
-        l.sent = dep;
-        l.received = dep + hand;
-        n->wire.link(n->wire.ctx, &l);
-        rc_net__traffic_at_node(n, l.to, 1);
-        l.from = l.to;
-        dep = l.received + rc_net__hop_delay(n);
-    }
-    l.to = rc_net_node_provider(n, n->users[recipient].provider);
-    l.sent = dep;
-    l.received = dep + hand;
-    l.body = body;
-    l.exits = true;
-    n->wire.link(n->wire.ctx, &l);
-    return l.received;
+    *l = (rc_wire_link){RC_WIRE_LINK, id, RC_WIRE_NONE, from, from, t, 0, 1, UINT32_MAX,
+                        UINT32_MAX, false, true};
+}
+
+/* ... and leaves the last layer at `sent` for its recipient's provider. */
+static void wire_inject_exit(rc_net *n, rc_wire_link *l, uint32_t recipient, uint32_t body,
+                             rc_time sent, rc_time received)
+{
+    l->from = l->to;
+    l->to = rc_net_node_provider(n, n->users[recipient].provider);
+    l->sent = sent;
+    l->received = received;
+    l->body = body;
+    l->exits = true;
+    n->wire.link(n->wire.ctx, l);
 }
 
 static void wire_pull(rc_net *n, uint32_t ui, uint32_t body, rc_time now)
@@ -179,9 +179,9 @@ static void wire_pull(rc_net *n, uint32_t ui, uint32_t body, rc_time now)
 void rc_net_observe(rc_net *n, rc_net_wire wire)
 {
     RC_ASSERT(n->cover_full && n->wire.link == NULL && wire.link != NULL);
-    static const wire_ops ops = {wire_bundle_enter, wire_bundle_hop, wire_bundle_part,
-                                 wire_loop_start,   wire_loop_hop,   wire_loop_end,
-                                 wire_pull,         wire_provider_send};
+    static const wire_ops ops = {wire_bundle_enter, wire_bundle_part, wire_hop,
+                                 wire_inject_enter, wire_inject_exit, wire_loop_start,
+                                 wire_loop_hop,     wire_loop_end,    wire_pull};
     n->wire = wire;
     n->wops = &ops;
     n->rng_wire = rc_rng_new(n->seed, STREAM_WIRE);

@@ -25,15 +25,23 @@ typedef struct wire_loop {
 typedef struct wire_ops {
     /* client.c's emit walks a bundle, its covers included, node by node
      * (WAY_WIRE): it leaves client ui at t (the link to its provider; *l is
-     * then the bundle as it travels) ... */
+     * then the bundle as it travels), reaches a mix of each layer in turn
+     * (hop, below), and its sub-messages leave the last one (q NULL: a cover) */
     void (*bundle_enter)(rc_net *n, uint32_t ui, rc_time t, uint32_t parts, bool real,
                          rc_wire_link *l);
-    /* ... it reaches a mix of each layer in turn ... */
-    void (*bundle_hop)(rc_net *n, rc_wire_link *l, uint32_t layer, rc_time sent,
-                       rc_time received, uint32_t parts);
-    /* ... and its sub-messages leave the last one (q NULL: a cover) */
     void (*bundle_part)(rc_net *n, const rc_wire_link *l, rc_time t, rc_time sent,
                         const qmsg *q);
+    /* packet l (a bundle or an injection) reaches a mix of `layer`; the last
+     * layer splits it into `split`; `load`: the sub-messages' bytes it carries */
+    void (*hop)(rc_net *n, rc_wire_link *l, uint32_t layer, rc_time sent, rc_time received,
+                uint32_t split, uint32_t load);
+    /* provider.c's rc_net_provider_send: user ui's provider makes a packet
+     * (body, for recipient) at t, which then hops every layer (hop) and
+     * leaves the last for the recipient's provider (inject_exit) */
+    void (*inject_enter)(rc_net *n, uint32_t ui, uint32_t recipient, uint32_t body, rc_time t,
+                         rc_wire_link *l);
+    void (*inject_exit)(rc_net *n, rc_wire_link *l, uint32_t recipient, uint32_t body,
+                        rc_time sent, rc_time received);
     /* a mix loop starts at mix index m (layer-major) at t */
     void (*loop_start)(rc_net *n, uint32_t m, rc_time t);
     /* mix loop pk, now at its node, leaves after `delay` and arrives `hand` later */
@@ -41,9 +49,6 @@ typedef struct wire_ops {
     /* mix loop pk is back at its mix */
     void (*loop_end)(rc_net *n, uint32_t pk, rc_time now);
     void (*pull)(rc_net *n, uint32_t ui, uint32_t body, rc_time now);
-    /* rc_net_provider_send's packet (body, for recipient, from user ui's provider),
-     * leaving at t: routes and reports it; returns its arrival at the recipient's provider */
-    rc_time (*provider_send)(rc_net *n, uint32_t ui, uint32_t recipient, uint32_t body, rc_time t);
 } wire_ops;
 
 #endif
