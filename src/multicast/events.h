@@ -8,9 +8,9 @@
 #include "loopix/net.h"
 
 enum {
-    RC_EV_MC_TIMER = RC_NET_KINDS_END, /* a strategy's timer (mc.c: rc_mc_timer) */
-    RC_EV_MC_MEMBERSHIP,  /* a group's next join or leave (mc.c) */
-    RC_EV_MC_ADV_RELEASE, /* the adversary releases a held message (mc.c) */
+    RC_EV_MC_TIMER = RC_NET_KINDS_END, /* a strategy's timer (send.c, hooks.c) */
+    RC_EV_MC_MEMBERSHIP,  /* a group's next join or leave (groups.c) */
+    RC_EV_MC_ADV_RELEASE, /* the adversary releases a held message (send.c) */
     RC_EV_AE_GOSSIP,      /* an anti-entropy round of one member (antientropy.c) */
     RC_MC_KINDS_END
 };
