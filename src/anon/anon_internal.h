@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "anon/anonymity.h"
+#include "core/calq.h"
 #include "core/log.h"
 #include "core/rng.h"
 
@@ -69,12 +70,6 @@ typedef struct event {
     bool exits;
 } event;
 
-/* A heap entry: the event's key and where it is. */
-typedef struct hentry {
-    rc_time t;
-    uint64_t k2; /* phase << 63 | report number */
-    uint32_t ev, slot; /* slot: its packet, to prefetch (drain) */
-} hentry;
 
 typedef struct tracked {
     uint32_t sender, recipient, body;
@@ -102,16 +97,19 @@ struct rc_anon {
     uint64_t *hkey; /* open addressing, linear probing: packet id -> slot */
     uint32_t *hval;
     uint32_t hcap, hn;
-    /* events: a slab, and a heap of the next event of each packet */
+    /* events: a slab, and a calendar queue of the next event of each packet,
+     * keyed (time, phase << 63 | report number); obj: the event, arg: its
+     * packet's slot (to prefetch) */
     event *ev;
     uint32_t n_ev, cap_ev, free_ev;
-    hentry *heap;
-    size_t n_heap, cap_heap;
+    rc_calq q;
     uint8_t *dropped; /* per target: left out of the sample (tg[k].dropped, packed) */
     uint64_t seq;
     /* tracked messages: every real sub-message sent in [from, until) gets a
      * uniform key; the N smallest so far are tracked (a max-heap of them) */
     gsl_rng *rng;
+    bool (*candidate)(void *ctx, uint32_t body); /* NULL: every real sub-message */
+    void *candidate_ctx;
     rc_time from, until;
     uint64_t warm_count; /* real sub-messages sent before the window */
     double key_max;      /* keys at or above it are never tracked; < 0: not set yet */

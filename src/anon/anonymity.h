@@ -40,6 +40,10 @@ typedef struct rc_anon_cfg {
     double corrupt_mixes, corrupt_providers; /* fractions, rounded to whole nodes */
     uint32_t targets;                        /* tracked real sub-messages wanted */
     const char *trace_path;                  /* NULL or "": no observation file */
+    /* NULL: every real sub-message is a candidate for tracking; else only those
+     * it accepts (a target group's, docs/spec.md §10.2), by their body handle. */
+    bool (*candidate)(void *ctx, uint32_t body);
+    void *candidate_ctx;
 } rc_anon_cfg;
 
 /* One tracked message, measured where it left the mixes. */

@@ -115,6 +115,35 @@ static int validate_population(const rc_job *job, rc_err *err)
     return 0;
 }
 
+/* A whole decimal number in 0 .. max, nothing else. */
+static bool parse_u32(const char *s, uint32_t max, uint32_t *out)
+{
+    if (*s < '0' || *s > '9') return false;
+    uint64_t v = 0;
+    for (; *s >= '0' && *s <= '9'; s++) {
+        v = v * 10 + (uint64_t)(*s - '0');
+        if (v > max) return false;
+    }
+    *out = (uint32_t)v;
+    return *s == '\0';
+}
+
+int rc_job_anon_group(const char *text, rc_anon_group_kind *kind, uint32_t *value, rc_err *err)
+{
+    *value = 0;
+    if (strcmp(text, "all") == 0) *kind = RC_ANON_GROUP_ALL;
+    else if (strcmp(text, "largest") == 0) *kind = RC_ANON_GROUP_LARGEST;
+    else if (strncmp(text, "size:", 5) == 0 && parse_u32(text + 5, 1u << 30, value) && *value >= 1)
+        *kind = RC_ANON_GROUP_SIZE;
+    else if (parse_u32(text, 1u << 30, value))
+        *kind = RC_ANON_GROUP_INDEX;
+    else
+        return rc_err_set(err, RC_EXIT_USAGE,
+                          "anon_group: '%s' is not all, a group index, largest or size:M (M >= 1)",
+                          text);
+    return 0;
+}
+
 /* The adversary's options (docs/spec.md §10). */
 static int validate_anonymity(const rc_job *job, rc_err *err)
 {
@@ -122,6 +151,7 @@ static int validate_anonymity(const rc_job *job, rc_err *err)
         const char *stray = job->corrupt_mixes > 0         ? "corrupt_mixes"
                             : job->corrupt_providers > 0   ? "corrupt_providers"
                             : job->anon_trace[0] != '\0'   ? "anon_trace"
+                            : strcmp(job->anon_group, "all") != 0 ? "anon_group"
                                                            : NULL;
         if (stray)
             return rc_err_set(err, RC_EXIT_USAGE, "%s: has no effect without --anonymity on",
@@ -133,6 +163,13 @@ static int validate_anonymity(const rc_job *job, rc_err *err)
                           "cover: skip cannot go with --anonymity on: the adversary watches "
                           "every packet on the wire, so cover traffic must be routed (anonymity "
                           "implies --cover full; leave --cover out or say full)");
+    rc_anon_group_kind gk;
+    uint32_t gv;
+    int rc = rc_job_anon_group(job->anon_group, &gk, &gv, err);
+    if (rc) return rc;
+    if (gk == RC_ANON_GROUP_INDEX && gv >= (uint32_t)job->groups)
+        return rc_err_set(err, RC_EXIT_USAGE, "anon_group: '%s': the job has %d groups (0 .. %d)",
+                          job->anon_group, job->groups, job->groups - 1);
     if (job->anon_trace[0] != '\0') {
         char dir[sizeof job->anon_trace];
         snprintf(dir, sizeof dir, "%s", job->anon_trace);

@@ -104,6 +104,8 @@ typedef struct rc_job {
     double corrupt_mixes;         /* fraction of the mixes the adversary owns */
     double corrupt_providers;     /* fraction of the providers it owns */
     int anon_targets;             /* tracked real sub-messages */
+    /* whose messages are tracked: all | G (group index) | largest | size:M (rc_job_anon_group) */
+    char anon_group[32];
     char anon_trace[256];         /* "" or a file for the raw observations (output only) */
     /* output-only options (not part of the job id) */
     bool store_raw;               /* keep raw per-delivery latencies in the result */
@@ -141,6 +143,17 @@ void rc_job_id_hex(uint64_t id, char out[17]);
 
 /* Model-level derived values. */
 int rc_job_group_size(const rc_job *job);
+
+/* anon_group, parsed (docs/spec.md §10.2): which group's messages are tracked. */
+typedef enum {
+    RC_ANON_GROUP_ALL = 0,     /* every group's */
+    RC_ANON_GROUP_INDEX = 1,   /* group `value` (0-based, the job's group order) */
+    RC_ANON_GROUP_LARGEST = 2, /* the largest group, the lowest index among equals */
+    RC_ANON_GROUP_SIZE = 3,    /* the group whose size is nearest `value`, the lowest index
+                                  among equals */
+} rc_anon_group_kind;
+/* RC_EXIT_USAGE naming anon_group and the value when `text` is none of them. */
+int rc_job_anon_group(const char *text, rc_anon_group_kind *kind, uint32_t *value, rc_err *err);
 int rc_job_providers(const rc_job *job);
 
 /* Trace lines the job reads: one per user, or with the paper's trace16 quirk

@@ -172,6 +172,10 @@ static const rc_param_def table[] = {
     {"anon_targets", RC_PT_INT, OFF(anon_targets), 0, "1000", 1, 1 << 24, "", NULL, C | A | N,
      "anonymity: real sub-messages tracked, at times drawn by the seed between a warm-up and "
      "a cool-down (docs/spec.md §10.2)"},
+    {"anon_group", RC_PT_STRING, OFF(anon_group), SZ(anon_group), "all", 0, 0, "", NULL,
+     C | A | N,
+     "anonymity: whose messages are tracked: all (every group's) | G (group index, 0-based) | "
+     "largest | size:M (the group whose size is nearest M; the lowest index among equals)"},
     {"anon_trace", RC_PT_STRING, OFF(anon_trace), SZ(anon_trace), "", 0, 0, "", NULL, 0,
      "anonymity: write every observation of the run to this CSV file, and the tracked "
      "messages' values to FILE.targets.csv (docs/spec.md §10.6; small runs)"},

@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -25,6 +26,33 @@ static void progress_hook(void *c, double f)
 {
     progress_ctx *p = c;
     p->fn(p->ctx, f);
+}
+
+/* anon_group (docs/spec.md §10.2): the tracked messages are one group's. */
+typedef struct anon_group_ctx {
+    const rc_mc *mc;
+    uint32_t group;
+} anon_group_ctx;
+
+static bool anon_group_candidate(void *ctx, uint32_t body)
+{
+    const anon_group_ctx *c = ctx;
+    return rc_mc_body_group(c->mc, body) == c->group;
+}
+
+/* The group anon_group names (validated by rc_job_validate). */
+static uint32_t anon_group_pick(const rc_mc *mc, rc_anon_group_kind kind, uint32_t value)
+{
+    if (kind == RC_ANON_GROUP_INDEX) return value;
+    uint32_t best = 0, n = rc_mc_groups(mc);
+    for (uint32_t g = 1; g < n; g++) {
+        int64_t s = rc_mc_group_size(mc, g), b = rc_mc_group_size(mc, best);
+        bool better = kind == RC_ANON_GROUP_LARGEST
+                          ? s > b
+                          : llabs(s - (int64_t)value) < llabs(b - (int64_t)value);
+        if (better) best = g;
+    }
+    return best;
 }
 
 static double wall_now(void)
@@ -68,9 +96,17 @@ static int run_resolved(rc_job job, rc_result *out, rc_run_progress_fn progress,
         return err && err->code ? err->code : RC_EXIT_USAGE;
     }
     rc_anon *anon = NULL;
+    anon_group_ctx agc = {mc, 0};
     if (job.anonymity) {
         rc_anon_cfg acfg = {job.seed, job.corrupt_mixes, job.corrupt_providers,
-                            (uint32_t)job.anon_targets, job.anon_trace};
+                            (uint32_t)job.anon_targets, job.anon_trace, NULL, NULL};
+        rc_anon_group_kind gk;
+        uint32_t gv;
+        if (rc_job_anon_group(job.anon_group, &gk, &gv, NULL) == 0 && gk != RC_ANON_GROUP_ALL) {
+            agc.group = anon_group_pick(mc, gk, gv);
+            acfg.candidate = anon_group_candidate;
+            acfg.candidate_ctx = &agc;
+        }
         anon = rc_anon_new(&sim, rc_mc_net(mc), &acfg, err);
         if (anon == NULL) {
             rc_mc_free(mc);

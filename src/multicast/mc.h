@@ -122,6 +122,8 @@ int32_t rc_mc_group_pos(const rc_mc *mc, uint32_t g, uint32_t user); /* -1 if no
  * per-member state is sized by the memberships, not groups x users.  In the
  * paper's mode the slot of (g, u) is g x users + u. */
 bool rc_mc_population(const rc_mc *mc);
+/* The group of the message behind a body handle the net carries. */
+uint32_t rc_mc_body_group(const rc_mc *mc, uint32_t body);
 size_t rc_mc_slots(const rc_mc *mc);
 size_t rc_mc_slot(const rc_mc *mc, uint32_t g, uint32_t user);
 /* In population mode a payload's record is reused once nothing refers to it:
