@@ -56,9 +56,12 @@ typedef struct pkt {
     bool armed;              /* it has an event in the heap */
     bool loop;
     uint32_t nt, capt;
-    uint32_t *tk;
+    uint32_t *tk;     /* tk and tq share one block of capt (rc_anon__tl_reserve) */
     double *tq;
 } pkt;
+
+/* Target-list blocks come in classes of 4 << c entries. */
+#define TL_CLASSES 30
 
 typedef struct event {
     rc_time t, received;
@@ -90,6 +93,8 @@ struct rc_anon {
     bool sender_view;
     uint32_t users4; /* users rounded up to a multiple of 4 (vec_*) */
     sview **sv_free; /* released sender estimates, for reuse (all users4 long) */
+    void *tl_free[TL_CLASSES]; /* released target-list blocks by class, linked through
+                                  their first word */
     uint32_t n_sv_free, cap_sv_free;
     /* packets */
     pkt *slots;
@@ -136,7 +141,13 @@ sview *rc_anon__sv_new(rc_anon *a);
 void rc_anon__sv_release(rc_anon *a, sview *s);
 /* Empties a packet's estimates. */
 void rc_anon__pkt_clear(rc_anon *a, pkt *p);
-void rc_anon__pkt_add_target(pkt *p, uint32_t k, double q);
+void rc_anon__pkt_add_target(rc_anon *a, pkt *p, uint32_t k, double q);
+/* Room for `need` targets in p's list (its first p->nt entries kept). */
+void rc_anon__tl_reserve(rc_anon *a, pkt *p, uint32_t need);
+/* p's list goes back to its class's free blocks (p has none afterwards). */
+void rc_anon__tl_release(rc_anon *a, pkt *p);
+/* Frees every free block (rc_anon_free). */
+void rc_anon__tl_free_all(rc_anon *a);
 void rc_anon__pool_reset(rc_anon *a, pool *q);
 /* A packet's estimates join pool q as `parts` pooled packets. */
 void rc_anon__pool_add(rc_anon *a, pool *q, const pkt *p, uint32_t parts);

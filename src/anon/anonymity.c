@@ -168,11 +168,7 @@ static void pkt_unref(rc_anon *a, uint32_t i)
         /* A free slot keeps no large lists: every slot would otherwise hold
          * the most targets any packet it ever was carried (GiBs at 10,000
          * users), where only the packets in flight need theirs. */
-        free(p->tk);
-        free(p->tq);
-        p->tk = NULL;
-        p->tq = NULL;
-        p->capt = 0;
+        rc_anon__tl_release(a, p);
     }
     p->refs = a->free_slot;
     a->free_slot = i;
@@ -268,7 +264,7 @@ static void depart(rc_anon *a, const event *e)
          * bundle's estimate, its targets shared among its parts. */
         const pkt *b = &a->slots[e->parent];
         rc_anon__pkt_clear(a, p);
-        for (uint32_t i = 0; i < b->nt; i++) rc_anon__pkt_add_target(p, b->tk[i], b->tq[i] / b->split);
+        for (uint32_t i = 0; i < b->nt; i++) rc_anon__pkt_add_target(a, p, b->tk[i], b->tq[i] / b->split);
         p->sender = b->sender;
         if (b->sv != NULL) {
             p->sv = b->sv;
@@ -530,7 +526,7 @@ static void on_carry(void *ctx, uint64_t packet, uint32_t body, uint32_t sender,
     map_put(&a->bkey, &a->bval, &a->bcap, &a->bn, body, k);
     uint32_t slot = map_get(a->hkey, a->hval, a->hcap, packet);
     RC_ASSERT(slot != NONE32);
-    rc_anon__pkt_add_target(&a->slots[slot], k, 1.0);
+    rc_anon__pkt_add_target(a, &a->slots[slot], k, 1.0);
     trace_row(a, 'T', a->seq++, packet, RC_WIRE_NONE, sender, recipient, now, now, 1, false, k,
               true);
 }
@@ -745,9 +741,9 @@ void rc_anon_free(rc_anon *a)
     }
     for (uint32_t i = 0; i < a->n_slots; i++) {
         rc_anon__sv_release(a, a->slots[i].sv);
-        free(a->slots[i].tk);
-        free(a->slots[i].tq);
+        rc_anon__tl_release(a, &a->slots[i]);
     }
+    rc_anon__tl_free_all(a);
     for (uint32_t i = 0; i < a->n_sv_free; i++) free(a->sv_free[i]);
     free(a->sv_free);
     free(a->pools);
