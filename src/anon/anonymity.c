@@ -155,7 +155,23 @@ static uint32_t pkt_new(rc_anon *a, uint64_t id)
     *p = (pkt){id, 0, 1, NONE32, NULL, NONE32, NONE32, NONE32, NONE32, false, false, 0, capt,
                tk, tq};
     map_put(&a->hkey, &a->hval, &a->hcap, &a->hn, id, i);
+    if (id >= a->id_end) a->id_end = id + 1;
+    a->last_id = id;
+    a->last_slot = i;
     return i;
+}
+
+/* The slot of a packet seen before, or NONE32 (a one-entry cache before the map). */
+static uint32_t pkt_find(rc_anon *a, uint64_t id)
+{
+    if (id == a->last_id) return a->last_slot;
+    if (id >= a->id_end) return NONE32; /* never seen: no need to probe */
+    uint32_t slot = map_get(a->hkey, a->hval, a->hcap, id);
+    if (slot != NONE32) {
+        a->last_id = id;
+        a->last_slot = slot;
+    }
+    return slot;
 }
 
 static void pkt_unref(rc_anon *a, uint32_t i)
@@ -163,6 +179,7 @@ static void pkt_unref(rc_anon *a, uint32_t i)
     pkt *p = &a->slots[i];
     if (--p->refs > 0) return;
     map_del(a->hkey, a->hval, a->hcap, &a->hn, p->id);
+    if (p->id == a->last_id) a->last_id = UINT64_MAX;
     rc_anon__pkt_clear(a, p);
     if (p->capt > SLOT_KEEP_TARGETS) {
         /* A free slot keeps no large lists: every slot would otherwise hold
@@ -373,7 +390,7 @@ static void on_link(void *ctx, const rc_wire_link *l)
                   1, false, k, true);
         return;
     }
-    uint32_t slot = map_get(a->hkey, a->hval, a->hcap, l->packet);
+    uint32_t slot = pkt_find(a, l->packet);
     if (slot == NONE32) slot = pkt_new(a, l->packet);
     pkt *p = &a->slots[slot];
     p->refs++;
@@ -396,7 +413,7 @@ static void on_link(void *ctx, const rc_wire_link *l)
         e.kind = EV_DEP;
         if (l->split > 1) p->split = l->split;
         if (l->parent != RC_WIRE_NONE) {
-            e.parent = map_get(a->hkey, a->hval, a->hcap, l->parent);
+            e.parent = pkt_find(a, l->parent);
             RC_ASSERT(e.parent != NONE32);
             a->slots[e.parent].refs++;
         }
@@ -524,7 +541,7 @@ static void on_carry(void *ctx, uint64_t packet, uint32_t body, uint32_t sender,
     a->tg[k] = (tracked){sender, recipient, body, now, -1, -1, 0, 0, 0, NAN, key, false, false};
     kept_push(a, k);
     map_put(&a->bkey, &a->bval, &a->bcap, &a->bn, body, k);
-    uint32_t slot = map_get(a->hkey, a->hval, a->hcap, packet);
+    uint32_t slot = pkt_find(a, packet);
     RC_ASSERT(slot != NONE32);
     rc_anon__pkt_add_target(a, &a->slots[slot], k, 1.0);
     trace_row(a, 'T', a->seq++, packet, RC_WIRE_NONE, sender, recipient, now, now, 1, false, k,
@@ -563,6 +580,7 @@ rc_anon *rc_anon_new(rc_sim *sim, rc_net *net, const rc_anon_cfg *cfg, rc_err *e
     a->users4 = (a->users + 3) / 4 * 4;
     a->free_slot = NONE32;
     a->free_ev = NONE32;
+    a->last_id = UINT64_MAX;
     a->candidate = cfg->candidate;
     a->candidate_ctx = cfg->candidate_ctx;
     if (cfg->trace_path != NULL && cfg->trace_path[0] != '\0') {
