@@ -305,3 +305,97 @@ Test(anonymity, options_and_their_rules)
     }
     cr_assert_eq(rc_param_find("anon_trace")->flags & RC_PF_CANON, 0u, "output only");
 }
+
+/* ---------- one target group (anon_group, docs/spec.md §10.2) ---------- */
+
+/* The users that sent or received the tracked messages of a population run. */
+static size_t group_users(const char *anon_group, uint64_t *tracked)
+{
+    rc_job job;
+    rc_job_defaults(&job);
+    job.population = 300;
+    job.groups = 30;
+    strcpy(job.group_size_dist, "zipf:1.2:3:30");
+    job.duration_s = 120;
+    job.anonymity = true;
+    job.anon_targets = 50;
+    job.store_raw = true;
+    strcpy(job.anon_group, anon_group);
+    rc_result r = run(&job);
+    bool seen[300] = {false};
+    size_t n = 0;
+    for (size_t k = 0; k < r.n_anon_records; k++) {
+        uint32_t u[2] = {r.anon_records[k].sender, r.anon_records[k].recipient};
+        for (int i = 0; i < 2; i++) {
+            cr_assert_lt(u[i], 300u);
+            n += !seen[u[i]];
+            seen[u[i]] = true;
+        }
+    }
+    *tracked = r.c.anon_targets;
+    cr_assert_eq(r.n_anon_records, r.c.anon_targets);
+    rc_result_free(&r);
+    return n;
+}
+
+Test(anonymity, a_target_group_tracks_only_its_members_messages, .timeout = 300)
+{
+    uint64_t n;
+    /* every group's messages: many users */
+    cr_assert_gt(group_users("all", &n), 30u);
+    cr_assert_eq(n, 50u);
+    /* the group nearest 4 members (there is one of 4 in this population):
+     * its messages only, so at most its 4 members, and some messages */
+    size_t u = group_users("size:4", &n);
+    cr_assert(u >= 2 && u <= 4, "%zu users", u);
+    cr_assert_gt(n, 5u);
+    /* the largest group (at most 30 members) */
+    u = group_users("largest", &n);
+    cr_assert(u > 4 && u <= 30, "%zu users", u);
+}
+
+Test(anonymity, anon_group_values_and_rules)
+{
+    rc_job job;
+    char msg[sizeof ((rc_err *)0)->msg];
+    rc_job_defaults(&job);
+    cr_assert_str_eq(job.anon_group, "all");
+    rc_job plain = job;
+    const char *bad[] = {"bogus", "size:0", "size:", "-1", "3x", "largest1"};
+    for (int i = 0; i < 6; i++) {
+        rc_job j = job;
+        j.anonymity = true;
+        strcpy(j.anon_group, bad[i]);
+        cr_assert_eq(validate(&j, msg, sizeof msg), RC_EXIT_USAGE, "%s", bad[i]);
+        cr_assert(strstr(msg, "anon_group") && strstr(msg, bad[i]), "%s", msg);
+    }
+    const char *good[] = {"all", "0", "largest", "size:128"};
+    for (int i = 0; i < 4; i++) {
+        rc_job j = job;
+        j.anonymity = true;
+        strcpy(j.anon_group, good[i]);
+        cr_assert_eq(validate(&j, msg, sizeof msg), 0, "%s: %s", good[i], msg);
+    }
+    /* an index the job does not have */
+    rc_job j = job;
+    j.anonymity = true;
+    j.groups = 4;
+    strcpy(j.anon_group, "4");
+    cr_assert_eq(validate(&j, msg, sizeof msg), RC_EXIT_USAGE);
+    cr_assert(strstr(msg, "anon_group") && strstr(msg, "4 groups"), "%s", msg);
+    /* without the adversary */
+    j = job;
+    strcpy(j.anon_group, "largest");
+    cr_assert_eq(validate(&j, msg, sizeof msg), RC_EXIT_USAGE);
+    cr_assert(strstr(msg, "anon_group"), "%s", msg);
+    /* the default leaves job ids alone; another value changes it */
+    cr_assert_eq(rc_job_id(&job), rc_job_id(&plain));
+    j = job;
+    j.anonymity = plain.anonymity = true;
+    strcpy(j.anon_group, "largest");
+    cr_assert_neq(rc_job_id(&j), rc_job_id(&plain));
+    const rc_param_def *d = rc_param_find("anon_group");
+    cr_assert_not_null(d);
+    cr_assert(d->flags & RC_PF_AXIS);
+    cr_assert(d->flags & RC_PF_CANON_NONDEF);
+}
