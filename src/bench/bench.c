@@ -86,6 +86,20 @@ static const bench_cfg configs[] = {
     {"anon-on-pop10000-rc-k2-p2-ft-10m",
      "model=exact strategy=rc-k2-p2-ft-dropoffline population=10000 groups=1000 "
      "group_size_dist=zipf:1.5:3:200 trace=online anonymity=on duration=10m", false},
+    /* Anonymity in population mode at deployment scale (docs/performance.md, "Anonymity on
+     * populations"): 2 x 10^4 users for one simulated minute, every group's messages and one
+     * target group's, and the same population with every packet simulated and nothing
+     * tracked.  Their own duration; run them with --only anon-population. */
+    {"anon-population-n20000-g4000-1m",
+     "model=exact strategy=rc-k2-p2-ft-dropoffline population=20000 groups=4000 "
+     "group_size_dist=zipf:1.5:3:200 trace=online anonymity=on duration=1m", false},
+    {"anon-population-n20000-g4000-largest-1m",
+     "model=exact strategy=rc-k2-p2-ft-dropoffline population=20000 groups=4000 "
+     "group_size_dist=zipf:1.5:3:200 trace=online anonymity=on anon_group=largest duration=1m",
+     false},
+    {"anon-population-off-cover-full-n20000-g4000-1m",
+     "model=exact strategy=rc-k2-p2-ft-dropoffline population=20000 groups=4000 "
+     "group_size_dist=zipf:1.5:3:200 trace=online cover=full duration=1m", false},
     /* Populations at the engine's speed (issue 28, docs/performance.md): the cost per
      * delivery at 10^4 and 10^5 users (goal: within 1.5x of each other) and the
      * configuration of the 10^5 side-by-side run.  Their own duration; run them alone
