@@ -60,8 +60,8 @@ typedef struct pkt {
     double *tq;
 } pkt;
 
-/* Target-list blocks come in classes of (4 + c % 4) << (c / 4) entries. */
-#define TL_CLASSES 112
+/* Target-list blocks come in classes of 4 << c entries. */
+#define TL_CLASSES 30
 
 typedef struct event {
     rc_time t, received;

@@ -68,22 +68,15 @@ void rc_anon__pkt_clear(rc_anon *a, pkt *p)
 
 /* ---------- target lists ----------
  * A packet's (target, probability) list is one block: capt doubles, then capt
- * u32.  Blocks come in classes (tl_size) and go back to a free list of their
+ * u32.  Blocks are 4 << c entries long and go back to a free list of their
  * class, not to malloc: packets leaving a pool take lists as long as its live
  * targets, millions of times a run, and malloc's bookkeeping for them was a
  * sixth of a population's run. */
 
-/* Class c holds (4 + c % 4) << (c / 4) entries: 4, 5, 6, 7, 8, 10, 12, 14, 16,
- * ...: at most a quarter more than asked for (powers of two cost 80 % more
- * memory at 2 x 10^4 users). */
-static uint32_t tl_size(unsigned c) { return (4u + (c & 3u)) << (c >> 2); }
-
 static unsigned tl_class(uint32_t need)
 {
-    if (need <= 4) return 0;
-    unsigned e = 31u - (unsigned)__builtin_clz(need); /* 2^e <= need */
-    unsigned c = 4 * (e - 2);                          /* tl_size(c) = 2^e */
-    while (tl_size(c) < need) c++;
+    unsigned c = 0;
+    while ((4u << c) < need) c++;
     return c;
 }
 
@@ -104,7 +97,7 @@ void rc_anon__tl_reserve(rc_anon *a, pkt *p, uint32_t need)
     if (need <= p->capt) return;
     unsigned c = tl_class(need);
     RC_ASSERT(c < TL_CLASSES);
-    uint32_t cap = tl_size(c);
+    uint32_t cap = 4u << c;
     double *b = a->tl_free[c];
     if (b != NULL) a->tl_free[c] = *(void **)b;
     else b = rc_xmalloc((size_t)cap * (sizeof(double) + sizeof(uint32_t)));
