@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/sweep_until.h"
 #include "core/err.h"
 #include "core/log.h"
 #include "exp/sweep.h"
@@ -302,7 +303,7 @@ int rc_cmd_sweep(int argc, char **argv)
     MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (status == 0) {
         rc_farm_stats st;
-        rc = rc_farm_run(MPI_COMM_WORLD, sw, &o, &st, &err);
+        rc = rc_sweep_until_run(MPI_COMM_WORLD, sw, &o, &st, &err);
         if (rank == 0 && err.code != 0) fprintf(stderr, "rcsim sweep: %s\n", err.msg);
     } else {
         rc = rank == 0 ? status : 0;

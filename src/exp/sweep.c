@@ -338,6 +338,8 @@ rc_sweep *rc_sweep_load(const char *path, const char *const *overrides, size_t n
         S->name = rc_xstrdup(L.name);
         S->path = rc_xstrdup(path);
         S->description = rc_xstrdup(L.description ? L.description : "");
+        S->have_until = L.have_until;
+        S->until = L.until;
     }
     sweep_loader_free(&L);
     if (rc != 0) {
@@ -369,6 +371,7 @@ void rc_sweep_free(rc_sweep *s)
 }
 
 const char *rc_sweep_name(const rc_sweep *s) { return s->name; }
+const struct rc_until *rc_sweep_until(const rc_sweep *s) { return s->have_until ? &s->until : NULL; }
 const char *rc_sweep_path(const rc_sweep *s) { return s->path; }
 const char *rc_sweep_text(const rc_sweep *s) { return s->text; }
 

@@ -64,4 +64,9 @@ const char *rc_sweep_axis_name(const rc_sweep *s, size_t i);
 size_t rc_sweep_axis_size(const rc_sweep *s, size_t i);
 const char *rc_sweep_description(const rc_sweep *s); /* "" when the file has none */
 
+/* The stopping rule of `seeds: {min, max, until}` (exp/until.h), NULL for a
+ * fixed list of seeds.  `--set seed=N` replaces the seeds and the rule. */
+struct rc_until;
+const struct rc_until *rc_sweep_until(const rc_sweep *s);
+
 #endif

@@ -11,6 +11,7 @@
 
 #include "exp/param.h"
 #include "exp/sweep.h"
+#include "exp/until.h"
 #include "trace/trace_id.h"
 
 /* Guards against a typo (seeds: 1000000000) eating all memory. */
@@ -38,6 +39,8 @@ struct rc_sweep {
     size_t n_axes;
     char **axis_names;
     size_t *axis_sizes;
+    bool have_until; /* seeds: {min, max, until} (exp/until.h) */
+    rc_until until;
 };
 
 /* One key=value with where it came from (line 0 = a --set override). */
@@ -74,6 +77,8 @@ typedef struct loader {
     size_t n_dims;
     bool have_seeds;
     dim seeds;
+    bool have_until;
+    rc_until until;
     setting *incl;
     size_t n_incl;
     setting overrides;

@@ -379,21 +379,84 @@ static int parse_entries(loader *L, const yaml_node_t *k, const yaml_node_t *v, 
     return rc;
 }
 
+/* seeds: {min: 5, max: 200, until: "p99 rel_halfwidth < 0.05", step: 5}: seeds 1..max,
+ * run in rounds (exp/until.h).  Returns the count (max) or -1 after sweep_fail. */
+static long parse_until(loader *L, const yaml_node_t *v)
+{
+    long got[3] = {0, 0, 0}; /* min, max, step */
+    static const char *const names[3] = {"min", "max", "step"};
+    const yaml_node_t *rule = NULL;
+    for (yaml_node_pair_t *p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
+        const yaml_node_t *key = node(L, p->key), *val = node(L, p->value);
+        if (key->type != YAML_SCALAR_NODE)
+            return sweep_fail(L, line_of(key), "seeds: expected keys min, max, until, step"), -1;
+        const char *name = scalar_text(key);
+        if (val->type != YAML_SCALAR_NODE || is_null(val))
+            return sweep_fail(L, line_of(val), "seeds: %s: expected a single value", name), -1;
+        const char *s = scalar_text(val);
+        if (!strcmp(name, "until")) {
+            rule = val;
+            continue;
+        }
+        int f = -1;
+        for (int i = 0; i < 3; i++)
+            if (!strcmp(name, names[i])) f = i;
+        if (f < 0)
+            return sweep_fail(L, line_of(key), "seeds: unknown key '%s' (expected min, max, "
+                              "until, step)", name), -1;
+        char *end;
+        errno = 0;
+        long n = strtol(s, &end, 10);
+        if (end == s || *end != '\0' || errno != 0 || n < 1 || n > (long)RC_SWEEP_MAX_SEEDS)
+            return sweep_fail(L, line_of(val), "seeds: %s: '%s' must be a count 1..%u", name, s,
+                              RC_SWEEP_MAX_SEEDS), -1;
+        got[f] = n;
+    }
+    if (rule == NULL)
+        return sweep_fail(L, line_of(v), "seeds: a mapping needs 'until' (a rule like "
+                          "\"p99 rel_halfwidth < 0.05\"), with 'min' and 'max'"), -1;
+    for (int i = 0; i < 2; i++)
+        if (got[i] == 0)
+            return sweep_fail(L, line_of(v), "seeds: until needs '%s'", names[i]), -1;
+    char why[300];
+    if (rc_until_parse_rule(scalar_text(rule), &L->until, why, sizeof why) != 0)
+        return sweep_fail(L, line_of(rule), "seeds: until: %s", why), -1;
+    if (got[0] < RC_UNTIL_MIN_SEEDS)
+        return sweep_fail(L, line_of(v), "seeds: min: %ld is below %d, the fewest seeds an "
+                          "interval is computed from (docs/analysis.md)", got[0],
+                          RC_UNTIL_MIN_SEEDS), -1;
+    if (got[1] < got[0])
+        return sweep_fail(L, line_of(v), "seeds: max: %ld is below min (%ld)", got[1], got[0]),
+               -1;
+    L->until.min = (unsigned)got[0];
+    L->until.max = (unsigned)got[1];
+    L->until.step = got[2] ? (unsigned)got[2] : (unsigned)got[0];
+    L->have_until = true;
+    return got[1];
+}
+
 static int parse_seeds(loader *L, const yaml_node_t *k, const yaml_node_t *v)
 {
     const rc_param_def *seed = rc_param_find("seed");
     L->have_seeds = true;
     L->seeds.def = seed;
     L->seeds.line = line_of(k);
-    if (v->type == YAML_SCALAR_NODE && !is_null(v)) {
-        const char *s = scalar_text(v);
-        char *end;
-        errno = 0;
-        long n = strtol(s, &end, 10);
-        if (end == s || *end != '\0' || errno != 0 || n < 1 || n > (long)RC_SWEEP_MAX_SEEDS)
-            return sweep_fail(L, line_of(v),
-                        "seeds: '%s' must be a count 1..%u (seeds 1..N) or a list like [1, 7, 9]",
-                        s, RC_SWEEP_MAX_SEEDS);
+    if ((v->type == YAML_SCALAR_NODE && !is_null(v)) || v->type == YAML_MAPPING_NODE) {
+        long n;
+        if (v->type == YAML_MAPPING_NODE) {
+            n = parse_until(L, v);
+            if (n < 0) return RC_EXIT_USAGE;
+        } else {
+            const char *s = scalar_text(v);
+            char *end;
+            errno = 0;
+            n = strtol(s, &end, 10);
+            if (end == s || *end != '\0' || errno != 0 || n < 1 || n > (long)RC_SWEEP_MAX_SEEDS)
+                return sweep_fail(L, line_of(v),
+                            "seeds: '%s' must be a count 1..%u (seeds 1..N), a list like "
+                            "[1, 7, 9] or {min, max, until}",
+                            s, RC_SWEEP_MAX_SEEDS);
+        }
         L->seeds.set = rc_xcalloc((size_t)n, sizeof *L->seeds.set);
         for (long i = 0; i < n; i++) {
             char buf[24];
@@ -525,6 +588,7 @@ int sweep_parse_overrides(loader *L, const char *const *ov, size_t n)
             free_dim(&L->seeds);
             memset(&L->seeds, 0, sizeof L->seeds);
             L->have_seeds = false;
+            L->have_until = false;
         }
         for (size_t d = 0; d < L->n_dims; d++) {
             if (L->dims[d].def != def) continue;

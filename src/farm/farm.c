@@ -538,6 +538,13 @@ int rc_farm_run(MPI_Comm world, const rc_sweep *sw, const rc_farm_opts *o, rc_fa
         rc_farm_shard(sw, o->shard_index, o->shard_count, in_run);
         snprintf(shard, sizeof shard, "%u/%u", o->shard_index, o->shard_count);
     }
+    if (o->subset != NULL) {
+        if (in_run == NULL) {
+            in_run = rc_xcalloc(n ? n : 1, sizeof *in_run);
+            for (size_t i = 0; i < n; i++) in_run[i] = true;
+        }
+        for (size_t i = 0; i < n; i++) in_run[i] = in_run[i] && o->subset[i];
+    }
     size_t total = 0;
     for (size_t i = 0; i < n; i++) total += in_run == NULL || in_run[i];
     st->total = total;

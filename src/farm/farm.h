@@ -48,6 +48,9 @@ typedef struct rc_farm_opts {
     bool isolate;         /* run each job in a forked child (default true) */
     bool retry_failed;    /* give failed jobs one more try at the end of this run */
     bool dry_run;         /* print what would run; touch nothing */
+    /* If not NULL: one flag per sweep job, only these are jobs of this run
+     * (a round of `seeds: {until}`, exp/until.h); combines with a shard. */
+    const bool *subset;
     int verbose;          /* 1: one line per finished job */
     /* Provenance stored in the results file (io/h5out.h run_*); may be NULL. */
     const char *overrides; /* the --set options, one a line */

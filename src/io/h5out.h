@@ -166,6 +166,11 @@ void rc_h5in_close(rc_h5in *in);
  * provenance and results (rcsim merge).  *job_id is the row's job. */
 int rc_h5out_add_from(rc_h5out *h, rc_h5in *in, size_t row, uint64_t *job_id, rc_err *err);
 
+/* Writes (or replaces) the string attribute `name` on the root group of the
+ * closed results file `path` (the stopping rule of `seeds: {until}`).
+ * RC_EXIT_RUNTIME when the file cannot be opened or written. */
+int rc_h5out_note(const char *path, const char *name, const char *text, rc_err *err);
+
 /* ---- old layout ---- */
 
 /* rcsim convert: writes a v2 file at `out` (which must not exist) with every
