@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/log.h"
 #include "exp/result.h"
@@ -81,8 +82,9 @@ static int plan_round(const rc_sweep *sw, const rc_farm_opts *o, bool *active, s
                 "rcsim sweep: seeds until %s (min %u, max %u, step %u), pass %zu: %zu "
                 "configuration(s): %zu narrow, %zu at max, %zu need seeds: %zu job(s) to run\n",
                 u->rule, u->min, u->max, u->step, pass, nc, narrow, at_max, running, todo);
-        /* Why each configuration has the seeds it has, once the file exists. */
-        if (scan.exists && !o->dry_run) {
+        /* Why each configuration has the seeds it has, once the file exists (a
+         * journal may precede it: a crash before the first table write). */
+        if (!o->dry_run && access(o->out, F_OK) == 0) {
             char rule[200];
             snprintf(rule, sizeof rule, "%s; min %u, max %u, step %u", u->rule, u->min, u->max,
                      u->step);
