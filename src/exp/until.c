@@ -59,7 +59,13 @@ size_t rc_until_interval(const double *v, size_t n, double *est, double *lo, dou
     size_t m = 0;
     double mn = INFINITY, mx = -INFINITY;
     for (size_t i = 0; i < n; i++) {
-        if (!isfinite(v[i]) || v[i] <= 0) continue;
+        if (!isfinite(v[i])) continue;
+        if (v[i] <= 0) { /* not a positive statistic: the analysis would not use log-t */
+            free(l);
+            *est = *lo = *hi = NAN;
+            *rel = INFINITY;
+            return 0;
+        }
         l[m++] = log(v[i]);
         if (v[i] < mn) mn = v[i];
         if (v[i] > mx) mx = v[i];

@@ -41,10 +41,12 @@ int rc_until_parse_rule(const char *text, rc_until *u, char *why, size_t n);
 double rc_until_value(const rc_until *u, const rc_summary *online);
 
 /* The interval of a positive statistic over seeds, as stats.seed_interval
- * (positive=True) in the analysis: finite values > 0 only; with
- * RC_UNTIL_MIN_SEEDS or more the log-scale 95 % t-interval around the
- * geometric mean, fewer give the min-max range.  Returns the number of values
- * used; *rel = (hi - lo) / (2 est), +inf below two values. */
+ * (positive=True) in the analysis, over the finite values (NaN: a job
+ * without deliveries): with RC_UNTIL_MIN_SEEDS or more the log-scale 95 %
+ * t-interval around the geometric mean, fewer give the min-max range.
+ * Returns the number of values used; *rel = (hi - lo) / (2 est), +inf below
+ * two values or with a value <= 0 (the analysis would not use the log scale;
+ * a latency is never <= 0, so such a configuration just runs to max). */
 size_t rc_until_interval(const double *v, size_t n, double *est, double *lo, double *hi,
                          double *rel);
 
