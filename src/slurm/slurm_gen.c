@@ -550,6 +550,14 @@ int rc_slurm_generate(const rc_slurm_opts *o, const char *file, rc_err *err)
     memset(&pi, 0, sizeof pi);
     bool provisional = false;
 
+    if (o->array > 0 && rc_sweep_until(sw) != NULL) {
+        /* Each array task is a shard, and a shard cannot tell whether a
+         * configuration needs more seeds: the others run its other seeds. */
+        rc_err_set(err, RC_EXIT_USAGE, "%s: seeds: until cannot run as an array job (--array "
+                   "%ld): a shard does not see a configuration's other seeds; leave out --array "
+                   "(one allocation runs the passes)", file, o->array);
+        goto done;
+    }
     if (o->array > 0 && (size_t)o->array > rc_sweep_count(sw)) {
         rc_err_set(err, RC_EXIT_USAGE, "--array %ld is more than the sweep's %zu jobs: some shards "
                                        "would be empty", o->array, rc_sweep_count(sw));

@@ -126,4 +126,11 @@ rc=$?
 set -e
 [ $rc = 2 ] || fail "--shard with until: exit $rc, want 2"
 grep -q "u.yaml: seeds: until cannot run as a shard" "$WORK/s.err" || fail "--shard message: $(cat "$WORK/s.err")"
+set +e
+"$RCSIM" slurm "$WORK/u.yaml" --array 2 --out "$WORK/x.h5" -o "$WORK/x.sbatch" > /dev/null 2> "$WORK/sl.err"
+rc=$?
+set -e
+[ $rc = 2 ] || fail "rcsim slurm --array with until: exit $rc, want 2"
+grep -q "u.yaml: seeds: until cannot run as an array job" "$WORK/sl.err" || fail "slurm message: $(cat "$WORK/sl.err")"
+[ ! -e "$WORK/x.sbatch" ] || fail "rcsim slurm --array wrote a script for an until sweep"
 echo PASS
