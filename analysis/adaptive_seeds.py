@@ -14,6 +14,10 @@ over seeds of its per-seed statistic (Student t); configurations whose half-widt
 `max-seeds` seeds.  The round files together are the result: every analysis script here
 accepts several files.  OUTDIR/precision.md lists each configuration's final interval.
 
+For a new sweep, `seeds: {min, max, until}` in the sweep file does this inside the runner,
+resumably and on the interval every view shows (docs/sweep-format.md, "Seeds until
+narrow"); this script stays for results files made with a fixed seed list.
+
 Needs only Debian's python3-h5py and numpy (run with /usr/bin/python3).
 """
 import argparse
