@@ -138,12 +138,13 @@ int rc_sweep_until_run(MPI_Comm comm, const rc_sweep *sw, rc_farm_opts *o, rc_fa
         if (r != 0) {
             rc = r;
             stop = true;
+        } else if (o->dry_run) {
+            stop = true; /* shows the jobs of the current pass only */
         } else if (st->run == 0) {
             /* Nothing new finished: the next pass would choose the same jobs. */
             rc = rc_err_set(err, RC_EXIT_RUNTIME, "seeds until: a pass ran no job; stopping");
             stop = true;
         }
-        if (o->dry_run) stop = true; /* shows the jobs of the current pass only */
     }
     o->subset = NULL;
     free(active);

@@ -60,6 +60,12 @@ print('\n'.join(sorted(str(x) for x in t['job_id'][:])))" "$1"; }
 sort_ids "$out" > "$WORK/ref.ids"
 [ "$(wc -l < "$WORK/ref.ids")" = 20 ] || fail "want 20 jobs, got $(wc -l < "$WORK/ref.ids")"
 
+# --dry-run shows the first pass and writes nothing.
+"$RCSIM" sweep "$WORK/u.yaml" --out "$WORK/dry.h5" --dry-run > "$WORK/dry.out" 2> "$WORK/dry.err" \
+    || fail "dry run: $(cat "$WORK/dry.err")"
+grep -q "10 jobs, 0 already done in .*, 10 to run" "$WORK/dry.out" || fail "dry run: $(cat "$WORK/dry.out")"
+[ ! -e "$WORK/dry.h5" ] && [ ! -e "$WORK/dry.h5.journal" ] || fail "dry run wrote files"
+
 # Run again: nothing to do, nothing rerun.
 "$RCSIM" sweep "$WORK/u.yaml" --out "$out" > "$WORK/again.out" 2> "$WORK/again.err" \
     || fail "rerun: $(cat "$WORK/again.err")"
