@@ -73,6 +73,9 @@ static int plan_round(const rc_sweep *sw, const rc_farm_opts *o, bool *active, s
     if (rc == 0) {
         cs = rc_until_plan(u, sw, done, value, active, &nc);
         for (size_t i = 0; i < n; i++) todo += active[i] && !done[i];
+        /* Seeds finished beyond what the rule now chooses (the rule was made
+         * looser) stay in the file: they are jobs of this run, not strangers. */
+        for (size_t i = 0; i < n; i++) active[i] = active[i] || done[i];
         for (size_t i = 0; i < nc; i++) {
             narrow += cs[i].state == RC_UNTIL_NARROW;
             at_max += cs[i].state == RC_UNTIL_MAX;
