@@ -95,6 +95,16 @@ static int plan_round(const rc_sweep *sw, const rc_farm_opts *o, bool *active, s
             rc = rc_h5out_note(o->out, "seeds_until", rule, err);
             if (rc == 0) rc = rc_h5out_note(o->out, "seeds_until_outcome", rep, err);
             free(rep);
+            /* Before this run's first pass the file is as a killed run left it
+             * (HDF5 may refuse to open it until the store repairs it): the
+             * pass that follows writes the note again. */
+            if (rc != 0 && pass == 0) {
+                if (todo == 0)
+                    fprintf(stderr, "rcsim sweep: warning: %s; the outcome is not recorded\n",
+                            err->msg);
+                rc = 0;
+                memset(err, 0, sizeof *err);
+            }
         }
     }
     free(cs);

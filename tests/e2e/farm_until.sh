@@ -84,16 +84,18 @@ for k in 3 7 12; do
     sort_ids "$WORK/c$k.h5" | cmp -s - "$WORK/ref.ids" || fail "resume after $k jobs chose other jobs"
 done
 
-# A kill -9 of the master mid-sweep (long jobs), then the same command: the same jobs as a
-# serial uninterrupted run.
-sed 's/  users: 16/  users: 16\n  burst: 1/; s/\[5m, 2h\]/[2d, 4d]/; s/p50 rel_halfwidth < 0.04/p99 rel_halfwidth < 0.01/' \
+# A kill -9 of the master mid-sweep, then the same command: the same jobs as a serial
+# uninterrupted run.  Jobs of days and a target no configuration reaches (every one runs to
+# max, three passes), so that the kill lands mid-sweep; the journal cuts above cover the mixed
+# outcomes.
+sed 's/\[5m, 2h\]/[2d, 3d]/; s/p50 rel_halfwidth < 0.04/p50 rel_halfwidth < 0.0001/' \
     "$WORK/u.yaml" > "$WORK/k.yaml"
 "$RCSIM" sweep "$WORK/k.yaml" --out "$WORK/kref.h5" > /dev/null 2> "$WORK/kref.err" \
     || fail "serial reference: $(cat "$WORK/kref.err")"
 sort_ids "$WORK/kref.h5" > "$WORK/kref.ids"
 "$MPIEXEC" -np 3 "$RCSIM" sweep "$WORK/k.yaml" --out "$WORK/k.h5" 2> "$WORK/k1.err" > /dev/null &
 BG_PID=$!
-wait_records "$WORK/k.h5.journal" 3
+wait_records "$WORK/k.h5.journal" 12
 pid=$(master_pid "$WORK/k1.err")
 [ -n "$pid" ] || fail "no master pid in the log"
 kill -9 "$pid"
