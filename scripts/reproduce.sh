@@ -228,6 +228,13 @@ for n in "${FIGS[@]}"; do
         status=1
         continue
     fi
+    # The figure is drawn from the table: refuse a file whose journal holds jobs its table lacks
+    # (analysis/rcplot/journal.py), so a comparison is never drawn from missing rows.
+    if ! PYTHONPATH=analysis "$PY" -c 'import sys; from rcplot import journal; journal.check_files(sys.argv[1:])' "$h5"; then
+        echo "reproduce.sh: $h5 lacks jobs of its journal; run the same command again (without --redraw) to write them" >&2
+        status=1
+        continue
+    fi
     t1=$(now)
     sweep_s=$(elapsed "$t0" "$t1")
     after=$(count_jobs "$h5")

@@ -29,7 +29,7 @@ import math
 import h5py
 import numpy as np
 
-from . import metrics, results, strategies
+from . import journal, metrics, results, strategies
 from .stats import seed_interval, seed_spread
 from .sweep import _matches, _with_structure, detect_axes, table_columns, value_key
 
@@ -181,7 +181,7 @@ def _read_file(path, stats, seen):
         if "seed" not in t or "canonical" not in t or role.get("seed") != "parameter":
             raise _Fallback("%s: no seed or canonical column" % path)
         ids = t["job_id"][:rows]
-        results.check_journal(path, ids)
+        journal.check_journal(path, ids)
         _, first = np.unique(ids, return_index=True)
         keep = np.zeros(rows, dtype=bool)
         keep[first] = True

@@ -20,14 +20,10 @@ Two ways in:
 A job id that appears in several files is kept once (the first).  Histograms are read
 lazily, so load() keeps the files open until Results.close() (or the `with` block ends).
 
-Errors: a file of another layout raises ValueError naming it and the layout; so does a
-file whose journal holds finished jobs its table lacks (check_journal: a journal is a result,
-and a reader must not silently leave it out).
+Errors: a file of another layout raises ValueError naming it and the layout.
 """
 
 import math
-import os
-import struct
 
 import h5py
 import numpy as np
@@ -319,54 +315,6 @@ def _read_file_table(f, path, columns):
     return rows, out, edges
 
 
-JOURNAL_MAGIC = b"RCJRNL02"
-JOURNAL_RECORD = 0x324A4352  # "RCJ2", src/io/journal.h
-
-
-def journal_ids(path):
-    """Job ids of the JOB records in the journal of results file `path` (src/io/journal.h;
-    the journal is "<file>.journal" beside the file a symbolic link finally names), as a
-    uint64 array; empty without a journal.  Only the record headers are read (the sweep
-    checks the CRCs when it resumes); reading stops at the first record that does not fit."""
-    jpath = os.path.realpath(path) + ".journal"
-    ids = []
-    try:
-        f = open(jpath, "rb", buffering=1 << 20)
-    except FileNotFoundError:
-        return np.zeros(0, dtype=np.uint64)
-    with f:
-        size = os.fstat(f.fileno()).st_size
-        if f.read(16)[:8] != JOURNAL_MAGIC:
-            return np.zeros(0, dtype=np.uint64)
-        pos = 16
-        while pos + 16 <= size:
-            magic, typ, ln, _ = struct.unpack("<IIII", f.read(16))
-            if magic != JOURNAL_RECORD or pos + 16 + ln > size:
-                break
-            if typ == 2 and ln >= 8:
-                ids.append(struct.unpack("<Q", f.read(8))[0])
-                f.seek(ln - 8, 1)
-            else:
-                f.seek(ln, 1)
-            pos += 16 + ln
-    return np.array(ids, dtype=np.uint64)
-
-
-def check_journal(path, table_ids):
-    """Raises ValueError when the journal of `path` holds finished jobs its table does not:
-    the journal is the authority on what is finished (docs/running-sweeps.md), and a table
-    read without them would silently lack results (a sweep killed before its table write,
-    or one that ended while a reader held the file)."""
-    lacking = np.setdiff1d(journal_ids(path), np.asarray(table_ids, dtype=np.uint64))
-    if lacking.shape[0]:
-        raise ValueError(
-            "%s: its journal holds %d finished job(s) that its table does not (%d rows; e.g. job "
-            "%016x): the sweep ended before writing them to the table (killed, or a reader held "
-            "the file).  Run the same `rcsim sweep SWEEP.yaml --out %s` command again (it writes "
-            "them from the journal and runs only what is missing), then read the file"
-            % (path, lacking.shape[0], len(table_ids), int(lacking[0]), path))
-
-
 def load_table(paths, columns=None):
     """The table of layout-2 files as numpy columns (see Table).  `columns` (names)
     limits what is read; job_id is always read.  A job id in several files is kept once."""
@@ -383,7 +331,6 @@ def load_table(paths, columns=None):
                                  "`rcsim convert %s --out NEW.h5`, or use results.load)"
                                  % (path, LAYOUT_V1, LAYOUT, path))
             rows, cols, edges = _read_file_table(f, path, columns)
-        check_journal(path, cols["job_id"][0])
         if tab.edges is None:
             tab.edges = edges
         elif not np.array_equal(tab.edges, edges):

@@ -33,7 +33,7 @@ import math
 import os
 import re
 
-from . import results, strategies
+from . import journal, results, strategies
 
 # Unit of each registry parameter: the registry's own unit when it has one ("s", "1/s"),
 # otherwise what a dimensionless number is ("count", "factor", "fraction"); None for
@@ -175,6 +175,7 @@ def load(paths):
         if not os.path.isfile(p):
             raise UsageError("%s: no such file" % p)
     try:
+        journal.check_files(paths)
         res = results.load(paths)
     except (OSError, ValueError) as e:
         raise UsageError("cannot read %s: %s" % (", ".join(paths), e))

@@ -46,8 +46,8 @@ expect_refusal "merge --allow-other-build" 2 "$RCSIM" merge "$out" --out "$WORK/
 expect_refusal "summarize" 2 "$RCSIM" summarize "$out"
 expect_refusal "plot" 2 "$RCSIM" plot "$out" --out "$WORK/plots"
 rc=0
-PYTHONPATH="$RCSIM_SOURCE_DIR/analysis" $PY -c 'import sys; from rcplot import results; results.load_table([sys.argv[1]])' "$out" 2> "$WORK/e" || rc=$?
-[ "$rc" != 0 ] && grep -q "its journal holds $lack finished job(s)" "$WORK/e" || fail "the Python loader read a table without its journal's jobs: $(cat "$WORK/e")"
+PYTHONPATH="$RCSIM_SOURCE_DIR/analysis" $PY -c 'import sys; from rcplot import journal; journal.check_files([sys.argv[1]])' "$out" 2> "$WORK/e" || rc=$?
+[ "$rc" != 0 ] && grep -q "its journal holds $lack finished job(s)" "$WORK/e" || fail "the journal check read a table without its journal's jobs: $(cat "$WORK/e")"
 
 # The same command writes the table; then every reader and merge accepts the file.
 "$RCSIM" sweep "$SWEEP" --out "$out" "${SET[@]}" > "$WORK/2.out" 2> "$WORK/2.err" || { cat "$WORK/2.err"; fail "rerun"; }
