@@ -3,6 +3,9 @@
  *   anonymity.c  the observer: wire hooks, the time-ordered event heap,
  *                tracked messages, results and the observation file
  *   anon_pool.c  the distributions packets carry and the mixing nodes' pools
+ *   anon_sender.c the sender view above the dense limit (a log of the pools'
+ *                events, read backward from a tracked message's exit) and
+ *                what an exit tells about its sender: entropy, epsilon, delta
  * A function anonymity.c calls in anon_pool.c is named rc_anon__<verb>;
  * anon_pool.c calls nothing in anonymity.c.
  */
@@ -50,6 +53,8 @@ typedef struct pkt {
     uint32_t split;   /* parts it becomes at the last layer */
     uint32_t sender;  /* one-hot sender estimate, or NONE32 */
     sview *sv;        /* dense sender estimate, or NULL (none when both are empty) */
+    uint64_t sid1;    /* the sender log's mode: 1 + the log entry of the departure
+                         whose pool mean it carries, 0 if none (anon_sender.c) */
     uint32_t target;  /* the tracked message it carries alone (a part), or NONE32 */
     uint32_t origin;  /* a mix loop's mix */
     uint32_t q_head, q_tail; /* its events waiting behind the one in the heap */
@@ -80,7 +85,40 @@ typedef struct tracked {
     double h, maxq, mass, sender_h;
     double key;     /* its sampling key: the N smallest keys are kept */
     bool exited, dropped;
+    uint32_t partner; /* the other challenge sender for epsilon (docs/spec.md §10.4) */
+    double eps;       /* |ln(p_sender / p_partner)|: NaN if not measured, INFINITY if
+                         one side is impossible (counts towards delta) */
 } tracked;
+
+/* The sender log (anon_sender.c): every change of an honest mixing node's
+ * pool, in the order the adversary takes them.  An entry is a departure (x:
+ * the packets it held before) or an arrival of `parts` pooled packets
+ * carrying one client's packet (x: the client), a departure's pool mean (x:
+ * that entry's global index) or nothing. */
+enum { SL_DEP = 0, SL_USER = 1, SL_SNAP = 2, SL_NONE = 3 };
+typedef struct slog_e {
+    uint32_t node;
+    uint32_t meta; /* kind | parts << 2 */
+    uint64_t x;
+} slog_e;
+
+typedef struct slog {
+    slog_e *e;
+    double *alpha;   /* per entry: the weight of a departure's mean (sweep scratch, 0) */
+    uint64_t base;   /* global index of e[0] */
+    size_t n, cap;
+    rc_time keep;    /* entries are kept this long back from now */
+    /* every SL_CHECK entries: (time, global index), to know what is old */
+    rc_time *ck_t;
+    uint64_t *ck_i;
+    size_t ck_n, ck_cap;
+    /* sweep scratch: per node, per user (all zero between sweeps) */
+    double *g, *r;
+    uint32_t *touched, n_touched;
+    uint32_t *mixing, n_mixing; /* the honest mixing nodes */
+    double max_unresolved;      /* largest share a sweep left before the log's start */
+    uint64_t swept;             /* entries visited by all sweeps */
+} slog;
 
 struct rc_anon {
     rc_sim *sim;
@@ -90,7 +128,9 @@ struct rc_anon {
     bool *corrupt;
     uint64_t n_corrupt_mixes, n_corrupt_providers;
     pool *pools; /* per node; allocated for mixing nodes */
-    bool sender_view;
+    bool sender_view; /* dense sender estimates (sview) */
+    slog *sl;         /* or the sender log (above RC_ANON_SENDER_MAX_USERS), else NULL */
+    gsl_rng *pair_rng; /* challenge partners for epsilon (a stream of its own) */
     uint32_t users4; /* users rounded up to a multiple of 4 (vec_*) */
     sview **sv_free; /* released sender estimates, for reuse (all users4 long) */
     void *tl_free[TL_CLASSES]; /* released target-list blocks by class, linked through
@@ -156,5 +196,18 @@ void rc_anon__pool_reset(rc_anon *a, pool *q);
 void rc_anon__pool_add(rc_anon *a, pool *q, const pkt *p, uint32_t parts);
 /* A packet leaves pool q: it takes the mean. */
 void rc_anon__pool_take(rc_anon *a, pool *q, pkt *p);
+
+/* ---------- anon_sender.c ---------- */
+
+/* The sender log, keeping `keep` of history; NULL members are set up here. */
+void rc_anon__slog_new(rc_anon *a, rc_time keep);
+void rc_anon__slog_free(rc_anon *a);
+/* Pool `node` takes a packet's estimate as `parts` pooled packets. */
+void rc_anon__slog_arrive(rc_anon *a, uint32_t node, const pkt *p, uint32_t parts);
+/* A packet leaves pool `node`, which held n packets: it carries that pool mean. */
+void rc_anon__slog_depart(rc_anon *a, uint32_t node, int64_t n, pkt *p);
+/* The packet carrying tracked message g left the mixes: its sender entropy in
+ * bits and the message's epsilon (g->eps). */
+double rc_anon__sender_exit(rc_anon *a, const pkt *p, tracked *g);
 
 #endif

@@ -63,6 +63,7 @@ void rc_anon__pkt_clear(rc_anon *a, pkt *p)
     p->nt = 0;
     rc_anon__sv_release(a, p->sv);
     p->sv = NULL;
+    p->sid1 = 0;
     p->sender = NONE32;
 }
 
@@ -165,6 +166,7 @@ void rc_anon__pool_add(rc_anon *a, pool *q, const pkt *p, uint32_t parts)
         else if (p->sv != NULL)
             vec_axpy(q->b, p->sv->v, w, a->users4);
     }
+    if (a->sl != NULL) rc_anon__slog_arrive(a, (uint32_t)(q - a->pools), p, parts);
     q->n += parts;
     rc_anon__sv_release(a, q->snap);
     q->snap = NULL;
@@ -178,6 +180,7 @@ void rc_anon__pool_take(rc_anon *a, pool *q, pkt *p)
         RC_DCHECK(false, "anonymity: a packet left an empty pool");
         return;
     }
+    if (a->sl != NULL) rc_anon__slog_depart(a, (uint32_t)(q - a->pools), q->n, p);
     double n = (double)q->n;
     rc_anon__tl_reserve(a, p, q->n_act); /* (p->nt is 0: nothing to copy) */
     /* (locals: the stores below would otherwise reload every pointer) */

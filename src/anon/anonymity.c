@@ -24,7 +24,7 @@
 
 #include "anon/anon_internal.h"
 
-enum { STREAM_ANON = 50 };
+enum { STREAM_ANON = 50, STREAM_ANON_PAIR = 51 };
 /* Keys above this many times N over the expected number of candidates are
  * never tracked (on_carry). */
 #define KEY_MARGIN 8.0
@@ -152,7 +152,7 @@ static uint32_t pkt_new(rc_anon *a, uint64_t id)
     pkt *p = &a->slots[i];
     uint32_t *tk = p->tk, capt = p->capt;
     double *tq = p->tq;
-    *p = (pkt){id, 0, 1, NONE32, NULL, NONE32, NONE32, NONE32, NONE32, false, false, 0, capt,
+    *p = (pkt){id, 0, 1, NONE32, NULL, 0, NONE32, NONE32, NONE32, NONE32, false, false, 0, capt,
                tk, tq};
     map_put(&a->hkey, &a->hval, &a->hcap, &a->hn, id, i);
     if (id >= a->id_end) a->id_end = id + 1;
@@ -222,20 +222,7 @@ static void exit_packet(rc_anon *a, pkt *p, rc_time t)
         tracked *g = &a->tg[p->target];
         g->exited = true;
         g->left = t;
-        double h = NAN;
-        if (a->sender_view) {
-            h = 0;
-            if (p->sv != NULL) {
-                double tot = 0;
-                for (uint32_t u = 0; u < a->users; u++) tot += p->sv->v[u];
-                /* (no client's share at all: nothing to be unsure about, 0 bits) */
-                for (uint32_t u = 0; u < a->users && tot > 0; u++) {
-                    double x = p->sv->v[u] / tot;
-                    if (x > 0) h -= x * log2(x);
-                }
-            }
-        }
-        g->sender_h = h;
+        g->sender_h = rc_anon__sender_exit(a, p, g);
     }
 }
 
@@ -283,6 +270,7 @@ static void depart(rc_anon *a, const event *e)
         rc_anon__pkt_clear(a, p);
         for (uint32_t i = 0; i < b->nt; i++) rc_anon__pkt_add_target(a, p, b->tk[i], b->tq[i] / b->split);
         p->sender = b->sender;
+        p->sid1 = b->sid1;
         if (b->sv != NULL) {
             p->sv = b->sv;
             p->sv->refs++;
@@ -538,7 +526,11 @@ static void on_carry(void *ctx, uint64_t packet, uint32_t body, uint32_t sender,
     }
     grow_targets(a);
     uint32_t k = a->n_tg++;
-    a->tg[k] = (tracked){sender, recipient, body, now, -1, -1, 0, 0, 0, NAN, key, false, false};
+    /* the other challenge sender: uniform over the other users (docs/spec.md §10.4) */
+    uint32_t partner = (uint32_t)rc_rng_below(a->pair_rng, a->users - 1);
+    if (partner >= sender) partner++;
+    a->tg[k] = (tracked){sender, recipient, body, now, -1, -1, 0, 0, 0, NAN, key, false, false,
+                         partner, NAN};
     kept_push(a, k);
     map_put(&a->bkey, &a->bval, &a->bcap, &a->bn, body, k);
     uint32_t slot = pkt_find(a, packet);
@@ -576,7 +568,8 @@ rc_anon *rc_anon_new(rc_sim *sim, rc_net *net, const rc_anon_cfg *cfg, rc_err *e
     a->users = rc_net_users(net);
     a->providers = rc_net_providers(net);
     a->nodes = rc_net_nodes(net);
-    a->sender_view = a->users <= RC_ANON_SENDER_MAX_USERS;
+    a->sender_view = cfg->sender == RC_ANON_SENDER_DENSE ||
+                     (cfg->sender == RC_ANON_SENDER_AUTO && a->users <= RC_ANON_SENDER_MAX_USERS);
     a->users4 = (a->users + 3) / 4 * 4;
     a->free_slot = NONE32;
     a->free_ev = NONE32;
@@ -597,6 +590,7 @@ rc_anon *rc_anon_new(rc_sim *sim, rc_net *net, const rc_anon_cfg *cfg, rc_err *e
     a->role = rc_xcalloc(a->nodes, 1);
     a->corrupt = rc_xcalloc(a->nodes, sizeof *a->corrupt);
     gsl_rng *r = a->rng = rc_rng_new(cfg->seed, STREAM_ANON);
+    a->pair_rng = rc_rng_new(cfg->seed, STREAM_ANON_PAIR);
     uint32_t mixes = rc_net_mix_layers(net) * rc_net_mixes_per_layer(net);
     a->sum.corrupt_mixes =
         a->n_corrupt_mixes = corrupt_some(a, r, rc_net_node_mix(net, 0, 0), mixes, cfg->corrupt_mixes);
@@ -629,6 +623,8 @@ rc_anon *rc_anon_new(rc_sim *sim, rc_net *net, const rc_anon_cfg *cfg, rc_err *e
     }
     a->kept = rc_xmalloc((a->want ? a->want : 1) * sizeof *a->kept);
     grow_targets(a);
+    /* The sender log keeps 1.5 warm-ups (anon_sender.c). */
+    if (!a->sender_view) rc_anon__slog_new(a, (rc_time)llround(1.5 * settle * 1e6));
 
     if (a->trace) {
         fprintf(a->trace, "# rcsim anon-trace 1 (docs/spec.md §10.6)\n");
@@ -675,6 +671,8 @@ int rc_anon_finish(rc_anon *a, rc_err *err)
     a->rec = rc_xcalloc(a->n_tg ? a->n_tg : 1, sizeof *a->rec);
     double *h = rc_xmalloc((a->n_tg ? a->n_tg : 1) * sizeof *h);
     double hsum = 0, minsum = 0, ssum = 0;
+    double *eps = rc_xmalloc((a->n_tg ? a->n_tg : 1) * sizeof *eps);
+    size_t n_eps = 0, n_pair = 0;
     for (uint32_t k = 0; k < a->n_tg; k++) {
         const tracked *g = &a->tg[k];
         if (!g->exited || g->dropped) continue;
@@ -694,6 +692,10 @@ int rc_anon_finish(rc_anon *a, rc_err *err)
         hsum += r->entropy_bits;
         minsum += r->min_entropy_bits;
         ssum += g->sender_h;
+        if (!isnan(g->eps)) {
+            n_pair++;
+            if (isfinite(g->eps)) eps[n_eps++] = g->eps;
+        }
     }
     size_t n = a->n_rec;
     qsort(h, n, sizeof *h, cmp_double);
@@ -702,8 +704,20 @@ int rc_anon_finish(rc_anon *a, rc_err *err)
     a->sum.entropy_median_bits = percentile(h, n, 0.5);
     a->sum.entropy_p5_bits = percentile(h, n, 0.05);
     a->sum.min_entropy_mean_bits = n ? minsum / (double)n : NAN;
-    a->sum.sender_entropy_mean_bits = n && a->sender_view ? ssum / (double)n : NAN;
+    a->sum.sender_entropy_mean_bits = n && (a->sender_view || a->sl) ? ssum / (double)n : NAN;
     free(h);
+    /* Unlinkability (docs/spec.md §10.4): epsilon over the messages where both
+     * challenge senders are possible, delta the share where one is not. */
+    double esum = 0;
+    for (size_t i = 0; i < n_eps; i++) esum += eps[i];
+    qsort(eps, n_eps, sizeof *eps, cmp_double);
+    a->sum.eps_mean = n_eps ? esum / (double)n_eps : NAN;
+    a->sum.eps_p95 = percentile(eps, n_eps, 0.95);
+    a->sum.delta = n_pair ? (double)(n_pair - n_eps) / (double)n_pair : NAN;
+    free(eps);
+    if (getenv("RCSIM_ANON_SLOG_DEBUG") && a->sl)
+        fprintf(stderr, "slog: entries %zu (cap %zu), swept %llu, max unresolved %.3g\n", a->sl->n,
+                a->sl->cap, (unsigned long long)a->sl->swept, a->sl->max_unresolved);
     if (a->trace == NULL) return 0;
     /* The simulator's own values, beside the observations, for comparison. */
     int bad = ferror(a->trace);
@@ -715,12 +729,13 @@ int rc_anon_finish(rc_anon *a, rc_err *err)
     FILE *f = fopen(path, "w");
     if (f != NULL) {
         fprintf(f, "target,sender,recipient,sent_s,latency_s,entropy_bits,min_entropy_bits,"
-                   "sender_entropy_bits,mass\n");
+                   "sender_entropy_bits,mass,partner,eps\n");
         for (size_t i = 0; i < a->n_rec; i++) {
             const rc_anon_record *r = &a->rec[i];
-            fprintf(f, "%u,%u,%u,%.6f,%.17g,%.17g,%.17g,%.17g,%.17g\n", r->target, r->sender,
-                    r->recipient, r->sent_s, r->latency_s, r->entropy_bits, r->min_entropy_bits,
-                    r->sender_entropy_bits, r->mass);
+            const tracked *g = &a->tg[r->target];
+            fprintf(f, "%u,%u,%u,%.6f,%.17g,%.17g,%.17g,%.17g,%.17g,%u,%.17g\n", r->target,
+                    r->sender, r->recipient, r->sent_s, r->latency_s, r->entropy_bits,
+                    r->min_entropy_bits, r->sender_entropy_bits, r->mass, g->partner, g->eps);
         }
         bad |= ferror(f);
         bad |= fclose(f);
@@ -774,6 +789,8 @@ void rc_anon_free(rc_anon *a)
     free(a->kept);
     free(a->tg);
     if (a->rng) rc_rng_free(a->rng);
+    if (a->pair_rng) rc_rng_free(a->pair_rng);
+    rc_anon__slog_free(a);
     free(a->bkey);
     free(a->bval);
     free(a->role);

@@ -4,8 +4,9 @@
  * It sees every link with exact times (loopix/net.h, "the wire") and owns a
  * seeded fraction of the mixes and of the providers.  Each packet carries the
  * adversary's probability that it holds each tracked message (sparse: most
- * carry none) and its estimate of which client sent it (dense, up to
- * RC_ANON_SENDER_MAX_USERS users).  An honest mixing node keeps the sums of
+ * carry none) and its estimate of which client sent it (dense up to
+ * RC_ANON_SENDER_MAX_USERS users; above, a reference into a log of the pools'
+ * events, read backward at a tracked message's exit).  An honest mixing node keeps the sums of
  * what its pool holds, and a packet leaving it takes the pool's mean (its
  * delays are exponential, so every pooled packet is equally likely to be the
  * one leaving); a corrupted node, and a provider that adds no delay, pass a
@@ -28,9 +29,14 @@
 #include "core/sim.h"
 #include "loopix/net.h"
 
-/* Above this many users the sender view (dense vectors carried by packets) is
- * not computed: its mean is NaN (docs/spec.md §10.4). */
+/* Up to this many users the sender view is dense vectors carried by packets;
+ * above it, a log of the pools read backward from each tracked exit
+ * (anon_sender.c, docs/spec.md §10.4). */
 #define RC_ANON_SENDER_MAX_USERS 1024
+
+/* How the sender view is computed: dense up to RC_ANON_SENDER_MAX_USERS
+ * users, else the log (auto); or one of them (the same values to ~1e-12). */
+typedef enum { RC_ANON_SENDER_AUTO = 0, RC_ANON_SENDER_DENSE = 1, RC_ANON_SENDER_LOG = 2 } rc_anon_sender;
 
 /* Warm-up and cool-down, in mean path delays (hops / mu) (docs/spec.md §10.2). */
 #define RC_ANON_SETTLE_PATHS 10.0
@@ -40,6 +46,7 @@ typedef struct rc_anon_cfg {
     double corrupt_mixes, corrupt_providers; /* fractions, rounded to whole nodes */
     uint32_t targets;                        /* tracked real sub-messages wanted */
     const char *trace_path;                  /* NULL or "": no observation file */
+    rc_anon_sender sender;                   /* the sender view's method */
     /* NULL: every real sub-message is a candidate for tracking; else only those
      * it accepts (a target group's, docs/spec.md §10.2), by their body handle. */
     bool (*candidate)(void *ctx, uint32_t body);
@@ -55,7 +62,7 @@ typedef struct rc_anon_record {
     double latency_s;      /* to its recipient's pull; NaN if not pulled by the end */
     double entropy_bits;   /* H over the packets that left the mixes */
     double min_entropy_bits;
-    double sender_entropy_bits; /* NaN above RC_ANON_SENDER_MAX_USERS */
+    double sender_entropy_bits;
     double mass;           /* its probability that left the mixes by the end (about 1) */
 } rc_anon_record;
 
@@ -64,6 +71,10 @@ typedef struct rc_anon_summary {
     double entropy_mean_bits, entropy_median_bits, entropy_p5_bits;
     double min_entropy_mean_bits, sender_entropy_mean_bits;
     uint64_t corrupt_mixes, corrupt_providers;
+    /* unlinkability of two challenge senders (docs/spec.md §10.4): epsilon's
+     * mean and 95th percentile over the messages where both are possible, and
+     * delta, the share where one of them is impossible */
+    double eps_mean, eps_p95, delta;
 } rc_anon_summary;
 
 typedef struct rc_anon rc_anon;

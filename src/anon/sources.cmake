@@ -1,1 +1,1 @@
-set(RCSIM_ANON_SOURCES src/anon/anonymity.c src/anon/anon_pool.c)
+set(RCSIM_ANON_SOURCES src/anon/anonymity.c src/anon/anon_pool.c src/anon/anon_sender.c)

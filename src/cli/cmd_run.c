@@ -103,11 +103,12 @@ static void print_human(const rc_job *job, const rc_result *r)
     if (job->anonymity)
         printf("  anonymity (%llu tracked; %llu of the mixes and %llu of the providers corrupted): "
                "entropy mean %.3f bits, median %.3f, p5 %.3f; min-entropy mean %.3f; sender "
-               "entropy mean %.3f\n",
+               "entropy mean %.3f; unlinkability epsilon mean %.3f, p95 %.3f, delta %.3f\n",
                (unsigned long long)r->c.anon_targets, (unsigned long long)r->c.anon_corrupt_mixes,
                (unsigned long long)r->c.anon_corrupt_providers, r->c.anon_entropy_mean_bits,
                r->c.anon_entropy_median_bits, r->c.anon_entropy_p5_bits,
-               r->c.anon_min_entropy_mean_bits, r->c.anon_sender_entropy_mean_bits);
+               r->c.anon_min_entropy_mean_bits, r->c.anon_sender_entropy_mean_bits,
+               r->c.anon_eps_mean, r->c.anon_eps_p95, r->c.anon_delta);
     printf("  %llu events in %.3f s wall (%.2f M events/s), peak RSS %llu MiB\n",
            (unsigned long long)r->c.events, r->c.wall_s,
            r->c.wall_s > 0 ? (double)r->c.events / r->c.wall_s / 1e6 : 0.0,

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "anon/anonymity.h"
 #include "core/log.h"
 #include "exp/param.h"
 #include "loopix/net.h"
@@ -152,6 +153,7 @@ static int validate_anonymity(const rc_job *job, rc_err *err)
                             : job->corrupt_providers > 0   ? "corrupt_providers"
                             : job->anon_trace[0] != '\0'   ? "anon_trace"
                             : strcmp(job->anon_group, "all") != 0 ? "anon_group"
+                            : job->anon_sender != 0        ? "anon_sender"
                                                            : NULL;
         if (stray)
             return rc_err_set(err, RC_EXIT_USAGE, "%s: has no effect without --anonymity on",
@@ -170,6 +172,11 @@ static int validate_anonymity(const rc_job *job, rc_err *err)
     if (gk == RC_ANON_GROUP_INDEX && gv >= (uint32_t)job->groups)
         return rc_err_set(err, RC_EXIT_USAGE, "anon_group: '%s': the job has %d groups (0 .. %d)",
                           job->anon_group, job->groups, job->groups - 1);
+    if (job->anon_sender == RC_ANON_SENDER_DENSE && job->users > RC_ANON_SENDER_MAX_USERS)
+        return rc_err_set(err, RC_EXIT_USAGE,
+                          "anon_sender: dense: %d users is more than the dense vectors' %d "
+                          "(use log or auto)",
+                          job->users, RC_ANON_SENDER_MAX_USERS);
     if (job->anon_trace[0] != '\0') {
         char dir[sizeof job->anon_trace];
         snprintf(dir, sizeof dir, "%s", job->anon_trace);

@@ -107,6 +107,7 @@ typedef struct rc_job {
     /* whose messages are tracked: all | G (group index) | largest | size:M (rc_job_anon_group) */
     char anon_group[32];
     char anon_trace[256];         /* "" or a file for the raw observations (output only) */
+    int anon_sender;              /* the sender view: 0 auto, 1 dense, 2 log (rc_anon_sender) */
     /* output-only options (not part of the job id) */
     bool store_raw;               /* keep raw per-delivery latencies in the result */
     bool check;                   /* run-time invariant checks for this job */

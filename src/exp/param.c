@@ -179,6 +179,11 @@ static const rc_param_def table[] = {
     {"anon_trace", RC_PT_STRING, OFF(anon_trace), SZ(anon_trace), "", 0, 0, "", NULL, 0,
      "anonymity: write every observation of the run to this CSV file, and the tracked "
      "messages' values to FILE.targets.csv (docs/spec.md §10.6; small runs)"},
+    {"anon_sender", RC_PT_ENUM, OFF(anon_sender), 0, "auto", 0, 2, "", "auto|dense|log",
+     C | A | N,
+     "anonymity: how the sender view is computed: dense vectors (up to 1024 users), a log of "
+     "the pools read backward from each tracked exit, or auto (dense up to 1024 users, else "
+     "the log); the same values to 1e-12 (docs/spec.md §10.4)"},
     {"store_raw", RC_PT_BOOL, OFF(store_raw), 0, "false", 0, 1, "", NULL, RC_PF_STORED,
      "keep raw per-delivery latencies in the results"},
     {"check", RC_PT_BOOL, OFF(check), 0, "false", 0, 1, "", NULL, 0,

@@ -25,6 +25,7 @@ void rc_result_init(rc_result *r)
     /* not measured unless the job ran with --anonymity on */
     r->c.anon_entropy_mean_bits = r->c.anon_entropy_median_bits = r->c.anon_entropy_p5_bits = NAN;
     r->c.anon_min_entropy_mean_bits = r->c.anon_sender_entropy_mean_bits = NAN;
+    r->c.anon_eps_mean = r->c.anon_eps_p95 = r->c.anon_delta = NAN;
 }
 
 void rc_result_free(rc_result *r)

@@ -99,7 +99,8 @@ static int run_resolved(rc_job job, rc_result *out, rc_run_progress_fn progress,
     anon_group_ctx agc = {mc, 0};
     if (job.anonymity) {
         rc_anon_cfg acfg = {job.seed, job.corrupt_mixes, job.corrupt_providers,
-                            (uint32_t)job.anon_targets, job.anon_trace, NULL, NULL};
+                            (uint32_t)job.anon_targets, job.anon_trace,
+                            (rc_anon_sender)job.anon_sender, NULL, NULL};
         rc_anon_group_kind gk;
         uint32_t gv;
         if (rc_job_anon_group(job.anon_group, &gk, &gv, NULL) == 0 && gk != RC_ANON_GROUP_ALL) {
@@ -140,6 +141,9 @@ static int run_resolved(rc_job job, rc_result *out, rc_run_progress_fn progress,
         out->c.anon_entropy_p5_bits = as.entropy_p5_bits;
         out->c.anon_min_entropy_mean_bits = as.min_entropy_mean_bits;
         out->c.anon_sender_entropy_mean_bits = as.sender_entropy_mean_bits;
+        out->c.anon_eps_mean = as.eps_mean;
+        out->c.anon_eps_p95 = as.eps_p95;
+        out->c.anon_delta = as.delta;
         size_t nr;
         const rc_anon_record *rec = rc_anon_records(anon, &nr);
         if (job.store_raw && nr > 0) {
