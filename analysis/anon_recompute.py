@@ -8,11 +8,15 @@ messages.  This script knows nothing of rcsim's code: it re-derives the
 adversary's estimates from those rows by the rule of docs/spec.md §10.3
 (dense vectors, no pruning, its own event order from the documented key) and
 prints, per tracked message, the entropy H, the min-entropy, the sender
-entropy, the probability that left the mixes and the latency.
+entropy, the probability that left the mixes and the latency.  The sender
+estimates are dense vectors over the users here, whatever rcsim used (dense
+vectors or its log read backward, docs/spec.md §10.4).
 
 With --check FILE.targets.csv (rcsim's own values, written beside the
 observations) it compares the two and exits 1 if any value differs by more
-than --tol (default 1e-9).
+than --tol (default 1e-9); that file also names each message's challenge
+partner, so epsilon = |ln(p_sender / p_partner)| is recomputed and compared
+too.
 
 usage: anon_recompute.py TRACE.csv [--check TRACE.csv.targets.csv] [--tol 1e-9]
 """
@@ -49,7 +53,7 @@ def recompute(meta, corrupt, rows, ties="arrivals-first"):
     users, providers = meta["users"], meta["providers"]
     nodes = users + providers + meta["mix_layers"] * meta["mixes_per_layer"]
     stop = meta["stop_us"]
-    sender_view = users <= 1024
+    sender_view = True  # dense over the users at any size (small runs only)
 
     def honest_mixing(v):
         if v < users or v in corrupt:
@@ -69,7 +73,8 @@ def recompute(meta, corrupt, rows, ties="arrivals-first"):
         if kind == "T":
             initial.setdefault(packet, {})[target] = 1.0
             targets[target] = dict(sender=frm, recipient=to, sent=sent, pulled=None, h=0.0,
-                                   maxq=0.0, mass=0.0, sender_h=float("nan"), exited=False)
+                                   maxq=0.0, mass=0.0, sender_h=float("nan"), exited=False,
+                                   send=None)
         elif kind == "C" and to >= users + providers:
             loops[packet] = to  # a mix's loop (at a provider: a packet made for a strategy)
         elif kind == "X":
@@ -138,6 +143,7 @@ def recompute(meta, corrupt, rows, ties="arrivals-first"):
                         x = x[x > 0]
                         h = float(-(x * np.log2(x)).sum())
                     g["sender_h"] = h
+                    g["send"] = s
             dist[packet], send[packet] = None, None
             if packet not in loops:
                 return
@@ -211,8 +217,20 @@ def recompute(meta, corrupt, rows, ties="arrivals-first"):
                         # normalised over what left the mixes: -sum (q/M) log2 (q/M)
                         entropy_bits=g["h"] / g["mass"] + math.log2(g["mass"]),
                         min_entropy_bits=-math.log2(g["maxq"] / g["mass"]),
-                        sender_entropy_bits=g["sender_h"], mass=g["mass"], latency_s=lat))
+                        sender_entropy_bits=g["sender_h"], mass=g["mass"], latency_s=lat,
+                        send=g["send"]))
     return out
+
+
+def epsilon(send, sender, partner):
+    """|ln(p_sender / p_partner)| from the exit's sender estimate: inf when one
+    side is impossible, nan when both are or there is no estimate."""
+    if send is None or send.sum() <= 0:
+        return float("nan")
+    p0, p1 = send[sender], send[partner]
+    if p0 > 0 and p1 > 0:
+        return abs(math.log(p0 / p1))
+    return float("inf") if (p0 > 0 or p1 > 0) else float("nan")
 
 
 def read_targets(path):
@@ -228,6 +246,8 @@ def read_targets(path):
 def same(a, b, tol):
     if math.isnan(a) and math.isnan(b):
         return True
+    if math.isinf(a) or math.isinf(b):
+        return a == b
     return abs(a - b) <= tol
 
 
@@ -259,10 +279,14 @@ def main(argv):
         t = theirs.get(r["target"])
         if t is None:
             continue
+        if "partner" in t:
+            r["eps"] = epsilon(r["send"], r["sender"], int(t["partner"]))
         for key in ("entropy_bits", "min_entropy_bits", "sender_entropy_bits", "mass",
-                    "latency_s"):
+                    "latency_s", "eps"):
+            if key not in r or key not in t:
+                continue
             x, y = r[key], float(t[key])
-            if not (math.isnan(x) and math.isnan(y)):
+            if not (math.isnan(x) and math.isnan(y)) and not (math.isinf(x) or math.isinf(y)):
                 worst = max(worst, abs(x - y))
             if not same(x, y, a.tol):
                 bad.append("target %d: %s recomputed %.17g, rcsim %.17g"

@@ -2,3 +2,6 @@
 # mix against its exact value, the directions of the metric, the options.  The independent
 # recomputation from --anon-trace needs Debian's python3 (tests/analysis.cmake).
 rcsim_add_unit(anonymity TIMEOUT 900)
+# The sender view and epsilon on a case computed by hand, dense and by the log
+# (docs/spec.md §10.4; white-box: it drives src/anon/'s pools directly).
+rcsim_add_unit(anon_sender TIMEOUT 60)

@@ -3,7 +3,10 @@
 # recomputed from the observation file alone by analysis/anon_recompute.py (which shares no
 # code with rcsim), agree with rcsim's own values to 1e-9 — for unicast, RC, RC-FT and
 # provider fan-out, with
-# and without corrupted nodes, in both models.  A tampered observation file must disagree
+# and without corrupted nodes, in both models.  Each run is repeated with the sender view's log
+# (--anon-sender log, read backward from each exit), which must agree with the dense
+# recomputation as well, and with the dense run's own values; epsilon too (the targets file
+# names each message's challenge partner).  A tampered observation file must disagree
 # (the comparison can fail).  Then the options as sweep axes: the columns reach the results
 # file, corruption lowers the entropy there, and rcsim plot draws it.
 set -uo pipefail
@@ -35,6 +38,17 @@ for model in exact paper; do
             out=$("$PY" analysis/anon_recompute.py "$f" --check "$f.targets.csv") ||
                 { echo "FAIL: $model $strat $corrupt: $out"; fail=1; continue; }
             echo "ok $model $strat $corrupt: $out"
+            # The same run with the sender log: the same observations, and the same values.
+            g="$T/$model-$strat-$corrupt-log.csv"
+            if ! "$RCSIM" run "${common[@]}" --model "$model" --strategy "$strat" "${extra[@]}" \
+                --anon-sender log --anon-trace "$g" >/dev/null 2>"$T/err"; then
+                echo "FAIL: $model $strat $corrupt: rcsim run --anon-sender log"; cat "$T/err"
+                fail=1; continue
+            fi
+            cmp -s "$f" "$g" || { echo "FAIL: $model $strat $corrupt: log mode observed otherwise"; fail=1; }
+            out=$("$PY" analysis/anon_recompute.py "$g" --check "$g.targets.csv") ||
+                { echo "FAIL: $model $strat $corrupt log: $out"; fail=1; continue; }
+            echo "ok $model $strat $corrupt log: $out"
         done
     done
 done

@@ -1,0 +1,162 @@
+/* The sender view and unlinkability on a case computed by hand (src/anon/anon_sender.c,
+ * docs/spec.md §10.4): two clients, two honest pools, a handful of arrivals and
+ * departures fed to the pools directly, read both ways (dense vectors and the log read
+ * backward), against the posteriors worked out in docs/spec.md §10.4.  White-box: it
+ * builds the observer's state itself, which no other code outside src/anon/ does. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "anon/anon_internal.h"
+
+enum { U0 = 0, U1 = 1, P = 2, Q = 3, NODES = 4 };
+
+typedef struct fixture {
+    rc_sim sim;
+    rc_anon a;
+    uint8_t role[NODES];
+    pool pools[NODES];
+    uint8_t dropped[1];
+} fixture;
+
+static void setup(fixture *f, bool dense)
+{
+    memset(f, 0, sizeof *f);
+    rc_anon *a = &f->a;
+    a->sim = &f->sim;
+    a->users = 2;
+    a->users4 = 4;
+    a->nodes = NODES;
+    a->role = f->role;
+    a->pools = f->pools;
+    a->dropped = f->dropped;
+    f->role[U0] = f->role[U1] = ROLE_CLIENT;
+    f->role[P] = f->role[Q] = ROLE_MIXING;
+    a->sender_view = dense;
+    for (int v = P; v <= Q; v++) {
+        f->pools[v].c = 1;
+        if (dense) f->pools[v].b = calloc(4, sizeof(double));
+    }
+    if (!dense) rc_anon__slog_new(a, (rc_time)1000 * 1000000);
+}
+
+static void teardown(fixture *f)
+{
+    rc_anon *a = &f->a;
+    for (int v = P; v <= Q; v++) {
+        rc_anon__sv_release(a, f->pools[v].snap);
+        free(f->pools[v].b);
+    }
+    for (uint32_t i = 0; i < a->n_sv_free; i++) free(a->sv_free[i]);
+    free(a->sv_free);
+    rc_anon__slog_free(a);
+}
+
+static pkt client(uint32_t u)
+{
+    pkt p = {0};
+    p.sender = u;
+    return p;
+}
+
+static pkt nothing(void)
+{
+    pkt p = {0};
+    p.sender = NONE32;
+    return p;
+}
+
+static void add(fixture *f, uint32_t node, const pkt *p, uint32_t parts)
+{
+    f->sim.now += 1000;
+    rc_anon__pool_add(&f->a, &f->pools[node], p, parts);
+}
+
+static void take(fixture *f, uint32_t node, pkt *p)
+{
+    f->sim.now += 1000;
+    *p = nothing();
+    rc_anon__pool_take(&f->a, &f->pools[node], p);
+}
+
+/* The exit of `p` for a message of `sender` challenged against `partner`. */
+static double exit_h(fixture *f, const pkt *p, uint32_t sender, uint32_t partner, double *eps)
+{
+    tracked g = {0};
+    g.sender = sender;
+    g.partner = partner;
+    double h = rc_anon__sender_exit(&f->a, p, &g);
+    *eps = g.eps;
+    return h;
+}
+
+static void the_case(bool dense)
+{
+    fixture f;
+    setup(&f, dense);
+    pkt c0 = client(U0), c1 = client(U1), none = nothing();
+    pkt x1, x2, x3, x4, x5, x6, y, z;
+    double eps, h;
+    const double h23 = log2(3) - 2.0 / 3; /* H(2/3, 1/3) */
+    /* P holds two packets of client 0 and one of client 1: its mean is (2/3, 1/3). */
+    add(&f, P, &c0, 1);
+    add(&f, P, &c1, 1);
+    add(&f, P, &c0, 1);
+    take(&f, P, &x1);
+    h = exit_h(&f, &x1, U0, U1, &eps);
+    cr_assert_float_eq(h, h23, 1e-12, "x1: H %.17g", h);
+    cr_assert_float_eq(eps, log(2), 1e-12, "x1: eps %.17g", eps);
+    /* A departure removes exactly the mean: the next one takes it too. */
+    take(&f, P, &x2);
+    h = exit_h(&f, &x2, U0, U1, &eps);
+    cr_assert_float_eq(h, h23, 1e-12);
+    cr_assert_float_eq(eps, log(2), 1e-12);
+    /* One packet left, worth (2/3, 1/3); client 1 adds one: (2/3, 4/3) over 2. */
+    add(&f, P, &c1, 1);
+    take(&f, P, &x3);
+    h = exit_h(&f, &x3, U1, U0, &eps);
+    cr_assert_float_eq(h, h23, 1e-12);
+    cr_assert_float_eq(eps, log(2), 1e-12, "x3: eps %.17g", eps);
+    /* Through a second pool: x1 (2/3, 1/3) and a packet of client 1 -> (1/3, 2/3). */
+    add(&f, Q, &x1, 1);
+    add(&f, Q, &c1, 1);
+    take(&f, Q, &y);
+    h = exit_h(&f, &y, U1, U0, &eps);
+    cr_assert_float_eq(h, h23, 1e-12, "y: H %.17g", h);
+    cr_assert_float_eq(eps, log(2), 1e-12, "y: eps %.17g", eps);
+    /* A packet of no one's (a mix loop) halves the client share, not the ratio. */
+    add(&f, Q, &none, 1);
+    take(&f, Q, &z);
+    h = exit_h(&f, &z, U0, U1, &eps);
+    cr_assert_float_eq(h, h23, 1e-12, "z: H %.17g", h);
+    cr_assert_float_eq(eps, log(2), 1e-12);
+    /* P empties; then client 0 alone: the exit names it (0 bits), client 1 is
+     * impossible (infinite epsilon: counts towards delta). */
+    take(&f, P, &x4);
+    add(&f, P, &c0, 1);
+    take(&f, P, &x5);
+    h = exit_h(&f, &x5, U0, U1, &eps);
+    cr_assert_float_eq(h, 0, 1e-12);
+    cr_assert(isinf(eps), "x5: eps %g", eps);
+    /* A bundle of 2 parts from x3 (1/3, 2/3) and one packet of client 0:
+     * (2/3 + 1, 4/3) over 3 -> (5/9, 4/9). */
+    add(&f, P, &x3, 2);
+    add(&f, P, &c0, 1);
+    take(&f, P, &x6);
+    h = exit_h(&f, &x6, U0, U1, &eps);
+    double e = -(5.0 / 9 * log2(5.0 / 9) + 4.0 / 9 * log2(4.0 / 9));
+    cr_assert_float_eq(h, e, 1e-12, "x6: H %.17g", h);
+    cr_assert_float_eq(eps, log(5.0 / 4), 1e-12, "x6: eps %.17g", eps);
+    /* No estimate at all: nothing known, epsilon not measured. */
+    h = exit_h(&f, &none, U0, U1, &eps);
+    cr_assert_float_eq(h, 0, 1e-12);
+    cr_assert(isnan(eps));
+    pkt *held[] = {&x1, &x2, &x3, &x4, &x5, &x6, &y, &z};
+    for (size_t i = 0; i < sizeof held / sizeof *held; i++) rc_anon__pkt_clear(&f.a, held[i]);
+    teardown(&f);
+}
+
+Test(anon_sender, dense_vectors_give_the_hand_computed_posteriors) { the_case(true); }
+
+Test(anon_sender, the_log_read_backward_gives_the_hand_computed_posteriors) { the_case(false); }
