@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "anon/anonymity.h"
 #include "exp/job.h"
 #include "exp/param.h"
 #include "exp/run.h"
@@ -238,6 +239,114 @@ Test(anonymity, results_are_deterministic_and_records_are_complete, .timeout = 3
     rc_result_free(&a), rc_result_free(&b), rc_result_free(&c);
 }
 
+/* ---------- the sender view: the log against the dense vectors ---------- */
+
+/* Short runs (mean hop delay 0.1 s, settle 4 s), a multicast every 4 s. */
+static void small(rc_job *job, const char *strategy, int users, uint64_t seed)
+{
+    base(job, strategy, users, 60);
+    job->rate_delay = 10;
+    job->app_rate = 1.0 / 4;
+    job->anon_targets = 120;
+    job->seed = seed;
+}
+
+static void same_sender_view(const rc_job *job)
+{
+    rc_job d = *job, l = *job;
+    d.anon_sender = RC_ANON_SENDER_DENSE;
+    l.anon_sender = RC_ANON_SENDER_LOG;
+    rc_result a = run(&d), b = run(&l);
+    cr_assert_gt(a.n_anon_records, 30, "%zu records", a.n_anon_records);
+    cr_assert_eq(a.n_anon_records, b.n_anon_records);
+    for (size_t k = 0; k < a.n_anon_records; k++) {
+        const rc_anon_record *x = &a.anon_records[k], *y = &b.anon_records[k];
+        cr_assert_eq(x->target, y->target);
+        /* the message metric does not depend on the sender view: bit for bit */
+        cr_assert_eq(memcmp(&x->entropy_bits, &y->entropy_bits, sizeof(double)), 0);
+        cr_assert(isfinite(x->sender_entropy_bits));
+        cr_assert_float_eq(x->sender_entropy_bits, y->sender_entropy_bits, 1e-9,
+                           "%s, target %u: dense %.17g, log %.17g", job->strategy, x->target,
+                           x->sender_entropy_bits, y->sender_entropy_bits);
+    }
+    cr_assert_float_eq(a.c.anon_sender_entropy_mean_bits, b.c.anon_sender_entropy_mean_bits, 1e-9);
+    cr_assert(isfinite(a.c.anon_eps_mean) && isfinite(a.c.anon_delta));
+    cr_assert_float_eq(a.c.anon_eps_mean, b.c.anon_eps_mean, 1e-9, "eps %.17g %.17g",
+                       a.c.anon_eps_mean, b.c.anon_eps_mean);
+    cr_assert_float_eq(a.c.anon_eps_p95, b.c.anon_eps_p95, 1e-9);
+    cr_assert_eq(a.c.anon_delta, b.c.anon_delta);
+    rc_result_free(&a), rc_result_free(&b);
+}
+
+Test(anonymity, the_sender_log_equals_the_dense_vectors, .timeout = 600)
+{
+    rc_job job;
+    /* RC in the paper model (its lattice ties), corrupted mixes and providers */
+    small(&job, "rc-k2-p2", 24, 1);
+    job.model = RC_MODEL_PAPER;
+    job.corrupt_mixes = 0.34;
+    job.corrupt_providers = 0.5;
+    same_sender_view(&job);
+    /* provider fan-out: packets a provider makes */
+    small(&job, "provider-fanout", 20, 2);
+    same_sender_view(&job);
+    /* unicast, providers that do not delay, two layers of two mixes, a corrupted one */
+    small(&job, "unicast", 16, 3);
+    job.quirks.ingress_delay = 0;
+    job.mix_layers = 2;
+    job.mixes_per_layer = 2;
+    job.corrupt_mixes = 0.25;
+    same_sender_view(&job);
+    /* RC-FT, exact, defaults otherwise */
+    small(&job, "rc-k2-p2-ft", 32, 4);
+    same_sender_view(&job);
+}
+
+Test(anonymity, sender_entropy_is_measured_above_the_dense_limit, .timeout = 600)
+{
+    /* 1,100 users (the dense vectors stop at 1,024): a group of 10 among them. */
+    rc_job job;
+    base(&job, "unicast", 1100, 16);
+    job.group_size = 10;
+    job.rate_delay = 10;
+    job.app_rate = 4;
+    job.anon_targets = 60;
+    rc_result r = run(&job);
+    cr_assert_gt(r.c.anon_targets, 20);
+    double s = r.c.anon_sender_entropy_mean_bits;
+    /* every message hides among many more senders than the group */
+    cr_assert(isfinite(s) && s > log2(10) && s <= log2(1100), "sender entropy %g", s);
+    for (size_t k = 0; k < r.n_anon_records; k++)
+        cr_assert(isfinite(r.anon_records[k].sender_entropy_bits));
+    cr_assert(isfinite(r.c.anon_eps_mean) && r.c.anon_eps_mean >= 0);
+    cr_assert(r.c.anon_delta >= 0 && r.c.anon_delta <= 1);
+    rc_result_free(&r);
+}
+
+/* ---------- unlinkability: the shape of Loopix's Fig 5 ---------- */
+
+Test(anonymity, epsilon_falls_as_lambda_over_mu_grows, .timeout = 900)
+{
+    /* 100 users, 3 x 3 mixes, lambda = 2 per client (the payload rate, rcsim's
+     * default), mu from 2 to 0.2 (lambda/mu 1 to 10): longer delays mix more, so the
+     * adversary's posteriors of two senders draw closer (docs/anonymity.md). */
+    const double mu[] = {2, 0.5, 0.2};
+    double eps[3];
+    for (int i = 0; i < 3; i++) {
+        rc_job job;
+        base(&job, "unicast", 100, 500);
+        job.rate_delay = mu[i];
+        job.anon_targets = 400;
+        rc_result r = run(&job);
+        eps[i] = r.c.anon_eps_mean;
+        cr_assert_gt(r.c.anon_targets, 200);
+        cr_assert_eq(r.c.anon_delta, 0, "no message is pinned with 9 honest mixes");
+        rc_result_free(&r);
+    }
+    cr_assert(eps[0] > eps[1] && eps[1] > eps[2], "eps at mu 2, 0.5, 0.2: %g %g %g", eps[0],
+              eps[1], eps[2]);
+}
+
 /* ---------- options ---------- */
 
 static int validate(rc_job *job, char *msg, size_t n)
@@ -304,6 +413,28 @@ Test(anonymity, options_and_their_rules)
         cr_assert(d->flags & RC_PF_CANON_NONDEF, "%s keeps old job ids", axes[i]);
     }
     cr_assert_eq(rc_param_find("anon_trace")->flags & RC_PF_CANON, 0u, "output only");
+    /* the sender view's method: a sweep axis that keeps old job ids; dense stops at
+     * 1,024 users; like the others, nothing without the adversary */
+    cr_assert(rc_param_find("anon_sender")->flags & RC_PF_CANON_NONDEF);
+    err = (rc_err){0};
+    j = job;
+    cr_assert_eq(rc_param_set_by_name(&j, "anon_sender", "sparse", &err), RC_EXIT_USAGE);
+    cr_assert(strstr(err.msg, "anon_sender"), "%s", err.msg);
+    err = (rc_err){0};
+    j = job;
+    cr_assert_eq(rc_param_set_by_name(&j, "anon_sender", "log", &err), 0);
+    cr_assert_eq(validate(&j, msg, sizeof msg), RC_EXIT_USAGE);
+    cr_assert(strstr(msg, "anon_sender"), "%s", msg);
+    j.anonymity = true;
+    j.cover = RC_COVER_AUTO;
+    cr_assert_eq(validate(&j, msg, sizeof msg), 0, "%s", msg);
+    j.anon_sender = RC_ANON_SENDER_DENSE;
+    j.users = 2000;
+    cr_assert_eq(validate(&j, msg, sizeof msg), RC_EXIT_USAGE);
+    cr_assert(strstr(msg, "anon_sender") && strstr(msg, "1024"), "%s", msg);
+    rc_job k = job;
+    k.anon_sender = RC_ANON_SENDER_AUTO;
+    cr_assert_eq(rc_job_id(&k), rc_job_id(&job), "auto keeps the job id");
 }
 
 /* ---------- one target group (anon_group, docs/spec.md §10.2) ---------- */
