@@ -10,7 +10,8 @@ Names accepted by lookup(): the latency statistics mean, median, min, max, sd, p
 p10, q1 (= p25), q3 (= p75), p90, p95, p99, p99.9; delivery_ratio, online_ratio,
 undelivered, deliveries, packets_per_delivery, bundles_per_delivery, duplicates,
 reassignments, timeouts, events, wall_s; anon_entropy, anon_entropy_median, anon_entropy_p5,
-anon_min_entropy, anon_sender_entropy (docs/spec.md §10); and counter:NAME for any other
+anon_min_entropy, anon_sender_entropy, anon_eps, anon_eps_p95, anon_delta (docs/spec.md
+§10); and counter:NAME for any other
 counter.  Spaces
 and hyphens count as underscores ("delivery ratio").  An unknown name raises
 sweep.UsageError listing the known ones.
@@ -148,7 +149,15 @@ for _m in (
                "mean of -log2 of the adversary's best guess's probability"),
         Metric("anon_sender_entropy", "sender entropy", "bits",
                _counter("anon_sender_entropy_mean_bits"),
-               "mean entropy of the adversary's guess of the sender (<= 1024 users)")):
+               "mean entropy of the adversary's guess of the sender"),
+        Metric("anon_eps", "unlinkability epsilon", "",
+               _counter("anon_eps_mean"),
+               "mean |ln(p0/p1)| of two challenge senders' posteriors (§10.4)"),
+        Metric("anon_eps_p95", "p95 unlinkability epsilon", "",
+               _counter("anon_eps_p95"), "95th percentile of the same"),
+        Metric("anon_delta", "unlinkability delta", "",
+               _counter("anon_delta"),
+               "share of messages where one challenge sender is impossible (§10.4)")):
     METRICS[_m.name] = _m
 # Bandwidth and unobservability (docs/spec.md §1.12): per client = per client-second online.
 for _n, _l, _u, _d in (

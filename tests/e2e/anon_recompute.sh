@@ -94,10 +94,16 @@ with h5py.File(sys.argv[1], "r") as f:
     h = np.asarray(g["counter_anon_entropy_mean_bits"][:], dtype=float)
     n = np.asarray(g["counter_anon_targets"][:])
     s = np.asarray(g["counter_anon_sender_entropy_mean_bits"][:], dtype=float)
+    eps = np.asarray(g["counter_anon_eps_mean"][:], dtype=float)
+    p95 = np.asarray(g["counter_anon_eps_p95"][:], dtype=float)
+    delta = np.asarray(g["counter_anon_delta"][:], dtype=float)
 order = np.argsort(cm)
 print("sweep: corrupt_mixes", cm[order], "entropy", h[order], "sender", s[order], "targets", n[order])
 ok = len(h) == 2 and (n >= 50).all() and np.isfinite(h).all() and h[order][1] < h[order][0]
 ok = ok and np.isfinite(s).all()
+print("sweep: eps mean", eps[order], "p95", p95[order], "delta", delta[order])
+# unlinkability columns: present, epsilon finite and below its p95, delta a share
+ok = ok and np.isfinite(eps).all() and (eps <= p95).all() and ((delta >= 0) & (delta <= 1)).all()
 if not ok:
     print("FAIL: the sweep's anonymity columns do not say what they should")
 sys.exit(0 if ok else 1)
