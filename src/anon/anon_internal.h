@@ -91,33 +91,37 @@ typedef struct tracked {
 } tracked;
 
 /* The sender log (anon_sender.c): every change of an honest mixing node's
- * pool, in the order the adversary takes them.  An entry is a departure (x:
- * the packets it held before) or an arrival of `parts` pooled packets
- * carrying one client's packet (x: the client), a departure's pool mean (x:
- * that entry's global index) or nothing. */
+ * pool, in the order the adversary takes them, 8 bytes each.  An entry is a
+ * departure (x: the packets the pool held before it) or an arrival of one
+ * pooled packet carrying one client's packet (x: the client), a departure's
+ * mean (x: how many entries back that departure is; 0: older than the log)
+ * or nothing.  A bundle split in the pool is logged as its parts. */
 enum { SL_DEP = 0, SL_USER = 1, SL_SNAP = 2, SL_NONE = 3 };
 typedef struct slog_e {
-    uint32_t node;
-    uint32_t meta; /* kind | parts << 2 */
-    uint64_t x;
+    uint32_t nk; /* node << 2 | kind */
+    uint32_t x;
 } slog_e;
 
 typedef struct slog {
     slog_e *e;
-    double *alpha;   /* per entry: the weight of a departure's mean (sweep scratch, 0) */
     uint64_t base;   /* global index of e[0] */
     size_t n, cap;
     rc_time keep;    /* entries are kept this long back from now */
+    uint64_t max_back; /* the longest SL_SNAP distance logged */
     /* every SL_CHECK entries: (time, global index), to know what is old */
     rc_time *ck_t;
     uint64_t *ck_i;
     size_t ck_n, ck_cap;
-    /* sweep scratch: per node, per user (all zero between sweeps) */
+    /* sweep scratch (all zero between sweeps): the weights of departures' means,
+     * a ring longer than max_back indexed by global index; per node; per user */
+    double *alpha;
+    size_t alpha_len;
     double *g, *r;
     uint32_t *touched, n_touched;
     uint32_t *mixing, n_mixing; /* the honest mixing nodes */
-    double max_unresolved;      /* largest share a sweep left before the log's start */
-    uint64_t swept;             /* entries visited by all sweeps */
+    double max_unresolved;      /* largest share a sweep left unplaced */
+    uint64_t swept, sweeps;     /* entries visited, tracked exits read */
+    size_t peak_n;              /* most entries held */
 } slog;
 
 struct rc_anon {

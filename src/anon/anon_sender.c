@@ -45,10 +45,11 @@
 /* A sweep stops when less than this share of the weight is left unplaced. */
 #define SL_TOL 1e-13
 
-static uint64_t slog_now(const rc_anon *a) { return (uint64_t)a->sim->now; }
+static rc_time slog_now(const rc_anon *a) { return a->sim->now; }
 
 void rc_anon__slog_new(rc_anon *a, rc_time keep)
 {
+    RC_ASSERT(a->nodes < (1u << 30));
     slog *s = rc_xcalloc(1, sizeof *s);
     s->keep = keep;
     s->g = rc_xcalloc(a->nodes ? a->nodes : 1, sizeof *s->g);
@@ -81,14 +82,13 @@ void rc_anon__slog_free(rc_anon *a)
 static void slog_room(rc_anon *a)
 {
     slog *s = a->sl;
-    rc_time cut = (rc_time)slog_now(a) - s->keep;
+    rc_time cut = slog_now(a) - s->keep;
     size_t c = 0;
     while (c < s->ck_n && s->ck_t[c] < cut) c++;
-    /* entries before checkpoint c-1 were all logged at or before its time */
+    /* the entries before checkpoint c-1 were all logged at or before its time */
     uint64_t drop = c > 0 ? s->ck_i[c - 1] - s->base : 0;
-    if (drop >= s->n / 2 && drop > 0) {
+    if (drop > 0 && drop >= s->n / 2) {
         memmove(s->e, s->e + drop, (s->n - drop) * sizeof *s->e);
-        memmove(s->alpha, s->alpha + drop, (s->n - drop) * sizeof *s->alpha);
         s->n -= drop;
         s->base += drop;
         memmove(s->ck_t, s->ck_t + (c - 1), (s->ck_n - (c - 1)) * sizeof *s->ck_t);
@@ -96,14 +96,11 @@ static void slog_room(rc_anon *a)
         s->ck_n -= c - 1;
         return;
     }
-    size_t cap = s->cap ? s->cap * 2 : 1 << 16;
-    s->e = rc_xrealloc(s->e, cap * sizeof *s->e);
-    s->alpha = rc_xrealloc(s->alpha, cap * sizeof *s->alpha);
-    memset(s->alpha + s->cap, 0, (cap - s->cap) * sizeof *s->alpha);
-    s->cap = cap;
+    s->cap = s->cap ? s->cap * 2 : 1 << 16;
+    s->e = rc_xrealloc(s->e, s->cap * sizeof *s->e);
 }
 
-static uint64_t slog_put(rc_anon *a, uint32_t node, uint32_t meta, uint64_t x)
+static uint64_t slog_put(rc_anon *a, uint32_t node, uint32_t kind, uint32_t x)
 {
     slog *s = a->sl;
     if (s->n == s->cap) slog_room(a);
@@ -114,24 +111,36 @@ static uint64_t slog_put(rc_anon *a, uint32_t node, uint32_t meta, uint64_t x)
             s->ck_t = rc_xrealloc(s->ck_t, s->ck_cap * sizeof *s->ck_t);
             s->ck_i = rc_xrealloc(s->ck_i, s->ck_cap * sizeof *s->ck_i);
         }
-        s->ck_t[s->ck_n] = (rc_time)slog_now(a);
+        s->ck_t[s->ck_n] = slog_now(a);
         s->ck_i[s->ck_n++] = gi;
     }
-    s->e[s->n++] = (slog_e){node, meta, x};
+    s->e[s->n++] = (slog_e){node << 2 | kind, x};
+    if (s->n > s->peak_n) s->peak_n = s->n;
     return gi;
 }
 
 void rc_anon__slog_arrive(rc_anon *a, uint32_t node, const pkt *p, uint32_t parts)
 {
-    uint32_t meta = parts << 2;
-    if (p->sender != NONE32) slog_put(a, node, meta | SL_USER, p->sender);
-    else if (p->sid1 != 0) slog_put(a, node, meta | SL_SNAP, p->sid1 - 1);
-    else slog_put(a, node, meta | SL_NONE, 0);
+    slog *s = a->sl;
+    /* k parts with the same estimate add k times it: k entries */
+    for (uint32_t k = 0; k < parts; k++) {
+        if (p->sender != NONE32) {
+            slog_put(a, node, SL_USER, p->sender);
+        } else if (p->sid1 != 0) {
+            uint64_t back = s->base + s->n - (p->sid1 - 1);
+            if (back > UINT32_MAX || p->sid1 - 1 < s->base) back = 0; /* older than the log */
+            if (back > s->max_back) s->max_back = back;
+            slog_put(a, node, SL_SNAP, (uint32_t)back);
+        } else {
+            slog_put(a, node, SL_NONE, 0);
+        }
+    }
 }
 
 void rc_anon__slog_depart(rc_anon *a, uint32_t node, int64_t n, pkt *p)
 {
-    p->sid1 = slog_put(a, node, SL_DEP, (uint64_t)n) + 1;
+    RC_ASSERT(n > 0 && n <= UINT32_MAX);
+    p->sid1 = slog_put(a, node, SL_DEP, (uint32_t)n) + 1;
 }
 
 /* The backward sweep from departure `sid`: leaves the weights of the clients
@@ -141,41 +150,51 @@ static double sweep(rc_anon *a, uint64_t sid)
 {
     slog *s = a->sl;
     s->n_touched = 0;
+    s->sweeps++;
     if (sid < s->base) {
         s->max_unresolved = 1; /* older than the log: nothing known (not seen in practice) */
         return 0;
     }
-    size_t i = (size_t)(sid - s->base), lo = i;
-    s->alpha[i] = 1;
+    /* The weights of departures' means live in a ring longer than any
+     * distance from an arrival back to its departure, so two live ones never
+     * share a slot. */
+    if (s->alpha_len <= s->max_back) {
+        size_t len = 1024;
+        while (len <= s->max_back) len *= 2;
+        free(s->alpha);
+        s->alpha = rc_xcalloc(len, sizeof *s->alpha);
+        s->alpha_len = len;
+    }
+    const size_t mask = s->alpha_len - 1;
+    size_t i = (size_t)(sid - s->base);
     double placed = 0, gone = 0, lost = 0; /* to clients, to nothing, older than the log */
     const slog_e *e = s->e;
     double *alpha = s->alpha, *g = s->g, *r = s->r;
+    const uint64_t base = s->base;
+    alpha[(base + i) & mask] = 1;
     size_t visited = 0;
     for (;;) {
         const slog_e *x = &e[i];
-        uint32_t kind = x->meta & 3;
+        uint32_t kind = x->nk & 3, node = x->nk >> 2;
         if (kind == SL_DEP) {
-            double al = alpha[i], gv = g[x->node];
-            if (al != 0 || gv != 0) {
+            double *al = &alpha[(base + i) & mask], gv = g[node];
+            if (*al != 0 || gv != 0) {
                 double n = (double)x->x;
-                g[x->node] = gv * ((n - 1) / n) + al / n;
-                alpha[i] = 0;
+                g[node] = gv * ((n - 1) / n) + *al / n;
+                *al = 0;
             }
         } else {
-            double c = g[x->node];
+            double c = g[node];
             if (c != 0) {
-                c *= (double)(x->meta >> 2);
                 if (kind == SL_USER) {
-                    uint32_t u = (uint32_t)x->x;
+                    uint32_t u = x->x;
                     if (r[u] == 0) s->touched[s->n_touched++] = u;
                     r[u] += c;
                     placed += c;
                 } else if (kind == SL_NONE) {
                     gone += c;
-                } else if (x->x >= s->base) {
-                    size_t j = (size_t)(x->x - s->base);
-                    alpha[j] += c;
-                    if (j < lo) lo = j;
+                } else if (x->x != 0 && x->x <= i) {
+                    alpha[(base + i - x->x) & mask] += c;
                 } else {
                     lost += c;
                 }
@@ -185,13 +204,13 @@ static double sweep(rc_anon *a, uint64_t sid)
         if (((visited & 1023) == 0 && 1 - (placed + gone + lost) < SL_TOL) || i == 0) break;
         i--;
     }
+    s->swept += visited;
     /* what did not reach a client or nothing: the truncation's share */
     double left = 1 - (placed + gone);
     if (left > s->max_unresolved) s->max_unresolved = left;
-    s->swept += visited;
-    /* scratch back to zero: alphas not reached yet, and the pools' weights */
-    if (lo < i) memset(alpha + lo, 0, (i - lo) * sizeof *alpha);
-    alpha[i] = 0;
+    /* scratch back to zero: the ring (live weights sit within max_back below i),
+     * and the pools' weights */
+    for (uint64_t k = 0; k <= s->max_back && k <= i; k++) alpha[(base + i - k) & mask] = 0;
     for (uint32_t k = 0; k < s->n_mixing; k++) g[s->mixing[k]] = 0;
     return placed;
 }

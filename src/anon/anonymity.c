@@ -716,8 +716,11 @@ int rc_anon_finish(rc_anon *a, rc_err *err)
     a->sum.delta = n_pair ? (double)(n_pair - n_eps) / (double)n_pair : NAN;
     free(eps);
     if (getenv("RCSIM_ANON_SLOG_DEBUG") && a->sl)
-        fprintf(stderr, "slog: entries %zu (cap %zu), swept %llu, max unresolved %.3g\n", a->sl->n,
-                a->sl->cap, (unsigned long long)a->sl->swept, a->sl->max_unresolved);
+        fprintf(stderr,
+                "anonymity: sender log: %zu entries at most (%zu allocated, ring %zu), %llu "
+                "exits read, %llu entries visited, largest share unplaced %.3g\n",
+                a->sl->peak_n, a->sl->cap, a->sl->alpha_len, (unsigned long long)a->sl->sweeps,
+                (unsigned long long)a->sl->swept, a->sl->max_unresolved);
     if (a->trace == NULL) return 0;
     /* The simulator's own values, beside the observations, for comparison. */
     int bad = ferror(a->trace);
