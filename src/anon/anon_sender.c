@@ -11,7 +11,7 @@
  *
  *  - forward, every change of an honest pool is logged (16 bytes): an arrival
  *    of `parts` pooled packets carrying one client's packet, a departure's
- *    mean (by the departure's log index) or nothing; a departure with the
+ *    mean (by the departure's place in the log) or nothing; a departure with the
  *    number n of packets its pool held.  A packet carries the index of the
  *    departure whose mean it took (through corrupted nodes too).
  *  - at a tracked message's exit, the log is read backward from the departure
@@ -29,10 +29,11 @@
  *    warm-up, docs/spec.md §10.2); what would be left at the log's start is
  *    measured (slog.max_unresolved).
  *
- * Memory: 24 bytes per pool event kept (the entry and its alpha), for
- * `keep` seconds of pool events, at most twice that between trims; plus
- * 8 bytes per user and per node of scratch.  Time: each tracked exit reads
- * the pool events of about one warm-up.
+ * Memory: 8 bytes per pool event kept (a bundle's k parts are k entries;
+ * a mean is named by its distance back), for `keep` of pool events, at most
+ * twice that between trims; a ring of alphas longer than the longest such
+ * distance; 12 bytes per user and 8 per node of scratch.  Time: each tracked
+ * exit reads the pool events of about one warm-up.
  */
 #include <math.h>
 #include <stdlib.h>
