@@ -1,3 +1,5 @@
 rcsim_add_unit(net)
 rcsim_add_unit(cover TIMEOUT 900)
 rcsim_add_unit(traffic TIMEOUT 300)
+rcsim_add_unit(mix_capacity)
+rcsim_add_script(mix_capacity e2e/mix_capacity.sh TIMEOUT 300 LABELS analysis)

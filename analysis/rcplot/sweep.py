@@ -48,7 +48,7 @@ UNITS = {
     "seed": None, "rate_payload": "1/s", "rate_drop": "1/s", "rate_loop": "1/s",
     "rate_delay": "1/s", "pull_period": "s", "mix_rate_loop": "1/s",
     "mix_rate_loop_delay": "1/s", "lambda_div": "factor", "tick": "s", "mix_layers": "count",
-    "mixes_per_layer": "count", "users_per_provider": "count",
+    "mixes_per_layer": "count", "mix_capacity": "1/s", "users_per_provider": "count",
     "rc_base_delay_factor": "factor", "provider_rate": "1/s", "offline_members": None,
     "source_offline": None,
     "gossip_interval": "s", "gossip_push_max": "count", "gossip_window": "s",

@@ -90,10 +90,10 @@ static void print_human(const rc_job *job, const rc_result *r)
                (unsigned long long)r->c.adv_acks_withheld,
                (unsigned long long)r->c.adv_acks_faked, (unsigned long long)r->c.adv_delayed);
     printf("  bandwidth per client online: payload %.3f/s, cover %.3f/s%s, %.0f B/s; real share "
-           "of payload slots %.3f; mix load mean %.1f/s, max %.1f/s\n",
+           "of payload slots %.3f; mix load mean %.1f/s, max %.1f/s (%d x %d mixes)\n",
            r->c.bw_payload_pps, r->c.bw_cover_pps, job->cover == RC_COVER_FULL ? "" : " (expected)",
            r->c.bw_bytes_per_client_s, r->c.bw_cover_used, r->c.bw_mix_load_mean_pps,
-           r->c.bw_mix_load_max_pps);
+           r->c.bw_mix_load_max_pps, job->mix_layers, rc_job_mixes_per_layer(job));
     if (job->cover == RC_COVER_FULL)
         printf("  departures while active %.3f/s (%llu gaps), idle %.3f/s (%llu gaps), KS %.4f "
                "(5 %% critical %.4f); real messages per pull mean %.3f, max %.0f\n",
@@ -226,6 +226,11 @@ static void print_json(const rc_job *job, const rc_result *r)
     if (r->n_sizes > 0) put_population(o, job, r);
     /* bandwidth in bytes: the packet size it assumes (docs/spec.md §1.12) */
     PUT("packet_size", json_integer(job->packet_size));
+    if (job->mixes_per_layer == RC_MIXES_AUTO) { /* sized with the load: docs/spec.md §1.13 */
+        PUT("mix_capacity", rc_json_num(job->mix_capacity, 6));
+        PUT("mix_layers", json_integer(job->mix_layers));
+        PUT("mixes_per_layer", json_integer(rc_job_mixes_per_layer(job)));
+    }
     if (job->anonymity) put_counters(o, &r->c, WHEN_IF_ANON);
     put_counters(o, &r->c, WHEN_LAST);
 #undef PUT

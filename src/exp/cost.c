@@ -92,7 +92,7 @@ double rc_job_cost_estimate(const rc_job *in)
     double cover = 0;
     if (job.cover == RC_COVER_FULL) {
         double packets = m * (job.rate_payload + job.rate_drop + job.rate_loop) / div;
-        double mixes = (double)job.mix_layers * job.mixes_per_layer;
+        double mixes = (double)job.mix_layers * rc_job_mixes_per_layer(&job);
         cover = (packets + mixes * job.mix_rate_loop / div) * (job.mix_layers + 2) *
                 job.duration_s;
     }

@@ -63,7 +63,8 @@ void rc_job_resolve(rc_job *job)
         job->users = job->population;
         if (job->population_model == 0) job->population_model = RC_POPULATION_MODEL;
         int mixes = (job->population + RC_USERS_PER_MIX - 1) / RC_USERS_PER_MIX;
-        if (job->mixes_per_layer < mixes) job->mixes_per_layer = mixes;
+        if (job->mixes_per_layer != RC_MIXES_AUTO && job->mixes_per_layer < mixes)
+            job->mixes_per_layer = mixes;
     }
     if (job->group_size == 0) job->group_size = job->users;
     /* The adversary sees every packet on the wire: cover traffic must be routed. */
@@ -78,6 +79,62 @@ int rc_job_group_size(const rc_job *job)
 int rc_job_providers(const rc_job *job)
 {
     return (job->users + job->users_per_provider - 1) / job->users_per_provider;
+}
+
+/* The width `auto` gives: the Loopix rates and topology of the job, and its
+ * strategy's p (1 for a name that does not parse: validation refuses it). */
+static int auto_width(const rc_job *job)
+{
+    rc_net_cfg cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.users = job->users;
+    cfg.mix_layers = job->mix_layers;
+    cfg.rate_payload = job->rate_payload;
+    cfg.rate_drop = job->rate_drop;
+    cfg.rate_loop = job->rate_loop;
+    cfg.mix_rate_loop = job->mix_rate_loop;
+    cfg.lambda_div = job->lambda_div;
+    rc_strategy_spec s;
+    int split = rc_strategy_parse(job->strategy, &s, NULL) == 0 ? rc_strategy_split(&s) : 1;
+    const rc_param_def *d = rc_param_find("mixes_per_layer");
+    return rc_net_width_for_capacity(&cfg, split, job->mix_capacity, (int)d->max);
+}
+
+int rc_job_mixes_per_layer(const rc_job *job)
+{
+    return job->mixes_per_layer != RC_MIXES_AUTO ? job->mixes_per_layer : auto_width(job);
+}
+
+/* Mixes sized with the load (docs/spec.md §1.13): `auto` needs a capacity that some
+ * width meets, and a capacity needs `auto` (with a width given it would do nothing). */
+static int validate_mixes(const rc_job *job, rc_err *err)
+{
+    if (job->mixes_per_layer != RC_MIXES_AUTO) {
+        if (job->mix_capacity > 0)
+            return rc_err_set(err, RC_EXIT_USAGE,
+                              "mix_capacity: %g has no effect with mixes_per_layer %d (it sizes "
+                              "the layers only with --mixes-per-layer auto)",
+                              job->mix_capacity, job->mixes_per_layer);
+        return 0;
+    }
+    if (!(job->mix_capacity > 0))
+        return rc_err_set(err, RC_EXIT_USAGE,
+                          "mixes_per_layer: auto needs a capacity to size the layers "
+                          "(--mix-capacity C, packets per second a mix is planned for, > 0)");
+    if (auto_width(job) == 0) {
+        double loops = job->mix_layers * job->mix_rate_loop / job->lambda_div;
+        if (job->mix_capacity <= loops)
+            return rc_err_set(err, RC_EXIT_USAGE,
+                              "mix_capacity: %g /s is at most the mixes' own loops (%d layers x "
+                              "lambda_M %g /s = %g /s): no number of mixes per layer fits",
+                              job->mix_capacity, job->mix_layers,
+                              job->mix_rate_loop / job->lambda_div, loops);
+        return rc_err_set(err, RC_EXIT_USAGE,
+                          "mix_capacity: %g /s would need more than %.0f mixes per layer for %d "
+                          "users",
+                          job->mix_capacity, rc_param_find("mixes_per_layer")->max, job->users);
+    }
+    return 0;
 }
 
 /* Population mode: the distribution must fit the population, and the
@@ -241,7 +298,7 @@ void rc_job_net_cfg(const rc_job *job, rc_net_cfg *out)
     out->users = job->users;
     out->users_per_provider = job->users_per_provider;
     out->mix_layers = job->mix_layers;
-    out->mixes_per_layer = job->mixes_per_layer;
+    out->mixes_per_layer = rc_job_mixes_per_layer(job);
     out->rate_payload = job->rate_payload;
     out->rate_drop = job->rate_drop;
     out->rate_loop = job->rate_loop;
@@ -371,6 +428,8 @@ int rc_job_validate(const rc_job *job, rc_err *err)
                           job->data_dir, job->trace);
     if (job->rate_payload <= 0)
         return rc_err_set(err, RC_EXIT_USAGE, "rate_payload: must be > 0");
+    rc = validate_mixes(job, err);
+    if (rc) return rc;
     if (job->quirks.lattice == 1) {
         double ticks = job->duration_s / job->tick_s;
         if (ticks > 9e15)

@@ -71,7 +71,10 @@ typedef struct rc_job {
     double mix_rate_loop, mix_rate_loop_delay;
     double lambda_div;         /* divides all six Loopix rates (docs/spec.md §1.3, the p-vs-lambda figures) */
     double tick_s;             /* lattice step when quirks.lattice is on */
-    int mix_layers, mixes_per_layer, users_per_provider;
+    int mix_layers, mixes_per_layer, users_per_provider; /* mixes_per_layer RC_MIXES_AUTO: sized */
+    /* packets (sub-messages) per second a mix is planned for; with mixes_per_layer
+     * auto it chooses the width (docs/spec.md §1.13); 0 = none */
+    double mix_capacity;
     /* strategy options not expressed in the name */
     double rc_base_delay_factor;  /* docs/spec.md §2.4: factor 2 in t_msg */
     double provider_rate;         /* provider-fanout: packets a provider injects per second (0 = unlimited) */
@@ -139,8 +142,12 @@ uint64_t rc_job_id(const rc_job *job);
 /* The id as 16 lower-case hex digits plus NUL. */
 void rc_job_id_hex(uint64_t id, char out[17]);
 
-/* Population mode's mix rule: at least one mix per this many users in each layer. */
+/* Population mode's mix rule: at least one mix per this many users in each layer
+ * (mixes per layer given as a number; `auto` sizes by mix_capacity instead). */
 #define RC_USERS_PER_MIX 1000
+/* mixes_per_layer `auto`: the width is the fewest mixes whose planned load fits
+ * mix_capacity (rc_job_mixes_per_layer; loopix/net.h, rc_net_width_for_capacity). */
+#define RC_MIXES_AUTO 0
 
 /* Model-level derived values. */
 int rc_job_group_size(const rc_job *job);
@@ -156,6 +163,9 @@ typedef enum {
 /* RC_EXIT_USAGE naming anon_group and the value when `text` is none of them. */
 int rc_job_anon_group(const char *text, rc_anon_group_kind *kind, uint32_t *value, rc_err *err);
 int rc_job_providers(const rc_job *job);
+/* Mixes per layer: the number given, or with `auto` the width its capacity gives
+ * (0 when none does: rc_job_validate refuses such a job). */
+int rc_job_mixes_per_layer(const rc_job *job);
 
 /* Trace lines the job reads: one per user, or with the paper's trace16 quirk
  * one per provider slot (docs/spec.md §9.1.1).  0 for "online". */

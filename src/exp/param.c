@@ -112,8 +112,13 @@ static const rc_param_def table[] = {
      "lattice step when q_lattice is on"},
     {"mix_layers", RC_PT_INT, OFF(mix_layers), 0, "3", 1, 64, "", NULL, C | A,
      "mix layers"},
-    {"mixes_per_layer", RC_PT_INT, OFF(mixes_per_layer), 0, "3", 1, 1 << 16, "", NULL, C | A,
-     "mixes in each layer"},
+    {"mixes_per_layer", RC_PT_INT, OFF(mixes_per_layer), 0, "3", 1, 1 << 16, "", "auto", C | A,
+     "mixes in each layer, or auto: the fewest whose planned load fits mix_capacity "
+     "(docs/spec.md §1.13)"},
+    {"mix_capacity", RC_PT_DOUBLE, OFF(mix_capacity), 0, "0", 0, 1e12, "1/s", NULL, C | A | N,
+     "packets (sub-messages) per second a mix is planned for; with --mixes-per-layer auto it "
+     "sizes the layers to the clients' and mixes' nominal rates (0 = none; sizes only: no node "
+     "has a service rate)"},
     {"users_per_provider", RC_PT_INT, OFF(users_per_provider), 0, "16", 1, 1 << 20, "", NULL,
      C | A, "clients per provider (filled greedily)"},
     {"rc_base_delay_factor", RC_PT_DOUBLE, OFF(rc_base_delay_factor), 0, "2", 0, 1e6, "", NULL,
@@ -269,6 +274,11 @@ int rc_param_set(rc_job *job, const rc_param_def *d, const char *text, rc_err *e
     errno = 0;
     switch (d->type) {
     case RC_PT_INT: {
+        /* An integer may have one word standing for 0 (mixes_per_layer's "auto"). */
+        if (d->choices != NULL && !strcasecmp(text, d->choices)) {
+            *(int *)base = 0;
+            return 0;
+        }
         long v = strtol(text, &end, 10);
         if (end == text || *end != '\0' || errno != 0)
             return rc_err_set(err, RC_EXIT_USAGE, "%s: '%s' is not an integer", d->name, text);
@@ -435,6 +445,10 @@ void rc_param_format(const rc_job *job, const rc_param_def *d, char *buf, size_t
     switch (d->type) {
     case RC_PT_INT: {
         int v = *(const int *)base;
+        if (v == 0 && d->choices != NULL) {
+            copy_text(buf, n, d->choices);
+            break;
+        }
         format_integer(v < 0, v < 0 ? (uint64_t)(-(int64_t)v) : (uint64_t)v, buf, n);
         break;
     }

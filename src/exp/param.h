@@ -16,7 +16,7 @@
 #include "exp/job.h"
 
 typedef enum {
-    RC_PT_INT,      /* int */
+    RC_PT_INT,      /* int (or its word for 0, `choices`) */
     RC_PT_U64,      /* uint64_t */
     RC_PT_DOUBLE,   /* double */
     RC_PT_DURATION, /* double seconds; accepts "90", "90s", "15m", "24h", "1d" */
@@ -45,7 +45,8 @@ typedef struct rc_param_def {
     const char *def;    /* default as text */
     double min, max;    /* numeric range, inclusive */
     const char *unit;   /* "1/s", "s", "" */
-    const char *choices;/* for RC_PT_ENUM */
+    const char *choices;/* RC_PT_ENUM: "a|b|c"; RC_PT_INT: NULL or a word that stands for 0
+                           (below min; "auto"), parsed and formatted as that word */
     unsigned flags;
     const char *help;
 } rc_param_def;

@@ -265,4 +265,22 @@ void rc_net_mark_active(rc_net *n, uint32_t user);
 /* The traffic figures at the end of the run (call after rc_sim_run). */
 void rc_net_traffic_summary(const rc_net *n, rc_net_traffic *out);
 
+/* ---------- planning: mixes sized with the load (docs/spec.md §1.13) ----------
+ *
+ * The load a mix is planned for, in sub-messages per second (the unit of
+ * bw_mix_load_mean_pps): every one of cfg->users clients online and sending
+ * its nominal (lambda_P + lambda_D + lambda_L) * split / lambda_div, each
+ * sub-message crossing one mix of every layer, spread evenly over `width`
+ * mixes, plus the loops of the mixes (lambda_M / lambda_div each, visiting one
+ * mix of every layer): users * client / width + layers * lambda_M / lambda_div.
+ * Nominal rates in both models (the lattice only lowers them), and no
+ * provider fan-out copies (workload, not Loopix rates).  It only sizes the
+ * network: no node has a service rate, so nothing queues at any load. */
+double rc_net_planned_mix_load(const rc_net_cfg *cfg, int split, int width);
+/* The fewest mixes per layer (1 .. max_width) whose planned load is at most
+ * `capacity`; 0 when none is: the capacity is at most the mixes' own loops
+ * (layers * lambda_M / lambda_div), not finite or positive, or the width
+ * needed is above max_width. */
+int rc_net_width_for_capacity(const rc_net_cfg *cfg, int split, double capacity, int max_width);
+
 #endif

@@ -211,3 +211,28 @@ void rc_net_traffic_summary(const rc_net *n, rc_net_traffic *o)
     o->unobs_real_per_pull_max = t->pull_real_max;
     o->unobs_pulls_nonempty = pulls > 0 ? (double)t->active_pulls / pulls : NAN;
 }
+
+double rc_net_planned_mix_load(const rc_net_cfg *cfg, int split, int width)
+{
+    double div = cfg->lambda_div > 0 ? cfg->lambda_div : 1;
+    double client = (cfg->rate_payload + cfg->rate_drop + cfg->rate_loop) * split / div;
+    double loops = (double)cfg->mix_layers * cfg->mix_rate_loop / div;
+    return (double)cfg->users * client / width + loops;
+}
+
+int rc_net_width_for_capacity(const rc_net_cfg *cfg, int split, double capacity, int max_width)
+{
+    if (!isfinite(capacity) || capacity <= 0 || max_width < 1) return 0;
+    double div = cfg->lambda_div > 0 ? cfg->lambda_div : 1;
+    double room = capacity - (double)cfg->mix_layers * cfg->mix_rate_loop / div;
+    if (!(room > 0)) return 0;
+    double client = (cfg->rate_payload + cfg->rate_drop + cfg->rate_loop) * split / div;
+    double guess = ceil((double)cfg->users * client / room);
+    if (!(guess <= max_width)) guess = max_width; /* checked against the load below */
+    int w = guess < 1 ? 1 : (int)guess;
+    /* The ratio's rounding may be one off: settle on the load function itself, so
+     * that the width is exactly the fewest whose planned load fits. */
+    while (w > 1 && rc_net_planned_mix_load(cfg, split, w - 1) <= capacity) w--;
+    while (w <= max_width && rc_net_planned_mix_load(cfg, split, w) > capacity) w++;
+    return w <= max_width ? w : 0;
+}
