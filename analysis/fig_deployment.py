@@ -73,20 +73,28 @@ def column(tab, name, n):
 
 
 def configurations(tab):
-    """{(users, strategy, sized): {figure: (est, lo, hi, n, kind)}, with 'seeds' and
-    'capacity'}; sized = mixes_per_layer auto (stored 0)."""
+    """{(users, strategy, sized, observed): {figure: (est, lo, hi, n, kind)}, with 'seeds',
+    'capacity' and 'duration'}; sized = mixes_per_layer auto (stored 0), observed =
+    --anonymity on (off: the same configuration's latency-only runs, --cover skip)."""
     n = len(tab)
     users = column(tab, "users", n)
+    observed = column(tab, "anonymity", n)
+    duration = column(tab, "duration", n)
     strategy = [str(s) for s in tab["strategy"]]
     mpl = column(tab, "mixes_per_layer", n)
     cap = column(tab, "mix_capacity", n)
     figs = {name: column(tab, col, n) for name, col, _, _, _ in FIGURES}
     groups = {}
     for i in range(n):
-        groups.setdefault((int(users[i]), strategy[i], bool(mpl[i] == 0)), []).append(i)
+        key = (int(users[i]), strategy[i], bool(mpl[i] == 0), bool(observed[i] == 1))
+        groups.setdefault(key, []).append(i)
     rows = {}
     for key, idx in groups.items():
-        row = {"seeds": len(idx), "capacity": float(np.nanmax(cap[idx])) if key[2] else 0.0}
+        if len(set(duration[idx])) > 1:
+            raise ValueError("configuration %r ran for several durations (%s s): give one run "
+                             "of each" % (key, ", ".join("%g" % d for d in sorted(set(duration[idx])))))
+        row = {"seeds": len(idx), "capacity": float(np.nanmax(cap[idx])) if key[2] else 0.0,
+               "duration": float(duration[idx][0])}
         for name, _, _, _, positive in FIGURES:
             row[name] = stats.seed_interval(list(figs[name][idx]), positive=positive)
         rows[key] = row
@@ -94,9 +102,9 @@ def configurations(tab):
 
 
 def rank(key):
-    u, s, sized = key
+    u, s, sized, observed = key
     return (STRATEGY_ORDER.index(s) if s in STRATEGY_ORDER else len(STRATEGY_ORDER), s,
-            sized, u)
+            sized, not observed, u)
 
 
 def fmt(v, digits=4):
@@ -104,7 +112,7 @@ def fmt(v, digits=4):
 
 
 def write_csv(rows, path):
-    head = ["users", "strategy", "mixes", "mix_capacity", "seeds"]
+    head = ["users", "strategy", "mixes", "mix_capacity", "anonymity", "duration_s", "seeds"]
     for name, *_ in FIGURES:
         head += [name, name + "_lo", name + "_hi", name + "_interval"]
     with open(path, "w", newline="") as f:
@@ -112,7 +120,8 @@ def write_csv(rows, path):
         w.writerow(head)
         for key in sorted(rows, key=rank):
             r = rows[key]
-            out = [key[0], key[1], "auto" if key[2] else "3", fmt(r["capacity"], 6), r["seeds"]]
+            out = [key[0], key[1], "auto" if key[2] else "3", fmt(r["capacity"], 6),
+                   "on" if key[3] else "off", fmt(r["duration"], 6), r["seeds"]]
             for name, *_ in FIGURES:
                 est, lo, hi, n, kind = r[name]
                 out += [fmt(est, 6), fmt(lo, 6), fmt(hi, 6), kind if n else ""]
@@ -128,6 +137,28 @@ def cell(t, digits=4):
     return "%s (%s–%s)" % (fmt(est, digits), fmt(lo, digits), fmt(hi, digits))
 
 
+# Where each figure is taken from when both kinds of run are given: the latency and the
+# bandwidth per client from the latency-only runs (longer: many more multicasts), the rest
+# from the observed runs; a figure falls back to the other kind when its own is missing.
+FROM_UNOBSERVED = {"latency_mean", "latency_p99", "bandwidth"}
+
+
+def pick(rows, u, s, sized, name):
+    """The row of (u, s, sized) that `name` is taken from, or None."""
+    order = (False, True) if name in FROM_UNOBSERVED else (True, False)
+    for observed in order:
+        r = rows.get((u, s, sized, observed))
+        if r is not None and r[name][3]:
+            return r
+    return None
+
+
+def runs_label(r, observed):
+    d = r["duration"]
+    span = "%g h" % (d / 3600) if d >= 3600 else "%g min" % (d / 60)
+    return "%s, %s" % ("observed" if observed else "latency only", span)
+
+
 def write_md(rows, path, sources):
     users = sorted({k[0] for k in rows})
     with open(path, "w") as f:
@@ -135,42 +166,50 @@ def write_md(rows, path, sources):
                 % ", ".join(os.path.basename(s) for s in sources))
         kinds = sorted({r[name][4] for r in rows.values() for name, *_ in FIGURES
                         if r[name][3]})
-        f.write("Cells: estimate over seeds (%s in parentheses); n/m = not measured.\n\n"
-                % " / ".join(kinds))
+        f.write("Cells: estimate over seeds (%s in parentheses); n/m = not measured. "
+                "Runs: observed = `--anonymity on`; latency only = `--anonymity off` "
+                "(`--cover skip`, the same latency law).\n\n" % " / ".join(kinds))
         show = ["entropy", "min_entropy", "sender_entropy", "eps_mean", "delta", "latency_mean",
                 "bandwidth", "mix_load", "tracked"]
         lab = {name: (label + (" [%s]" % unit if unit else "")) for name, _, label, unit, _
                in FIGURES}
-        f.write("| N | strategy | mixes | seeds | " + " | ".join(lab[s] for s in show) + " |\n")
-        f.write("|---" * (4 + len(show)) + "|\n")
-        for key in sorted(rows, key=lambda k: (k[0],) + rank(k)[:3]):
+        f.write("| N | strategy | mixes | runs | seeds | " + " | ".join(lab[s] for s in show)
+                + " |\n")
+        f.write("|---" * (5 + len(show)) + "|\n")
+        for key in sorted(rows, key=lambda k: (k[0],) + rank(k)[:4]):
             r = rows[key]
-            f.write("| %d | %s | %s | %d | " % (key[0], LABEL.get(key[1], key[1]), PLAN[key[2]],
-                                                r["seeds"]))
+            f.write("| %d | %s | %s | %s | %d | " % (key[0], LABEL.get(key[1], key[1]),
+                                                     PLAN[key[2]], runs_label(r, key[3]),
+                                                     r["seeds"]))
             f.write(" | ".join(cell(r[s], 4 if s != "tracked" else 5) for s in show) + " |\n")
         # What sharing a network with N users gains: the estimates' differences against the
         # dedicated network (N = 128) of the same strategy and mix plan.
         base_n = users[0]
         f.write("\nAgainst the dedicated network (N = %d) of the same strategy and mix plan: "
-                "entropy gained (bits), min-entropy gained (bits), latency ratio.\n\n" % base_n)
+                "entropy gained / min-entropy gained (bits; observed runs), and the ratio of "
+                "the online mean latencies (latency-only runs where given).\n\n" % base_n)
         f.write("| strategy | mixes | " + " | ".join("N = %d" % u for u in users[1:]) + " |\n")
         f.write("|---" * (2 + len(users) - 1) + "|\n")
-        for s in sorted({k[1] for k in rows}, key=lambda s: rank((0, s, False))):
+        for s in sorted({k[1] for k in rows}, key=lambda s: rank((0, s, False, True))):
             for sized in (False, True):
-                base = rows.get((base_n, s, sized))
-                if base is None:
-                    continue
                 out = []
                 for u in users[1:]:
-                    r = rows.get((u, s, sized))
-                    if r is None:
-                        out.append("—")
-                        continue
-                    dh = r["entropy"][0] - base["entropy"][0]
-                    dm = r["min_entropy"][0] - base["min_entropy"][0]
-                    lr = r["latency_mean"][0] / base["latency_mean"][0]
-                    out.append("%+.2f / %+.2f bits, latency × %.3f" % (dh, dm, lr))
-                f.write("| %s | %s | %s |\n" % (LABEL.get(s, s), PLAN[sized], " | ".join(out)))
+                    parts = []
+                    b, r = pick(rows, base_n, s, sized, "entropy"), pick(rows, u, s, sized,
+                                                                          "entropy")
+                    if b and r:
+                        parts.append("%+.2f / %+.2f bits" % (
+                            r["entropy"][0] - b["entropy"][0],
+                            r["min_entropy"][0] - b["min_entropy"][0]))
+                    b, r = (pick(rows, base_n, s, sized, "latency_mean"),
+                            pick(rows, u, s, sized, "latency_mean"))
+                    if b and r:
+                        parts.append("latency × %.3f" % (r["latency_mean"][0] /
+                                                          b["latency_mean"][0]))
+                    out.append(", ".join(parts) or "—")
+                if any(o != "—" for o in out):
+                    f.write("| %s | %s | %s |\n" % (LABEL.get(s, s), PLAN[sized],
+                                                    " | ".join(out)))
 
 
 def nice(u):
@@ -184,20 +223,21 @@ def nice(u):
 def plot(rows, path):
     fig, axes = plt.subplots(2, 3, figsize=(14, 8.2))
     spec = {name: (label, unit) for name, _, label, unit, _ in FIGURES}
-    strategies = sorted({k[1] for k in rows}, key=lambda s: rank((0, s, False)))
+    strategies = sorted({k[1] for k in rows}, key=lambda s: rank((0, s, False, True)))
     users = sorted({k[0] for k in rows})
     for ax, name in zip(axes.flat, PANELS):
         label, unit = spec[name]
         drawn = 0
         for s in strategies:
             for sized in (False, True):
-                keys = sorted(k for k in rows if k[1] == s and k[2] == sized and rows[k][name][3])
-                if not keys:
+                got = [(u, pick(rows, u, s, sized, name)) for u in users]
+                got = [(u, r[name]) for u, r in got if r is not None]
+                if not got:
                     continue
-                xs = np.array([k[0] for k in keys], dtype=float)
-                est = np.array([rows[k][name][0] for k in keys])
-                lo = np.array([rows[k][name][1] for k in keys])
-                hi = np.array([rows[k][name][2] for k in keys])
+                xs = np.array([u for u, _ in got], dtype=float)
+                est = np.array([t[0] for _, t in got])
+                lo = np.array([t[1] for _, t in got])
+                hi = np.array([t[2] for _, t in got])
                 lo = np.where(np.isfinite(lo), lo, est)
                 hi = np.where(np.isfinite(hi), hi, est)
                 # strategies side by side, a few per cent apart on the log axis
@@ -213,7 +253,11 @@ def plot(rows, path):
         ax.set_xticklabels([nice(u) for u in users])
         ax.xaxis.set_minor_locator(mticker.NullLocator())
         ax.set_xlim(users[0] / 1.6, users[-1] * 1.6)
-        ax.set_title(label, fontsize=10)
+        spans = sorted({runs_label(r, k[3]) for k, r in rows.items()
+                        if r[name][3] and (k[3] == (name not in FROM_UNOBSERVED)
+                                           or not any(kk[3] == (name not in FROM_UNOBSERVED)
+                                                      for kk in rows))})
+        ax.set_title("%s (%s)" % (label, "; ".join(spans)) if spans else label, fontsize=10)
         ax.set_ylabel(unit)
         ax.set_xlabel("users in the network, N")
         ax.grid(True, which="both", alpha=0.25)
@@ -226,8 +270,8 @@ def plot(rows, path):
             ax.text(0.5, 0.5, "not measured in these results", transform=ax.transAxes,
                     ha="center", va="center", color="0.4")
         elif name == "sender_entropy" and any(
-                rows[k][name][3] == 0 for k in rows):
-            gone = sorted({k[0] for k in rows if rows[k][name][3] == 0})
+                rows[k][name][3] == 0 for k in rows if k[3]):
+            gone = sorted({k[0] for k in rows if k[3] and rows[k][name][3] == 0})
             ax.text(0.02, 0.02, "not measured at N = %s" % ", ".join(str(u) for u in gone),
                     transform=ax.transAxes, fontsize=8, color="0.4")
     handles = [plt.Line2D([], [], color=COLOR.get(s, "k"), lw=2, label=LABEL.get(s, s))
