@@ -227,11 +227,13 @@ def plot(rows, path):
     users = sorted({k[0] for k in rows})
     for ax, name in zip(axes.flat, PANELS):
         label, unit = spec[name]
-        drawn = 0
+        drawn, spans = 0, set()
         for s in strategies:
             for sized in (False, True):
                 got = [(u, pick(rows, u, s, sized, name)) for u in users]
-                got = [(u, r[name]) for u, r in got if r is not None]
+                got = [(u, r) for u, r in got if r is not None]
+                spans |= {runs_label(r, k[3]) for u, r in got for k in rows if rows[k] is r}
+                got = [(u, r[name]) for u, r in got]
                 if not got:
                     continue
                 xs = np.array([u for u, _ in got], dtype=float)
@@ -253,11 +255,8 @@ def plot(rows, path):
         ax.set_xticklabels([nice(u) for u in users])
         ax.xaxis.set_minor_locator(mticker.NullLocator())
         ax.set_xlim(users[0] / 1.6, users[-1] * 1.6)
-        spans = sorted({runs_label(r, k[3]) for k, r in rows.items()
-                        if r[name][3] and (k[3] == (name not in FROM_UNOBSERVED)
-                                           or not any(kk[3] == (name not in FROM_UNOBSERVED)
-                                                      for kk in rows))})
-        ax.set_title("%s (%s)" % (label, "; ".join(spans)) if spans else label, fontsize=10)
+        ax.set_title("%s (%s)" % (label, "; ".join(sorted(spans))) if spans else label,
+                     fontsize=10)
         ax.set_ylabel(unit)
         ax.set_xlabel("users in the network, N")
         ax.grid(True, which="both", alpha=0.25)
