@@ -233,6 +233,6 @@ int rc_net_width_for_capacity(const rc_net_cfg *cfg, int split, double capacity,
     /* The ratio's rounding may be one off: settle on the load function itself, so
      * that the width is exactly the fewest whose planned load fits. */
     while (w > 1 && rc_net_planned_mix_load(cfg, split, w - 1) <= capacity) w--;
-    while (w <= max_width && rc_net_planned_mix_load(cfg, split, w) > capacity) w++;
-    return w <= max_width ? w : 0;
+    while (w < max_width && rc_net_planned_mix_load(cfg, split, w) > capacity) w++;
+    return rc_net_planned_mix_load(cfg, split, w) <= capacity ? w : 0;
 }
