@@ -224,8 +224,7 @@ static void print_json(const rc_job *job, const rc_result *r)
     }
     if (job->adversary != RC_ADV_NONE) put_counters(o, &r->c, WHEN_IF_ADV);
     if (r->n_sizes > 0) put_population(o, job, r);
-    /* bandwidth in bytes: the packet size it assumes (docs/spec.md §1.12) */
-    PUT("packet_size", json_integer(job->packet_size));
+    PUT("packet_size", json_integer(job->packet_size)); /* bandwidth's bytes: docs/spec.md §1.12 */
     if (job->mixes_per_layer == RC_MIXES_AUTO) { /* sized with the load: docs/spec.md §1.13 */
         PUT("mix_capacity", rc_json_num(job->mix_capacity, 6));
         PUT("mix_layers", json_integer(job->mix_layers));
