@@ -271,7 +271,7 @@ grep -q "partition 'debug' has $NCPU CPUs in all.*PartitionConfig" "$WORK/p2.err
 # ---------------------------------------------------------------------------------------------
 step "6a. --array under SLURM, with a stand-in for rcsim"
 # The stand-in writes its arguments into the part file (sweep) or concatenates the parts
-# (merge); with $WORK/fail-shard-1 present, shard 1 fails.
+# and writes a journal beside them, as a real merge does (merge); with $WORK/fail-shard-1 present, shard 1 fails.
 cat >"$WORK/stand-in" <<STANDIN
 #!/bin/bash
 cmd=\$1; shift
@@ -282,7 +282,7 @@ done
 case \$cmd in
     sweep) if [ "\$shard" = 1/3 ] && [ -e "$WORK/fail-shard-1" ]; then echo "stand-in: shard 1 fails"; exit 1; fi
            echo "shard \$shard" >"\$out" ;;
-    merge) cat "\${parts[@]}" >"\$out" ;;
+    merge) cat "\${parts[@]}" >"\$out"; : >"\$out.journal" ;; # the script installs both
 esac
 STANDIN
 chmod +x "$WORK/stand-in"
