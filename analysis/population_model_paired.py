@@ -34,9 +34,9 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from population_model_ks import configs, label  # noqa: E402  (the grouping the KS test uses)
 from rcplot import results  # noqa: E402
 
-SKIP = ("population_model", "seed")
 MEASURES = (  # (column, label, format)
     ("counter_timeouts", "timeouts", "%.0f"),
     ("counter_reassignments", "reassignments", "%.0f"),
@@ -102,27 +102,6 @@ def paired_t(d):
     t = float(np.mean(d)) / (sd / math.sqrt(n))
     df = n - 1
     return betainc(df / 2.0, 0.5, df / (df + t * t))
-
-
-def configs(tab):
-    """{config text: {model: {seed: row}}} from the rows' canonical texts."""
-    out = {}
-    for row in range(len(tab)):
-        params = {}
-        for line in tab.canonical_cached(row).splitlines():
-            k, _, v = line.partition("=")
-            params[k] = v
-        model = int(tab["population_model"][row])
-        key = "\n".join("%s=%s" % kv for kv in params.items() if kv[0] not in SKIP)
-        out.setdefault(key, {}).setdefault(model, {})[int(params["seed"])] = row
-    return out
-
-
-def label(key):
-    p = dict(line.partition("=")[::2] for line in key.splitlines())
-    return "%s, %s users, %s groups %s, %s, %s s" % (
-        p.get("strategy"), p.get("population"), p.get("groups"), p.get("group_size_dist"),
-        p.get("trace", "online"), p.get("duration"))
 
 
 def main(argv):
