@@ -12,6 +12,7 @@
 #include "exp/job.h"
 #include "exp/result.h"
 #include "io/h5out.h"
+#include "io/h5out_internal.h"
 
 static char path[256], path2[256];
 
@@ -517,4 +518,140 @@ Test(h5out, v1_files_are_refused_naming_the_converter_and_convert)
     rc_err_clear(&err);
     cr_assert_eq(rc_h5out_convert_v1(path, path2, &n, &err), RC_EXIT_USAGE);
     rc_result_free(&r);
+}
+
+/* The ragged groups of a written file hold exactly the columns declared in
+ * io/h5out_ragged.def, in the declared HDF5 types, and each column named X
+ * holds the record's field X (values below are all different, so a writer
+ * that fills columns by position in the wrong order fails here). */
+struct want {
+    const char *path, *name;
+    double v;
+};
+static const struct want wants[] = {
+    {"hist/online", "bucket", 3}, {"hist/online", "count", 11},
+    {"hist/all", "bucket", 5}, {"hist/all", "count", 13},
+    {"undelivered", "group", 21}, {"undelivered", "nonce", 22}, {"undelivered", "recipient", 23},
+    {"deliveries", "message", 31}, {"deliveries", "group", 32}, {"deliveries", "sender", 33},
+    {"deliveries", "recipient", 34}, {"deliveries", "sent_s", 35.5},
+    {"deliveries", "delivered_s", 36.5}, {"deliveries", "online", 1},
+    {"population/sizes", "lo", 41}, {"population/sizes", "hi", 42},
+    {"population/sizes", "groups", 43}, {"population/sizes", "multicasts", 44},
+    {"population/sizes", "expected", 45}, {"population/sizes", "deliveries", 46},
+    {"population/sizes", "undelivered", 47}, {"population/sizes", "count", 48},
+    {"population/sizes", "mean", 49.5}, {"population/sizes", "sd", 50.5},
+    {"population/sizes", "min", 51.5}, {"population/sizes", "max", 52.5},
+    {"population/users", "sent", 61}, {"population/users", "groups", 62},
+    {"anonymity/targets", "target", 71}, {"anonymity/targets", "sender", 72},
+    {"anonymity/targets", "recipient", 73}, {"anonymity/targets", "sent_s", 74.5},
+    {"anonymity/targets", "latency_s", 75.5}, {"anonymity/targets", "entropy_bits", 76.5},
+    {"anonymity/targets", "min_entropy_bits", 77.5},
+    {"anonymity/targets", "sender_entropy_bits", 78.5}, {"anonymity/targets", "mass", 79.5},
+};
+
+static double want_of(const char *gpath, const char *name)
+{
+    for (size_t i = 0; i < sizeof wants / sizeof wants[0]; i++)
+        if (strcmp(wants[i].path, gpath) == 0 && strcmp(wants[i].name, name) == 0)
+            return wants[i].v;
+    for (int k = 0; k < RC_SUMMARY_QUANTILES; k++) /* population/sizes p1 ... */
+        if (strcmp(gpath, "population/sizes") == 0 && strcmp(name, rc_summary_q_names[k]) == 0)
+            return 90 + k;
+    cr_assert_fail("column %s/%s is declared but not known to this test", gpath, name);
+    return NAN;
+}
+
+static size_t kind_bytes(kind k)
+{
+    switch (k) {
+    case K_U8: return 1;
+    case K_U16: return 2;
+    case K_U32: return 4;
+    default: return 8;
+    }
+}
+
+Test(h5out, ragged_columns_are_the_declared_ones_each_holding_its_field)
+{
+    rc_job job;
+    rc_result r;
+    make_job(&job, &r, 9);
+    memset(r.hist_online, 0, RC_HIST_BINS * sizeof *r.hist_online);
+    memset(r.hist_all, 0, RC_HIST_BINS * sizeof *r.hist_all);
+    r.hist_online[3] = 11;
+    r.hist_all[5] = 13;
+    r.n_undelivered = 1;
+    r.undelivered[0] = (rc_undelivered){21, 22, 23};
+    r.n_deliveries = 1;
+    r.deliveries[0] = (rc_delivery){.message = 31, .group = 32, .sender = 33, .recipient = 34,
+                                    .sent_s = 35.5, .delivered_s = 36.5, .online = 1};
+    r.n_sizes = 1;
+    rc_size_bucket *b = &r.sizes[0];
+    *b = (rc_size_bucket){.lo = 41, .hi = 42, .groups = 43, .multicasts = 44, .expected = 45,
+                          .deliveries = 46, .undelivered = 47};
+    b->online.count = 48;
+    b->online.mean_s = 49.5;
+    b->online.sd_s = 50.5;
+    b->online.min_s = 51.5;
+    b->online.max_s = 52.5;
+    for (int k = 0; k < RC_SUMMARY_QUANTILES; k++) b->online.q[k] = 90 + k;
+    r.n_users_load = 1;
+    r.user_sent = malloc(sizeof *r.user_sent);
+    r.user_groups = malloc(sizeof *r.user_groups);
+    r.user_sent[0] = 61;
+    r.user_groups[0] = 62;
+    r.n_anon_records = 1;
+    r.anon_records = calloc(1, sizeof *r.anon_records);
+    *r.anon_records = (rc_anon_record){.target = 71, .sender = 72, .recipient = 73,
+                                       .sent_s = 74.5, .latency_s = 75.5, .entropy_bits = 76.5,
+                                       .min_entropy_bits = 77.5, .sender_entropy_bits = 78.5,
+                                       .mass = 79.5};
+    rc_err err = {0};
+    rc_h5out *h = rc_h5out_open(path, &sweep_a, 1024, &err);
+    cr_assert_not_null(h, "%s", err.msg);
+    add_one(h, &job, &r);
+    flush_ok(h);
+    rc_h5out_close(h);
+    rc_result_free(&r);
+
+    static const char *paths[] = {"hist/online", "hist/all", "undelivered", "deliveries",
+                                  "population/sizes", "population/users", "anonymity/targets"};
+    static const int lists[] = {RGD_HIST, RGD_HIST, RGD_UNDELIVERED, RGD_DELIVERIES,
+                                RGD_SIZES, RGD_USERS, RGD_ANON};
+    size_t seen = 0;
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    cr_assert_geq(f, 0);
+    for (size_t g = 0; g < sizeof paths / sizeof paths[0]; g++) {
+        hid_t gg = H5Gopen2(f, paths[g], H5P_DEFAULT);
+        cr_assert_geq(gg, 0, "group %s missing", paths[g]);
+        size_t ncol = 0;
+        for (size_t i = 0; i < h5_n_ragged_decls; i++) {
+            const h5_ragged_decl *d = &h5_ragged_decls[i];
+            if (d->list != lists[g]) continue;
+            for (int j = 0; j < d->n; j++) {
+                const char *name = d->names ? d->names[j] : d->name;
+                char full[128];
+                snprintf(full, sizeof full, "%s/%s", paths[g], name);
+                cr_assert_eq(col_len(f, full), 1, "%s: one record", full);
+                hid_t ds = H5Dopen2(f, full, H5P_DEFAULT);
+                hid_t t = H5Dget_type(ds);
+                cr_assert_eq(H5Tget_size(t), kind_bytes(d->k), "%s: declared type", full);
+                cr_assert_eq(H5Tget_class(t), d->k == K_F64 ? H5T_FLOAT : H5T_INTEGER, "%s", full);
+                H5Tclose(t);
+                H5Dclose(ds);
+                double v = col_at(f, full, 0);
+                cr_assert_eq(v, want_of(paths[g], name), "%s holds %g", full, v);
+                ncol++;
+            }
+        }
+        H5G_info_t info;
+        cr_assert_geq(H5Gget_info(gg, &info), 0);
+        cr_assert_eq(info.nlinks, ncol + 1, "%s: %zu datasets, declared %zu and end",
+                     paths[g], (size_t)info.nlinks, ncol);
+        seen += ncol;
+        H5Gclose(gg);
+    }
+    H5Fclose(f);
+    /* every expectation above is a declared column */
+    cr_assert_eq(seen, sizeof wants / sizeof wants[0] + RC_SUMMARY_QUANTILES);
 }

@@ -100,6 +100,39 @@ typedef struct ragged {
 enum { RG_HIST_ONLINE, RG_HIST_ALL, RG_UNDELIVERED, RG_DELIVERIES, RG_SIZES, RG_USERS, RG_ANON,
        RG_COUNT };
 
+/* The declared column lists (io/h5out_ragged.def): RGD_G names list G, and
+ * RGC(G, name) is the index of column `name` in g->col of a group of list G,
+ * so that the writer and the reader name columns instead of counting them. */
+enum {
+#define RC_H5_RAGGED(G) RGD_##G,
+#define RC_H5_COL(G, name, K, units)
+#define RC_H5_COLS(G, name, names, n, K, units)
+#include "io/h5out_ragged.def"
+    RGD_COUNT
+};
+enum {
+#define RC_H5_RAGGED(G) RGX_##G##_begin_,
+#define RC_H5_COL(G, name, K, units) RGX_##G##_##name,
+#define RC_H5_COLS(G, name, names, n, K, units) \
+    RGX_##G##_##name, RGX_##G##_##name##_last_ = RGX_##G##_##name + (n) - 1,
+#include "io/h5out_ragged.def"
+};
+#define RGC(G, name) (RGX_##G##_##name - RGX_##G##_begin_ - 1)
+
+/* One row of io/h5out_ragged.def: n columns (names[0 .. n), or just `name`). */
+typedef struct h5_ragged_decl {
+    int list; /* RGD_* */
+    const char *name;
+    const char *const *names;
+    int n;
+    kind k;
+    const char *units;
+} h5_ragged_decl;
+extern const h5_ragged_decl h5_ragged_decls[];
+extern const size_t h5_n_ragged_decls;
+/* The declared list of each group (RG_* -> RGD_*). */
+extern const int h5_ragged_list[RG_COUNT];
+
 typedef struct h5_counter_col {
     const char *name;
     size_t off;

@@ -221,8 +221,8 @@ int rc_h5in_row(rc_h5in *in, size_t row, uint64_t *job_id, const char **canonica
         ragged *g = &d->rg[RG_HIST_ONLINE + w];
         uint64_t a = row ? u64_at(&g->end, row - 1) : 0, b = u64_at(&g->end, row);
         v.n_hist[w] = b - a;
-        v.hist_bucket[w] = g->col[0].buf + 2 * a;
-        v.hist_count[w] = g->col[1].buf + 4 * a;
+        v.hist_bucket[w] = g->col[RGC(HIST, bucket)].buf + 2 * a;
+        v.hist_count[w] = g->col[RGC(HIST, count)].buf + 4 * a;
     }
     ragged *u = &d->rg[RG_UNDELIVERED];
     uint64_t ua = row ? u64_at(&u->end, row - 1) : 0, ub = u64_at(&u->end, row);
@@ -230,9 +230,9 @@ int rc_h5in_row(rc_h5in *in, size_t row, uint64_t *job_id, const char **canonica
     in->und = rc_xmalloc((ub - ua + 1) * sizeof(rc_undelivered));
     for (uint64_t i = ua; i < ub; i++) {
         rc_undelivered x;
-        memcpy(&x.group, u->col[0].buf + 4 * i, 4);
-        memcpy(&x.nonce, u->col[1].buf + 4 * i, 4);
-        memcpy(&x.recipient, u->col[2].buf + 4 * i, 4);
+        memcpy(&x.group, u->col[RGC(UNDELIVERED, group)].buf + 4 * i, 4);
+        memcpy(&x.nonce, u->col[RGC(UNDELIVERED, nonce)].buf + 4 * i, 4);
+        memcpy(&x.recipient, u->col[RGC(UNDELIVERED, recipient)].buf + 4 * i, 4);
         memcpy(in->und + (i - ua) * sizeof x, &x, sizeof x);
     }
     v.n_undelivered = ub - ua;
@@ -244,13 +244,13 @@ int rc_h5in_row(rc_h5in *in, size_t row, uint64_t *job_id, const char **canonica
     for (uint64_t i = da; i < db; i++) {
         rc_delivery x;
         memset(&x, 0, sizeof x);
-        memcpy(&x.message, dl->col[0].buf + 4 * i, 4);
-        memcpy(&x.group, dl->col[1].buf + 4 * i, 4);
-        memcpy(&x.sender, dl->col[2].buf + 4 * i, 4);
-        memcpy(&x.recipient, dl->col[3].buf + 4 * i, 4);
-        memcpy(&x.sent_s, dl->col[4].buf + 8 * i, 8);
-        memcpy(&x.delivered_s, dl->col[5].buf + 8 * i, 8);
-        x.online = dl->col[6].buf[i];
+        memcpy(&x.message, dl->col[RGC(DELIVERIES, message)].buf + 4 * i, 4);
+        memcpy(&x.group, dl->col[RGC(DELIVERIES, group)].buf + 4 * i, 4);
+        memcpy(&x.sender, dl->col[RGC(DELIVERIES, sender)].buf + 4 * i, 4);
+        memcpy(&x.recipient, dl->col[RGC(DELIVERIES, recipient)].buf + 4 * i, 4);
+        memcpy(&x.sent_s, dl->col[RGC(DELIVERIES, sent_s)].buf + 8 * i, 8);
+        memcpy(&x.delivered_s, dl->col[RGC(DELIVERIES, delivered_s)].buf + 8 * i, 8);
+        x.online = dl->col[RGC(DELIVERIES, online)].buf[i];
         memcpy(in->dlv + (i - da) * sizeof x, &x, sizeof x);
     }
     v.n_deliveries = db - da;
@@ -263,13 +263,22 @@ int rc_h5in_row(rc_h5in *in, size_t row, uint64_t *job_id, const char **canonica
     for (uint64_t i = za; i < zb; i++) {
         rc_size_bucket b;
         memset(&b, 0, sizeof b);
-        uint64_t *zu[8] = {&b.lo, &b.hi, &b.groups, &b.multicasts, &b.expected,
-                           &b.deliveries, &b.undelivered, &b.online.count};
-        for (int k = 0; k < 8; k++) memcpy(zu[k], z->col[k].buf + 8 * i, 8);
-        double *f[4] = {&b.online.mean_s, &b.online.sd_s, &b.online.min_s, &b.online.max_s};
-        for (int k = 0; k < 4; k++) memcpy(f[k], z->col[8 + k].buf + 8 * i, 8);
+#define ZGET(field, name) memcpy(&b.field, z->col[RGC(SIZES, name)].buf + 8 * i, 8)
+        ZGET(lo, lo);
+        ZGET(hi, hi);
+        ZGET(groups, groups);
+        ZGET(multicasts, multicasts);
+        ZGET(expected, expected);
+        ZGET(deliveries, deliveries);
+        ZGET(undelivered, undelivered);
+        ZGET(online.count, count);
+        ZGET(online.mean_s, mean);
+        ZGET(online.sd_s, sd);
+        ZGET(online.min_s, min);
+        ZGET(online.max_s, max);
+#undef ZGET
         for (int k = 0; k < RC_SUMMARY_QUANTILES; k++)
-            memcpy(&b.online.q[k], z->col[12 + k].buf + 8 * i, 8);
+            memcpy(&b.online.q[k], z->col[RGC(SIZES, p1) + k].buf + 8 * i, 8);
         memcpy(in->sizes + (i - za) * sizeof b, &b, sizeof b);
     }
     v.n_sizes = zb - za;
@@ -277,8 +286,8 @@ int rc_h5in_row(rc_h5in *in, size_t row, uint64_t *job_id, const char **canonica
     ragged *us = &d->rg[RG_USERS];
     uint64_t ua2 = row ? u64_at(&us->end, row - 1) : 0, ub2 = u64_at(&us->end, row);
     v.n_users_load = ub2 - ua2;
-    v.user_sent = us->col[0].buf + 4 * ua2;
-    v.user_groups = us->col[1].buf + 4 * ua2;
+    v.user_sent = us->col[RGC(USERS, sent)].buf + 4 * ua2;
+    v.user_groups = us->col[RGC(USERS, groups)].buf + 4 * ua2;
     ragged *an = &d->rg[RG_ANON];
     uint64_t aa = row ? u64_at(&an->end, row - 1) : 0, ab = u64_at(&an->end, row);
     free(in->anon);
@@ -286,12 +295,17 @@ int rc_h5in_row(rc_h5in *in, size_t row, uint64_t *job_id, const char **canonica
     for (uint64_t i = aa; i < ab; i++) {
         rc_anon_record x;
         memset(&x, 0, sizeof x);
-        memcpy(&x.target, an->col[0].buf + 4 * i, 4);
-        memcpy(&x.sender, an->col[1].buf + 4 * i, 4);
-        memcpy(&x.recipient, an->col[2].buf + 4 * i, 4);
-        double *f[6] = {&x.sent_s, &x.latency_s, &x.entropy_bits, &x.min_entropy_bits,
-                        &x.sender_entropy_bits, &x.mass};
-        for (int k = 0; k < 6; k++) memcpy(f[k], an->col[3 + k].buf + 8 * i, 8);
+#define AGET(name, size) memcpy(&x.name, an->col[RGC(ANON, name)].buf + (size) * i, size)
+        AGET(target, 4);
+        AGET(sender, 4);
+        AGET(recipient, 4);
+        AGET(sent_s, 8);
+        AGET(latency_s, 8);
+        AGET(entropy_bits, 8);
+        AGET(min_entropy_bits, 8);
+        AGET(sender_entropy_bits, 8);
+        AGET(mass, 8);
+#undef AGET
         memcpy(in->anon + (i - aa) * sizeof x, &x, sizeof x);
     }
     v.n_anon_records = ab - aa;

@@ -211,14 +211,41 @@ void h5_define_columns(rc_h5out *h, size_t canonical_width)
         if (h->col[i].k == K_CODE) h5_dict_code(&h->col[i].d, "");
 }
 
+const h5_ragged_decl h5_ragged_decls[] = {
+#define RC_H5_RAGGED(G)
+#define RC_H5_COL(G, name, K, units) {RGD_##G, #name, NULL, 1, K_##K, units},
+#define RC_H5_COLS(G, name, names, n, K, units) {RGD_##G, #name, names, n, K_##K, units},
+#include "io/h5out_ragged.def"
+};
+const size_t h5_n_ragged_decls = sizeof h5_ragged_decls / sizeof h5_ragged_decls[0];
+
+const int h5_ragged_list[RG_COUNT] = {
+    [RG_HIST_ONLINE] = RGD_HIST, [RG_HIST_ALL] = RGD_HIST, [RG_UNDELIVERED] = RGD_UNDELIVERED,
+    [RG_DELIVERIES] = RGD_DELIVERIES, [RG_SIZES] = RGD_SIZES, [RG_USERS] = RGD_USERS,
+    [RG_ANON] = RGD_ANON,
+};
+
 static void rg_col(ragged *g, const char *name, kind k, const char *units)
 {
+    RC_ASSERTF(g->ncol < RAGGED_MAX_COLS, "h5out: more than %d columns in %s", RAGGED_MAX_COLS,
+               g->path);
     column *c = &g->col[g->ncol++];
     memset(c, 0, sizeof *c);
     snprintf(c->name, sizeof c->name, "%s", name);
     c->k = k;
     c->src = S_NONE;
     c->units = units;
+}
+
+/* A group's columns: its list's rows of io/h5out_ragged.def, in order. */
+static void rg_declared_cols(ragged *g, int list)
+{
+    for (size_t i = 0; i < h5_n_ragged_decls; i++) {
+        const h5_ragged_decl *d = &h5_ragged_decls[i];
+        if (d->list != list) continue;
+        for (int j = 0; j < d->n; j++)
+            rg_col(g, d->names ? d->names[j] : d->name, d->k, d->units);
+    }
 }
 
 void h5_define_ragged(rc_h5out *h)
@@ -231,61 +258,34 @@ void h5_define_ragged(rc_h5out *h)
                            "buckets of job row i are bucket[end[i-1]:end[i]] with counts "
                            "count[...]; bucket edges in /hist/edges_s"
                          : "latency histogram of every first delivery, sparse (as hist/online)";
-        rg_col(g, "bucket", K_U16, "");
-        rg_col(g, "count", K_U32, "");
     }
     ragged *u = &h->rg[RG_UNDELIVERED];
     u->path = "undelivered";
     u->what = "(recipient, payload) pairs not delivered by the end of the job, at most 1000 per "
               "job; rows of job row i are [end[i-1], end[i])";
-    rg_col(u, "group", K_U32, "");
-    rg_col(u, "nonce", K_U32, "");
-    rg_col(u, "recipient", K_U32, "");
     ragged *d = &h->rg[RG_DELIVERIES];
     d->path = "deliveries";
     d->what = "every first delivery of jobs run with store_raw; rows of job row i are "
               "[end[i-1], end[i])";
-    rg_col(d, "message", K_U32, "");
-    rg_col(d, "group", K_U32, "");
-    rg_col(d, "sender", K_U32, "");
-    rg_col(d, "recipient", K_U32, "");
-    rg_col(d, "sent_s", K_F64, "s");
-    rg_col(d, "delivered_s", K_F64, "s");
-    rg_col(d, "online", K_U8, "");
-    /* Population mode (issue 17): latency by group size, and load by user. */
+    /* Population mode (docs/beyond.md): latency by group size, and load by user. */
     ragged *z = &h->rg[RG_SIZES];
     z->path = "population/sizes";
     z->what = "population mode: first deliveries by the size of their group, one row per "
               "size bucket [lo, hi] in use (hi = 2^64-1: unbounded); online latency summary "
               "of those deliveries (NaN when count = 0); rows of job row i are "
               "[end[i-1], end[i]), none for the paper's identical groups";
-    static const char *zu64[8] = {"lo", "hi", "groups", "multicasts", "expected",
-                                  "deliveries", "undelivered", "count"};
-    for (int i = 0; i < 8; i++) rg_col(z, zu64[i], K_U64, "");
-    for (int i = 1; i < 5; i++) rg_col(z, summary_field[i], K_F64, "s");
-    for (int i = 0; i < RC_SUMMARY_QUANTILES; i++) rg_col(z, rc_summary_q_names[i], K_F64, "s");
     ragged *us = &h->rg[RG_USERS];
     us->path = "population/users";
     us->what = "population mode: one row per user (index order): real sub-messages that left "
                "it and groups it is in; rows of job row i are [end[i-1], end[i])";
-    rg_col(us, "sent", K_U32, "");
-    rg_col(us, "groups", K_U32, "");
-    /* Anonymity (issue 29, docs/spec.md §10.4): one row per tracked message. */
+    /* Anonymity (docs/anonymity.md, docs/spec.md §10.4): one row per tracked message. */
     ragged *an = &h->rg[RG_ANON];
     an->path = "anonymity/targets";
     an->what = "jobs run with anonymity and store_raw: one row per tracked message (its "
                "number, sender and recipient users, sending time, latency to the pull, "
                "entropy, min-entropy and sender entropy in bits, the probability that left "
                "the mixes); rows of job row i are [end[i-1], end[i])";
-    rg_col(an, "target", K_U32, "");
-    rg_col(an, "sender", K_U32, "");
-    rg_col(an, "recipient", K_U32, "");
-    rg_col(an, "sent_s", K_F64, "s");
-    rg_col(an, "latency_s", K_F64, "s");
-    rg_col(an, "entropy_bits", K_F64, "bit");
-    rg_col(an, "min_entropy_bits", K_F64, "bit");
-    rg_col(an, "sender_entropy_bits", K_F64, "bit");
-    rg_col(an, "mass", K_F64, "");
+    for (int i = 0; i < RG_COUNT; i++) rg_declared_cols(&h->rg[i], h5_ragged_list[i]);
     for (int i = 0; i < RG_COUNT; i++) {
         column *e = &h->rg[i].end;
         memset(e, 0, sizeof *e);

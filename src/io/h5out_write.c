@@ -459,7 +459,7 @@ int h5_add_row(rc_h5out *h, const rc_job *job, const rc_result_view *v,
     for (int w = 0; w < 2; w++) {
         ragged *g = &h->rg[RG_HIST_ONLINE + w];
         size_t n = v->n_hist[w];
-        column *b = &g->col[0], *cnt = &g->col[1];
+        column *b = &g->col[RGC(HIST, bucket)], *cnt = &g->col[RGC(HIST, count)];
         for (size_t i = 0; i < n; i++) {
             memcpy(h5_col_push(b), v->hist_bucket[w] + i * 2, 2);
             memcpy(h5_col_push(cnt), v->hist_count[w] + i * 4, 4);
@@ -472,9 +472,9 @@ int h5_add_row(rc_h5out *h, const rc_job *job, const rc_result_view *v,
     for (size_t i = 0; i < v->n_undelivered; i++) {
         rc_undelivered x;
         memcpy(&x, v->undelivered + i * sizeof x, sizeof x);
-        h5_col_put(&u->col[0], &x.group);
-        h5_col_put(&u->col[1], &x.nonce);
-        h5_col_put(&u->col[2], &x.recipient);
+        h5_col_put(&u->col[RGC(UNDELIVERED, group)], &x.group);
+        h5_col_put(&u->col[RGC(UNDELIVERED, nonce)], &x.nonce);
+        h5_col_put(&u->col[RGC(UNDELIVERED, recipient)], &x.recipient);
     }
     u->pending += v->n_undelivered;
     uint64_t uend = u->total + u->pending;
@@ -484,13 +484,13 @@ int h5_add_row(rc_h5out *h, const rc_job *job, const rc_result_view *v,
         rc_delivery x;
         memcpy(&x, v->deliveries + i * sizeof x, sizeof x);
         uint8_t on = x.online ? 1 : 0;
-        h5_col_put(&dl->col[0], &x.message);
-        h5_col_put(&dl->col[1], &x.group);
-        h5_col_put(&dl->col[2], &x.sender);
-        h5_col_put(&dl->col[3], &x.recipient);
-        h5_col_put(&dl->col[4], &x.sent_s);
-        h5_col_put(&dl->col[5], &x.delivered_s);
-        h5_col_put(&dl->col[6], &on);
+        h5_col_put(&dl->col[RGC(DELIVERIES, message)], &x.message);
+        h5_col_put(&dl->col[RGC(DELIVERIES, group)], &x.group);
+        h5_col_put(&dl->col[RGC(DELIVERIES, sender)], &x.sender);
+        h5_col_put(&dl->col[RGC(DELIVERIES, recipient)], &x.recipient);
+        h5_col_put(&dl->col[RGC(DELIVERIES, sent_s)], &x.sent_s);
+        h5_col_put(&dl->col[RGC(DELIVERIES, delivered_s)], &x.delivered_s);
+        h5_col_put(&dl->col[RGC(DELIVERIES, online)], &on);
     }
     dl->pending += v->n_deliveries;
     uint64_t dend = dl->total + dl->pending;
@@ -499,20 +499,28 @@ int h5_add_row(rc_h5out *h, const rc_job *job, const rc_result_view *v,
     for (size_t i = 0; i < v->n_sizes; i++) {
         rc_size_bucket b;
         memcpy(&b, v->sizes + i * sizeof b, sizeof b);
-        uint64_t zu[8] = {b.lo, b.hi, b.groups, b.multicasts, b.expected,
-                          b.deliveries, b.undelivered, b.online.count};
-        for (int k = 0; k < 8; k++) h5_col_put(&z->col[k], &zu[k]);
-        double f[4] = {b.online.mean_s, b.online.sd_s, b.online.min_s, b.online.max_s};
-        for (int k = 0; k < 4; k++) h5_col_put(&z->col[8 + k], &f[k]);
-        for (int k = 0; k < RC_SUMMARY_QUANTILES; k++) h5_col_put(&z->col[12 + k], &b.online.q[k]);
+        h5_col_put(&z->col[RGC(SIZES, lo)], &b.lo);
+        h5_col_put(&z->col[RGC(SIZES, hi)], &b.hi);
+        h5_col_put(&z->col[RGC(SIZES, groups)], &b.groups);
+        h5_col_put(&z->col[RGC(SIZES, multicasts)], &b.multicasts);
+        h5_col_put(&z->col[RGC(SIZES, expected)], &b.expected);
+        h5_col_put(&z->col[RGC(SIZES, deliveries)], &b.deliveries);
+        h5_col_put(&z->col[RGC(SIZES, undelivered)], &b.undelivered);
+        h5_col_put(&z->col[RGC(SIZES, count)], &b.online.count);
+        h5_col_put(&z->col[RGC(SIZES, mean)], &b.online.mean_s);
+        h5_col_put(&z->col[RGC(SIZES, sd)], &b.online.sd_s);
+        h5_col_put(&z->col[RGC(SIZES, min)], &b.online.min_s);
+        h5_col_put(&z->col[RGC(SIZES, max)], &b.online.max_s);
+        for (int k = 0; k < RC_SUMMARY_QUANTILES; k++)
+            h5_col_put(&z->col[RGC(SIZES, p1) + k], &b.online.q[k]);
     }
     z->pending += v->n_sizes;
     uint64_t zend = z->total + z->pending;
     h5_col_put(&z->end, &zend);
     ragged *us = &h->rg[RG_USERS];
     for (size_t i = 0; i < v->n_users_load; i++) {
-        memcpy(h5_col_push(&us->col[0]), v->user_sent + 4 * i, 4);
-        memcpy(h5_col_push(&us->col[1]), v->user_groups + 4 * i, 4);
+        memcpy(h5_col_push(&us->col[RGC(USERS, sent)]), v->user_sent + 4 * i, 4);
+        memcpy(h5_col_push(&us->col[RGC(USERS, groups)]), v->user_groups + 4 * i, 4);
     }
     us->pending += v->n_users_load;
     uint64_t usend = us->total + us->pending;
@@ -521,16 +529,27 @@ int h5_add_row(rc_h5out *h, const rc_job *job, const rc_result_view *v,
     for (size_t i = 0; i < v->n_anon_records; i++) {
         rc_anon_record x;
         memcpy(&x, v->anon_records + i * sizeof x, sizeof x);
-        h5_col_put(&an->col[0], &x.target);
-        h5_col_put(&an->col[1], &x.sender);
-        h5_col_put(&an->col[2], &x.recipient);
-        double f[6] = {x.sent_s, x.latency_s, x.entropy_bits, x.min_entropy_bits,
-                       x.sender_entropy_bits, x.mass};
-        for (int k = 0; k < 6; k++) h5_col_put(&an->col[3 + k], &f[k]);
+        h5_col_put(&an->col[RGC(ANON, target)], &x.target);
+        h5_col_put(&an->col[RGC(ANON, sender)], &x.sender);
+        h5_col_put(&an->col[RGC(ANON, recipient)], &x.recipient);
+        h5_col_put(&an->col[RGC(ANON, sent_s)], &x.sent_s);
+        h5_col_put(&an->col[RGC(ANON, latency_s)], &x.latency_s);
+        h5_col_put(&an->col[RGC(ANON, entropy_bits)], &x.entropy_bits);
+        h5_col_put(&an->col[RGC(ANON, min_entropy_bits)], &x.min_entropy_bits);
+        h5_col_put(&an->col[RGC(ANON, sender_entropy_bits)], &x.sender_entropy_bits);
+        h5_col_put(&an->col[RGC(ANON, mass)], &x.mass);
     }
     an->pending += v->n_anon_records;
     uint64_t anend = an->total + an->pending;
     h5_col_put(&an->end, &anend);
+    /* Every declared column (io/h5out_ragged.def) got one value per record:
+     * a column the writer does not fill would shift the file out of step. */
+    for (int i = 0; i < RG_COUNT; i++)
+        for (int j = 0; j < h->rg[i].ncol; j++)
+            RC_ASSERTF(h->rg[i].col[j].n == h->rg[i].pending,
+                       "h5out: column %s/%s has %zu values for %llu records", h->rg[i].path,
+                       h->rg[i].col[j].name, h->rg[i].col[j].n,
+                       (unsigned long long)h->rg[i].pending);
     h->row_ids = rc_xrealloc(h->row_ids, (h->pending + 1) * sizeof *h->row_ids);
     h->row_ids[h->pending++] = v->job_id;
     return 0;
