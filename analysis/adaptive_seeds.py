@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Adds seeds to a sweep until the median latency of every configuration is known to a
-target precision (issue 8: uncertainty).
+target precision.
 
 Usage:
   analysis/adaptive_seeds.py SWEEP.yaml OUTDIR [--target 0.02] [--max-seeds 20]

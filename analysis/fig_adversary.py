@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Figure for the misbehaving-members study (experiments/adversary.yaml, issue 17).
+"""Figure for the misbehaving-members study (experiments/adversary.yaml).
 
 Usage: analysis/fig_adversary.py RESULTS.h5 [RESULTS.h5 ...] OUTDIR
 

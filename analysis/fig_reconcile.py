@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Figure for the reconciliation study (experiments/reconcile.yaml, issue 8).
+"""Figure for the reconciliation study (experiments/reconcile.yaml).
 
 Usage: analysis/fig_reconcile.py RESULTS.h5 OUTDIR
 

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Figure and table for the trilemma study (experiments/trilemma.yaml, issue 29).
+"""Figure and table for the trilemma study (experiments/trilemma.yaml).
 
 Usage: analysis/fig_trilemma.py INPUT [INPUT ...] OUTDIR
 

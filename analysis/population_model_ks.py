@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Do the population models give model 1's latencies?  (issue 28; docs/beyond.md)
+"""Do the population models give model 1's latencies?  (docs/beyond.md)
 
 Usage: analysis/population_model_ks.py RESULTS.h5 [RESULTS.h5 ...] [--permutations N]
                                        [--alpha A] [--out OUT.md]

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Table for the unobservability measurement (experiments/unobservability.yaml, issue 29).
+"""Table for the unobservability measurement (experiments/unobservability.yaml).
 
 Usage: analysis/unobs_table.py RESULTS.h5 [RESULTS.h5 ...] OUT.md
 

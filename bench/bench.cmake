@@ -25,7 +25,7 @@ if(RCSIM_BUILD_TESTING AND COMMAND rcsim_add_script)
   rcsim_add_script(bench_smoke tests/e2e/bench_smoke.sh TIMEOUT 300 LABELS bench)
 endif()
 
-# Results-file benchmark (issue 13): writes synthetic sweeps of N jobs through the real
+# Results-file benchmark: writes synthetic sweeps of N jobs through the real
 # writer and journal; bench/ingest.sh runs it and the farm ingest measurements.
 add_executable(bench_results EXCLUDE_FROM_ALL bench/results_bench.c)
 target_link_libraries(bench_results PRIVATE rcsim_io)

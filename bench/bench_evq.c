@@ -1,4 +1,4 @@
-/* bench_evq: benchmark of the pending-event set (issue 6 item 3).
+/* bench_evq: benchmark of the pending-event set.
  *
  * One source, linked once per queue implementation (bench/bench.cmake):
  * bench_evq_heap4 uses the engine's src/core/evq.c, bench_evq_heap2 and

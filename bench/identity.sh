@@ -20,7 +20,7 @@
 # text), so the summary leaves out the id of population jobs: the id changes with the
 # model version even where the new model changes nothing (p > 1, the paper's lattice).
 # Job p (exact, unicast, p = 1) is what population model 2 changes: against a build
-# before model 2 (issue 28, fourth round) it differs by design.  Population model 3
+# before model 2 it differs by design.  Population model 3
 # (fifth round) hands a pull's messages over in another order: against a build before
 # it, jobs k and n (exact RC-FT populations) differ by design, and job p, whose
 # deliveries send nothing, keeps its results with other event counts.  Population

@@ -1,5 +1,5 @@
 #!/bin/bash
-# ingest.sh: how fast results get into a results file (issue 13; docs/performance.md,
+# ingest.sh: how fast results get into a results file (docs/performance.md,
 # "Results at scale").  Measures, with the real binary:
 #   1. farm ingest of near-empty jobs (2 users, 1 simulated second) under mpirun -np P
 #      (oversubscribed above 2 cores): jobs/s and the master's CPU per job, the latter as

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Population-mode benchmarks (issue 17; docs/performance.md "Populations"): time and
+# Population-mode benchmarks (docs/performance.md "Populations"): time and
 # peak memory of one job with N users in G groups, and how memory grows with N, G and
 # the simulated span.  Benchmarks, not tests: nothing here passes or fails on speed.
 #

@@ -1,11 +1,11 @@
 #!/bin/bash
-# summarize.sh: `rcsim summarize` at scale (issue 27, item 8; docs/performance.md, "summarize
+# summarize.sh: `rcsim summarize` at scale (docs/performance.md, "summarize
 # at scale").  A sweep of N near-empty jobs (2 users, 1 simulated second, N seeds) is run with
 # the real binary under mpirun -np 3, then analysis/summarize.py reads it REPEAT times; wall
 # time, CPU time (user + system) and peak RSS (GNU time) are printed, the median of each.
 # With --against DIR (another checkout's analysis/ directory, e.g. one of main) both run
 # alternately on the same file, so a busy machine loads both alike, and their outputs must be
-# byte-identical.  Goal (issue 27): 20,000 jobs in under 1.5 s and 200 MB, 10^6 jobs in under
+# byte-identical.  Goal: 20,000 jobs in under 1.5 s and 200 MB, 10^6 jobs in under
 # 20 s and 1 GiB (--jobs 1000000: 10 durations x 100,000 seeds, a sweep's seed limit).
 #
 # --file H5 reads an existing results file instead of running the sweep (a 10^6-job sweep

@@ -1,4 +1,4 @@
-# Installing rcsim like HPC software (issue 12 item 6):
+# Installing rcsim like HPC software:
 #
 #   cmake --install build --prefix DIR
 #

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Studies beyond the paper (issue 8): runs experiments/reconcile.yaml and
+# Studies beyond the paper: runs experiments/reconcile.yaml and
 # experiments/membership.yaml into results/study/ (resuming), then draws the
 # reconciliation figure (figures/study/reconcile.{png,pdf,md}) and prints the
 # membership table (figures/study/membership.md).  Needs the paper's traces (gen_os10,

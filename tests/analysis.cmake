@@ -18,7 +18,7 @@ add_test(NAME unit_analysis_stats
 set_tests_properties(unit_analysis_stats PROPERTIES TIMEOUT 120 LABELS analysis
                      ENVIRONMENT "RCSIM_BIN=$<TARGET_FILE:rcsim>")
 
-# Issue 30: coverage of the intervals over seeds on heavy-tailed data (docs/analysis.md,
+# Coverage of the intervals over seeds on heavy-tailed data (docs/analysis.md,
 # "Intervals over seeds"); about 20 s.
 add_test(NAME unit_analysis_coverage
          COMMAND ${RCSIM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/analysis/coverage_intervals.py)
@@ -29,24 +29,24 @@ set_property(TEST e2e_analysis_pipeline APPEND PROPERTY ENVIRONMENT "PYTHON=${RC
 
 rcsim_add_script(analysis_any_sweep e2e/analysis_any_sweep.sh TIMEOUT 600 LABELS analysis)
 set_property(TEST e2e_analysis_any_sweep APPEND PROPERTY ENVIRONMENT "PYTHON=${RCSIM_PYTHON}")
-# Issue 30: `rcsim compare` (strategies against a baseline, paired by seed) and the
+# `rcsim compare` (strategies against a baseline, paired by seed) and the
 # examples of `rcsim plot --help`, on a small sweep of its own.
 rcsim_add_script(analysis_compare e2e/analysis_compare.sh TIMEOUT 300 LABELS analysis)
 set_property(TEST e2e_analysis_compare APPEND PROPERTY ENVIRONMENT "PYTHON=${RCSIM_PYTHON}")
 rcsim_add_script(repro_partial e2e/repro_partial.sh TIMEOUT 300)
 
-# Issue 29: analysis/anon_recompute.py recomputes rcsim's anonymity metric from the
+# analysis/anon_recompute.py recomputes rcsim's anonymity metric from the
 # observation file alone (unicast, RC, RC-FT; corrupted nodes or not; both models).
 rcsim_add_script(anon_recompute e2e/anon_recompute.sh TIMEOUT 300 LABELS analysis)
 set_property(TEST e2e_anon_recompute APPEND PROPERTY ENVIRONMENT "PYTHON=${RCSIM_PYTHON}")
 
-# Issue 30 items 3 and 4: the strategy's structure as columns (`rcsim plot --x k`) and the
+# The strategy's structure as columns (`rcsim plot --x k`) and the
 # Python API (analysis/rcsim: load_jobs, load_deliveries, load_histograms) with the starter
 # notebook, on a sweep made in the test (tests/e2e/analysis_api.sh).
 rcsim_add_script(analysis_api e2e/analysis_api.sh TIMEOUT 600 LABELS analysis)
 set_property(TEST e2e_analysis_api APPEND PROPERTY ENVIRONMENT "PYTHON=${RCSIM_PYTHON}")
 
-# Issue 30: the committed figure sets were drawn by today's analysis code
+# The committed figure sets were drawn by today's analysis code
 # (figures/<set>/provenance.json, written by the drawing scripts).  Fails, naming the set
 # and what changed, when one is stale: scripts/reproduce.sh --redraw [--quick].
 # No set list: every committed set (paper, exact, paper-quick, exact-quick) is checked.
@@ -54,13 +54,13 @@ add_test(NAME analysis_check_figures
          COMMAND ${RCSIM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/../analysis/check_figures.py)
 set_tests_properties(analysis_check_figures PROPERTIES TIMEOUT 60 LABELS "analysis;figures")
 
-# Issue 30: the interactive report in headless Chromium (charts drawn, table, no script
+# The interactive report in headless Chromium (charts drawn, table, no script
 # error); skipped without Chromium (scripts/deps.sh --browser).
 rcsim_add_script(report_browser e2e/report_browser.sh TIMEOUT 300 LABELS analysis)
 set_property(TEST e2e_report_browser APPEND PROPERTY ENVIRONMENT "PYTHON=${RCSIM_PYTHON}")
 set_tests_properties(e2e_report_browser PROPERTIES SKIP_RETURN_CODE 77)
 
-# Issue 27, item 8: summarize's column path (analysis/rcplot/coltable.py) gives the generic
+# Summarize's column path (analysis/rcplot/coltable.py) gives the generic
 # path's output byte for byte on real files.
 rcsim_add_script(summarize_columns e2e/summarize_columns.sh TIMEOUT 300 LABELS analysis)
 set_property(TEST e2e_summarize_columns APPEND PROPERTY ENVIRONMENT "PYTHON=${RCSIM_PYTHON}")

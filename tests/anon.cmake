@@ -1,4 +1,4 @@
-# Anonymity against a global passive adversary (issue 29, src/anon/): the single Poisson
+# Anonymity against a global passive adversary (src/anon/): the single Poisson
 # mix against its exact value, the directions of the metric, the options.  The independent
 # recomputation from --anon-trace needs Debian's python3 (tests/analysis.cmake).
 rcsim_add_unit(anonymity TIMEOUT 900)

@@ -11,7 +11,7 @@
 # without naming it.
 #
 # Sizes too: no .c file of src/ over 1,000 lines, none of src/cli/ over 350 (the CLI only
-# parses and calls; issue 26); a file over its limit is named.
+# parses and calls); a file over its limit is named.
 #
 # usage: tests/check_structure.sh [SRC_DIR]   (default: the src/ beside this script)
 # Before checking SRC_DIR the script checks itself on small trees with known circles, so

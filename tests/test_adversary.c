@@ -1,4 +1,4 @@
-/* Misbehaving members (issue 17, src/multicast/adversary.h): who is chosen,
+/* Misbehaving members (src/multicast/adversary.h): who is chosen,
  * what each kind withholds, what RC-FT and anti-entropy make of it, and that
  * the default leaves every job as it was. */
 #include <criterion/criterion.h>

@@ -1,4 +1,4 @@
-/* Anonymity against a global passive adversary (issue 29, src/anon/anonymity.h,
+/* Anonymity against a global passive adversary (src/anon/anonymity.h,
  * docs/spec.md §10): the single Poisson mix against its exact value (§10.5), the
  * directions every mix network must show (slower mixes and more cover raise the
  * entropy, corrupted mixes lower it, a network of corrupted nodes leaves none),

@@ -1,4 +1,4 @@
-/* Beyond the paper (issue 8): anti-entropy repairs the case the paper leaves
+/* Beyond the paper: anti-entropy repairs the case the paper leaves
  * open, and groups can change membership during a run. */
 #include <criterion/criterion.h>
 #include <string.h>

@@ -225,7 +225,7 @@ Test(h5out, columns_hold_parameters_results_and_provenance)
     cr_assert_eq(col_at(f, "table/online_p50", 0), 1.25);
     cr_assert_eq(col_at(f, "table/all_count", 0), 0);
     cr_assert(isnan(col_at(f, "table/all_mean", 0)), "an empty summary is NaN");
-    /* No attribute or column is written twice (issue 14, item 10). */
+    /* No attribute or column is written twice. */
     cr_assert(H5Lexists(f, "table/wall_s", H5P_DEFAULT) == 0);
     cr_assert(H5Lexists(f, "table/events", H5P_DEFAULT) == 0);
     cr_assert(H5Lexists(f, "table/peak_rss_kb", H5P_DEFAULT) == 0);

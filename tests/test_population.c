@@ -1,4 +1,4 @@
-/* Populations (issue 17, src/multicast/population.h): size distributions,
+/* Populations (src/multicast/population.h): size distributions,
  * their errors, and groups drawn without replacement in linear memory. */
 #include <criterion/criterion.h>
 #include <math.h>

@@ -2,7 +2,7 @@
 
 The generic path (sweep.Sweep + table.rows) makes one Python object, one parameter dict and
 one counter dict per job: 170 us and 14 kB a job, 3 minutes and 14 GB for 10^6 jobs
-(issue 27, item 8).  This module gives the same rows from numpy columns:
+.  This module gives the same rows from numpy columns:
 
 - per file, only the columns the table needs are read (job_id, seed, the parameter
   columns one at a time, the summary and counter columns of the statistics);

@@ -13,7 +13,7 @@ each configuration and picks default plot roles:
 - default roles: x = the numeric axis with the most values, hue = the axis with the most
   values among the rest, facets = the others (choose_roles()).
 
-Strategy structure (issue 30): every job's parameters also hold what its strategy name
+Strategy structure: every job's parameters also hold what its strategy name
 stands for, as the simulator's strategy table says (strategies.structure: family, k, p,
 ft, multiplier, dropoffline; "n/a" where the family has no such parameter).  They follow
 `strategy`, so by default `strategy` is the axis and they are not (it fixes them).  Naming

@@ -68,7 +68,7 @@ static const bench_cfg configs[] = {
     {"multigroup-g16x128-u128-rc-k2-p2-ft-dropoffline",
      "strategy=rc-k2-p2-ft-dropoffline users=128 groups=16 group_size=128 trace=online", true},
     {"exact-rc-k2-p2-u128-online", "model=exact strategy=rc-k2-p2 users=128 trace=online", true},
-    /* Anonymity (issue 29, docs/performance.md): the cost of tracking 1,000 messages against
+    /* Anonymity (docs/performance.md): the cost of tracking 1,000 messages against
      * the same job with every packet simulated and nothing tracked (goal: at most 2x); peak
      * RSS against the number tracked; a 10,000-user population for 10 simulated minutes.
      * Their own durations (1 h, 10 min) whatever --quick says; not in the --quick subset. */
@@ -100,7 +100,7 @@ static const bench_cfg configs[] = {
     {"anon-population-off-cover-full-n20000-g4000-1m",
      "model=exact strategy=rc-k2-p2-ft-dropoffline population=20000 groups=4000 "
      "group_size_dist=zipf:1.5:3:200 trace=online cover=full duration=1m", false},
-    /* Populations at the engine's speed (issue 28, docs/performance.md): the cost per
+    /* Populations at the engine's speed (docs/performance.md): the cost per
      * delivery at 10^4 and 10^5 users (goal: within 1.5x of each other) and the
      * configuration of the 10^5 side-by-side run.  Their own duration; run them alone
      * with --only pop-; not in the --quick subset. */

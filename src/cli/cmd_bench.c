@@ -1,4 +1,4 @@
-/* cmd_bench: `rcsim bench`, the benchmark suite (issue 6).  Parses the
+/* cmd_bench: `rcsim bench`, the benchmark suite.  Parses the
  * options and hands them to the harness in bench/bench.h, which owns the
  * configurations, the measurements and the output. */
 #include <errno.h>

@@ -65,7 +65,7 @@ enum { SPARES = 64 };   /* large buffers kept for the buckets that will need the
 /* A bucket outgrows its buffer.  Past KEEP_CAP it takes a spare large buffer
  * if there is one: a busy calendar (10^5 clients' pulls, hundreds of events a
  * bucket) would otherwise regrow every bucket by doubling, a realloc and a
- * copy at each step (issue 28: 5 % of a population's time). */
+ * copy at each step (5 % of a population's time). */
 static void grow(rc_calq *q, rc_calq_bucket *b)
 {
     if (b->cap >= KEEP_CAP && q->n_spare > 0 && q->spare[q->n_spare - 1].cap > b->cap) {

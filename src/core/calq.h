@@ -1,6 +1,6 @@
 /* calq: a calendar queue (bucketed by time) for the events of one kind that
  * are many and always scheduled a little ahead of now -- a population's pulls
- * (issue 28: 94 % of the events, 10^4-10^6 pending, and the heap's cache
+ * (94 % of the events, 10^4-10^6 pending, and the heap's cache
  * misses were a quarter of the run).
  *
  * Keys are the event queue's (core/evq.h): (time, class << 56 | sequence), so
@@ -14,7 +14,7 @@
  * ring of `buckets` far buckets, each half the ring's span wide and as
  * unsorted, and move into the ring as a whole when it reaches them (a busy
  * client's look-ahead files a message minutes ahead: in a heap, 10^6 of them
- * cost a third of a population's run, issue 28); only events beyond the far
+ * cost a third of a population's run); only events beyond the far
  * ring go to an overflow heap.  Because the current bucket
  * is sorted, the next events are known several ahead (rc_calq_ahead), so their
  * state can be fetched from memory long before it is needed.

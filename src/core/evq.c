@@ -3,7 +3,7 @@
  * cache line.
  *
  * Why: in the paper's jobs the queue holds 30-3000 events and fits in L1/L2,
- * but in population mode (issue 28) it holds 10^4-10^6 (a pull per client
+ * but in population mode it holds 10^4-10^6 (a pull per client
  * with mail) and a pop was a quarter of the run, nearly all of it waiting for
  * memory: the binary heap of 32-byte records touched one or two new cache
  * lines on each of its ~16 levels.  Here a level is one line (4 keys of 16

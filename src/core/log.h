@@ -25,7 +25,7 @@ _Noreturn void rc_die(const char *file, int line, const char *fmt, ...)
         if (!(expr)) rc_die(__FILE__, __LINE__, __VA_ARGS__);                        \
     } while (0)
 
-/* Run-time invariant checks (issue 7): always compiled, enabled by default in
+/* Run-time invariant checks: always compiled, enabled by default in
  * debug builds and by --check in release builds. */
 extern bool rc_check_enabled;
 #define RC_DCHECK(expr, ...)                                                         \

@@ -66,7 +66,7 @@ static inline double rc_rng_exp(gsl_rng *r, double mean)
  * same value for every such x.  Below 2^52, x - trunc(x) is exact, and a
  * half rounds up, away from zero, as llround does; from 2^52 on x is whole.
  * (An exponential draw in microseconds is rounded so, per hop and per firing
- * of every stream: issue 28.) */
+ * of every stream.) */
 static inline int64_t rc_round_nonneg(double x)
 {
     int64_t i = (int64_t)x;

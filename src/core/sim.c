@@ -65,7 +65,7 @@ bool rc_sim_at(rc_sim *s, rc_time t, unsigned cls, uint32_t kind, uint32_t obj, 
 
 /* How many places ahead the engine calls a calendar kind's prefetch with
  * each stage (index = stage): each stage's loads are in cache by the time the
- * next follows the pointers in them (docs/performance.md, issue 28). */
+ * next follows the pointers in them (docs/performance.md). */
 static const uint32_t CAL_AHEAD[RC_SIM_PREFETCH_STAGES] = {3, 6, 9, 12};
 
 /* The next event of the heap or the calendar, whichever comes first. */

@@ -63,8 +63,8 @@ void rc_sim_on(rc_sim *s, uint32_t kind, rc_handler_fn fn, void *ctx);
 /* Registers a prefetch for events of `kind` (after rc_sim_on, same ctx): the
  * engine calls it for the next two events in the queue (for a calendar kind:
  * for the events a few places ahead) while the current one is handled, so
- * that in large populations the next event's state is on its way from memory
- * (issue 28).  Optional; it cannot change results. */
+ * that in large populations the next event's state is on its way from memory.
+ * Optional; it cannot change results. */
 void rc_sim_on_prefetch(rc_sim *s, uint32_t kind, rc_prefetch_fn fn);
 /* Keeps the events of `kind` in a calendar queue of `buckets` buckets `width`
  * us wide (rounded down to a power of two) instead of the heap (core/calq.h):

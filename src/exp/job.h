@@ -80,29 +80,29 @@ typedef struct rc_job {
     double provider_rate;         /* provider-fanout: packets a provider injects per second (0 = unlimited) */
     /* scenario hooks used by tests and studies */
     char offline_members[128];    /* comma list of group positions forced offline all run */
-    char source_offline[64];      /* "" or "AT:FOR" seconds: the first sender goes offline (issue 8) */
-    /* anti-entropy reconciliation (issue 8); 0 disables */
+    char source_offline[64];      /* "" or "AT:FOR" seconds: the first sender goes offline */
+    /* anti-entropy reconciliation; 0 disables */
     double gossip_interval_s;
     int gossip_push_max;
     double gossip_window_s;       /* digests cover the payloads created this recently */
-    /* changing membership (issue 8): join/leave events per second per group */
+    /* changing membership: join/leave events per second per group */
     double membership_rate;
-    /* misbehaving members (issue 17, multicast/adversary.h) */
+    /* misbehaving members (multicast/adversary.h) */
     int adversary;                /* rc_adv_kind: none | drop | ack-drop | delay */
     double adversary_fraction;    /* of the users; never the source of a message */
     double adversary_delay_s;     /* delay kind: extra delay before a forward */
-    /* populations (issue 17, multicast/population.h): 0 = off (the paper's groups) */
+    /* populations (multicast/population.h): 0 = off (the paper's groups) */
     int population;               /* N users in `groups` groups of drawn sizes */
     char group_size_dist[64];     /* fixed:M | zipf:S:MIN:MAX | lognormal:MU:SIGMA */
     /* The population model's version (0 = auto: the newest in population mode,
      * nothing outside it); 3 also schedules each message for its recipient's
      * pull when it leaves (rc_net_cfg.direct_pull), 2 counts busy clients'
-     * cover firings in aggregate (issue 28, rc_net_cfg.aggregate_cover), 1
+     * cover firings in aggregate (rc_net_cfg.aggregate_cover), 1
      * draws each, as before. */
     int population_model;
     /* bandwidth in bytes (docs/spec.md §1.12): the bytes of one sub-message on the wire */
     int packet_size;
-    /* the global passive adversary (issue 29, anon/anonymity.h, docs/spec.md §10) */
+    /* the global passive adversary (anon/anonymity.h, docs/spec.md §10) */
     bool anonymity;               /* measure anonymity (implies cover full) */
     double corrupt_mixes;         /* fraction of the mixes the adversary owns */
     double corrupt_providers;     /* fraction of the providers it owns */

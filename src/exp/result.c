@@ -419,8 +419,8 @@ typedef struct image_head {
     rc_summary online, all;
     uint32_t n_hist_online, n_hist_all;
     uint32_t n_undelivered, n_deliveries;
-    uint32_t n_sizes, n_users_load; /* population mode (issue 17) */
-    uint32_t n_anon_records, pad;   /* anonymity (issue 29) */
+    uint32_t n_sizes, n_users_load; /* population mode */
+    uint32_t n_anon_records, pad;   /* anonymity */
 } image_head;
 
 /* Before zlib, each region of an image is laid out the way it compresses:

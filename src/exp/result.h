@@ -34,8 +34,8 @@
 #include "core/hist.h"
 
 #define RC_RESULT_LAYOUT 5 /* 2: the build that ran the job; 3: compact image (sparse buckets);
-                             4: adversary counters and the population section (issue 17);
-                             5: anonymity, bandwidth and unobservability (issue 29) */
+                             4: adversary counters and the population section;
+                             5: anonymity, bandwidth and unobservability */
 
 /* Histogram geometry: core/hist.h (RC_HIST_BINS, rc_hist_bin, rc_hist_edge). */
 
@@ -64,7 +64,7 @@ typedef struct rc_counters {
 #undef RC_COUNTER_CTYPE_F64
 } rc_counters;
 
-/* Population mode (issue 17): first deliveries by the size of their group,
+/* Population mode: first deliveries by the size of their group,
  * in buckets of sizes [2^b, 2^(b+1)) for b = 1 .. RC_SIZE_BUCKETS. */
 #define RC_SIZE_BUCKETS 20
 typedef struct rc_size_bucket {

@@ -1,4 +1,4 @@
-/* run_out: where `rcsim run --out FILE` may write (issue 27; docs/reliability.md).
+/* run_out: where `rcsim run --out FILE` may write (docs/reliability.md).
  *
  * `rcsim run` writes a results file of one job (rc_h5out_write_job) and
  * replaces FILE whole, so an existing FILE is replaced only when it is a

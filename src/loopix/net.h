@@ -72,14 +72,14 @@ typedef struct rc_net_cfg {
     /* Packets a provider injects into the mixes per second on behalf of a
      * strategy (rc_net_provider_send), one after the other; 0 = unlimited. */
     double provider_rate;
-    /* Population model 2 (docs/performance.md, issue 28): where a busy client's
+    /* Population model 2 (docs/performance.md): where a busy client's
      * drop and loop firings can never take a real message's bundle slot (p = 1,
      * continuous time, cover=skip, no wire observer; the net checks), they are
      * counted in aggregate, one Poisson draw per stretch of firings, instead of
      * drawn one by one, and a packet's per-hop delays are drawn as their sum.
      * The same laws, other draws: off reproduces model 1 draw for draw. */
     bool aggregate_cover;
-    /* Population model 3 (docs/performance.md, issue 28): where a client's
+    /* Population model 3 (docs/performance.md): where a client's
      * pulls keep one phase for the whole run (continuous time, pull countdown
      * not frozen, no wire observer; the net checks), a message is scheduled
      * for its recipient's first pull after its arrival when it leaves its

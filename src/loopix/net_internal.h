@@ -83,7 +83,7 @@ typedef struct pbox {
  * (provider.c) and its availability (net.c).  What a delivery touches -- the
  * postbox and the pull state, read when a message is filed and when it is
  * pulled -- comes first and the record is aligned to a cache line, so filing
- * and pulling cost two adjacent lines of the record (issue 28: with 10^5 clients every
+ * and pulling cost two adjacent lines of the record (with 10^5 clients every
  * delivery finds its recipient's record out of cache). */
 #define USER_ALIGN 64
 typedef struct user {
@@ -148,7 +148,7 @@ struct rc_net {
     user *users;
     /* per user: its record's `online`, kept beside the records too: choosing a
      * multicast's sender reads every member's (rc_net_online), one byte each
-     * here instead of a cache line of each member's record (issue 28) */
+     * here instead of a cache line of each member's record */
     uint8_t *online_of;
     uint64_t postbox_seq;
     uint64_t subs_created, subs_pulled; /* message conservation (run-time check) */

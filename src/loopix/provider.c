@@ -109,7 +109,7 @@ void rc_net__ensure_pull(rc_net *n, uint32_t ui, rc_time now)
  * when the message leaves its sender, if the recipient stays online from the
  * message's arrival until then: the message becomes an event at that pull,
  * and neither filing it nor taking it touches the recipient's record (at 10^5
- * clients a cache miss each; issue 28).  The event checks that the recipient
+ * clients a cache miss each).  The event checks that the recipient
  * did stay online; if not, the message goes to the postbox as in model 2. */
 static void direct_file(rc_net *n, uint32_t r, uint32_t body, rc_time arrive)
 {

@@ -1,4 +1,4 @@
-/* adversary: members who are online but do not do their part (issue 17).
+/* adversary: members who are online but do not do their part.
  *
  * The paper's fault model is members that are offline.  Here a fraction of
  * the users misbehave while online: round(fraction x users) of them, drawn

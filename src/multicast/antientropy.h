@@ -1,4 +1,4 @@
-/* antientropy: hash-based reconciliation between group members (issue 8; the
+/* antientropy: hash-based reconciliation between group members (the
  * paper's future work).
  *
  * Every member, while online, reconciles with a random other member of each

@@ -117,7 +117,7 @@ uint32_t rc_mc_groups(const rc_mc *mc);
 uint32_t rc_mc_group_size(const rc_mc *mc, uint32_t g);
 const uint32_t *rc_mc_group_members(const rc_mc *mc, uint32_t g); /* group order */
 int32_t rc_mc_group_pos(const rc_mc *mc, uint32_t g, uint32_t user); /* -1 if not a member */
-/* Population mode (issue 17; multicast/poptab.h): membership is static and
+/* Population mode (multicast/poptab.h): membership is static and
  * (group, member) pairs are numbered 0 .. rc_mc_slots-1 by rc_mc_slot, so
  * per-member state is sized by the memberships, not groups x users.  In the
  * paper's mode the slot of (g, u) is g x users + u. */

@@ -1,4 +1,4 @@
-/* poptab: the multicast layer's tables in population mode (issue 17, part 2),
+/* poptab: the multicast layer's tables in population mode,
  * sized by the memberships and by what is in flight, never by users x groups
  * or by the messages of the whole run.
  *

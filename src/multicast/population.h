@@ -1,5 +1,4 @@
-/* population: many users in many overlapping groups of different sizes
- * (issue 17, part 2).
+/* population: many users in many overlapping groups of different sizes.
  *
  * A population of N users holds G groups.  Each group's size is drawn from a
  * distribution given as text (rc_sizedist_parse):

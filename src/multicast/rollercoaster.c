@@ -14,7 +14,7 @@
  * forwarder "rebuilding the schedule from (source, nonce)" is a lookup; the
  * message carries the session index in rc_msg.aux.
  *
- * Population mode (rc_mc_population, issue 17): per-member state is indexed
+ * Population mode (rc_mc_population): per-member state is indexed
  * by rc_mc_slot; a session is retired (its arrays freed, its index reused,
  * its payload released) once none of its messages is in flight and none of
  * its timeouts is alive; and the last-seen stack of a member keeps its

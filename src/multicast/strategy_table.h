@@ -1,4 +1,4 @@
-/* strategy_table: the registry of strategy families (issue 26 item 2).
+/* strategy_table: the registry of strategy families.
  *
  * A strategy name a user types (`--strategy rc-k2-p2-ft`, `strategy:` in a
  * sweep file) belongs to one family: unicast, rc (Rollercoaster) or

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Unit tests of the plot fixes of issue 30 (item 6): the timeline's axis fits a short
+"""Unit tests of the plot fixes: the timeline's axis fits a short
 run's span; a log value axis reaches a labelled tick below its lowest box and above its
 highest; the report colours every plot by strategy, with one colour per strategy in all
 of them.  Jobs are the stand-ins of test_sweep.py."""

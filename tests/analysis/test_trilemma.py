@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Unit tests of analysis/fig_trilemma.py's CSV input (issue 29, docs/trilemma.md): a
+"""Unit tests of analysis/fig_trilemma.py's CSV input (docs/trilemma.md): a
 study grows by one strategy without rerunning the others, so the committed
 figures/study/trilemma.csv must come back byte for byte when read and written again, and a
 configuration given twice must be refused rather than averaged."""

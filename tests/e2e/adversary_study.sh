@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 17 end to end: the adversary options work as sweep axes, their counters reach the
+# The adversary options work as sweep axes, their counters reach the
 # results file, the study file expands as documented, and analysis/fig_adversary.py draws
 # the figure and the table from a real (tiny) sweep.
 set -uo pipefail

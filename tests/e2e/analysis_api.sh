@@ -1,5 +1,5 @@
 #!/bin/bash
-# End-to-end test of issue 30 items 3 and 4 on a sweep made here with the real binary:
+# End-to-end test of the strategy structure and the Python API on a sweep made here with the real binary:
 #  - strategy structure as data: `rcsim plot --x k` (and --hue ft, --facet family,
 #    --where family=rc) draws k on the axis with its unit; `--list` names the structure
 #    columns; summarize's CSV has family, k, p, ft after strategy;

@@ -1,5 +1,5 @@
 #!/bin/bash
-# End-to-end test of `rcsim compare` (analysis/baseline.py, issue 30) on a small sweep of
+# End-to-end test of `rcsim compare` (analysis/baseline.py) on a small sweep of
 # its own: --help, the text table, --csv and --plot, the error for an absent baseline (exit
 # 2, naming the strategies), and the report's "Against the baseline" section; then every
 # example of `rcsim plot --help` on the same sweep.
@@ -72,7 +72,7 @@ sed -n '/^## Results/,/^## Plots/p' rep/report.md | grep -E '^\| [0-9]' > result
 [ -s results.md ] || fail "report.md: no results rows"
 if grep -E '(\[|\(|, |–)-[0-9]' results.md; then fail "negative bound in the report"; fi
 
-# Every example of `rcsim plot --help` runs on this sweep (issue 30 item 6): the lines
+# Every example of `rcsim plot --help` runs on this sweep: the lines
 # "  rcsim plot r.h5 ..." of its examples block, r.h5 replaced by this file, comments cut.
 "$RCSIM" plot --help > plothelp.txt || fail "rcsim plot --help"
 sed -n '/^examples:/,/^$/p' plothelp.txt | grep -E '^ +rcsim plot r\.h5' |

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 29 §4: every tracked message's entropy, min-entropy, sender entropy and latency,
+# Every tracked message's entropy, min-entropy, sender entropy and latency,
 # recomputed from the observation file alone by analysis/anon_recompute.py (which shares no
 # code with rcsim), agree with rcsim's own values to 1e-9 — for unicast, RC, RC-FT and
 # provider fan-out, with

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Bad input to `rcsim run`: one clear error line naming the problem, exit code
-# 2, and no output file.  Then the help texts and messages (issue 15 item 6):
+# 2, and no output file.  Then the help texts and messages:
 # integer bounds as integers, the 1/30 default, the `--help strategies` topic,
 # each data directory listed once, and `--help` on every subcommand.
 # Needs RCSIM (the binary).

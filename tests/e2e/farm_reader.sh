@@ -1,7 +1,7 @@
 #!/bin/bash
 # A reader (h5py) holding the results file open when the sweep writes its table at the end:
 # the sweep waits (--lock-wait), then leaves the results in the journal, warns how to write
-# the table, and still exits 0 (issue 14, item 4).  Rerunning the command once the reader is
+# the table, and still exits 0.  Rerunning the command once the reader is
 # gone writes the table and runs nothing.  A reader that lets go within the wait costs
 # nothing.
 source "$(dirname "$0")/farm_lib.sh"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# e2e: rcsim installs like HPC software (issue 12 item 6).
+# e2e: rcsim installs like HPC software.
 #  1. `cmake --install BUILD --prefix P` lays out bin/rcsim, share/rcsim/{analysis,slurm,experiments,scripts},
 #     share/doc/rcsim and the modulefiles share/modulefiles/rcsim/VERSION{.lua,};
 #  2. the installed binary finds its files under P (not in the build or source tree), also when
@@ -111,7 +111,7 @@ rcsim figures r.h5 --out figs --fig 5 >figures.log 2>&1 || { cat figures.log; fa
     fail "figs/fig5.png is not a PNG"
 rcsim figures --help >figures-help.txt 2>&1 || fail "rcsim figures --help failed"
 grep -q "$P/share/rcsim/analysis/figures.py" figures-help.txt || fail "rcsim figures --help does not name the installed script"
-# The Python API (issue 30): the module puts the installed analysis/ on PYTHONPATH.
+# The Python API: the module puts the installed analysis/ on PYTHONPATH.
 case ":\${PYTHONPATH:-}:" in *":$P/share/rcsim/analysis:"*) ;; *) fail "PYTHONPATH='\${PYTHONPATH:-}' lacks $P/share/rcsim/analysis" ;; esac
 if /usr/bin/python3 -c 'import pandas' 2>/dev/null; then
     /usr/bin/python3 -c 'import rcsim, sys; j = rcsim.load_jobs("r.h5"); print(rcsim.__file__, len(j)); sys.exit(len(j) != 8 or list(j["strategy"].cat.categories) != ["unicast", "rc-k2-p2"])' >api.txt 2>&1 ||

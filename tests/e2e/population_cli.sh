@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 17, populations: the options from the command line and from a sweep file, bad
+# Populations: the options from the command line and from a sweep file, bad
 # distributions exit 2 with the reason, and --json / --out / the sweep's HDF5 carry the
 # latency by group size and the per-user load.
 set -uo pipefail

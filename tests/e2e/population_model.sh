@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 28 end to end: population models 2 (a busy client's cover firings counted in
+# Population models 2 (a busy client's cover firings counted in
 # aggregate, a packet's hops drawn as one sum) and 4 (also each message scheduled for its
 # recipient's pull when it leaves, a pull's messages handed over in the order they arrived)
 # keep model 1's laws.  The real sweep of experiments/population-model.yaml (models 1, 2

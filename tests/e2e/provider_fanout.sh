@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 26 item 4, provider-fanout (docs/spec.md §2.6) end to end through the real binary:
+# Provider-fanout (docs/spec.md §2.6) end to end through the real binary:
 # the run the issue asks for (m = 128, 1 h) delivers everything and beats unicast's mean
 # latency in both models; a trace run has members that collect their copies from the
 # postbox after an offline spell; --provider-rate is checked and slows the fan-out; a sweep

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 27, item 12: scripts/quickstart.sh works in a build directory whatever was configured
+# scripts/quickstart.sh works in a build directory whatever was configured
 # there before.  The issue's sequence (`cmake -S . -B b && cmake -S . -B b
 # -DRCSIM_BUILD_TESTING=OFF`) used to fail ("target was not found": the bench's Criterion check
 # kept a cached *_FOUND without its imported target).  Each sequence below must configure, and

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 14, case 2: the build identity is computed when the binary is BUILT.  A copy of the
+# The build identity is computed when the binary is BUILT.  A copy of the
 # source tree (its own git repository) is built; a sweep is stopped after 4 jobs; one source
 # file is edited and the binary rebuilt WITHOUT re-running CMake's configure step.  Then:
 #  - the new binary reports the new revision (…-dirty) and another build id; the rebuild

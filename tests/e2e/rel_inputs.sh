@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 14, case 5: every input of a sweep is checked before its first job.  A sweep whose trace
+# Every input of a sweep is checked before its first job.  A sweep whose trace
 # is missing, truncated, corrupt, not gzip, has a bad line or too few lines exits 2 with the
 # reason (naming the sweep file's line and the trace file) and writes nothing: no results file,
 # no journal, no lock, no manifest.  Also under mpirun -np 2 (every rank exits, nobody hangs).

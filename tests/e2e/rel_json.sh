@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 14, case 8: rcsim writes JSON through one library (jansson), so strings holding quotes,
+# rcsim writes JSON through one library (jansson), so strings holding quotes,
 # backslashes, newlines or non-ASCII bytes stay valid JSON.  `rcsim run --json` with a trace
 # path holding a quote and a backslash, `rcsim plan --json --list` of a sweep whose
 # description and trace hold them, and `rcsim bench --json` with such a data directory all

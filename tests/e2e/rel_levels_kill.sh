@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 27, item 5: every string column has its dictionary (`levels`) from the moment the
+# Every string column has its dictionary (`levels`) from the moment the
 # results file is created.  A sweep killed with -9 before its first table flush (as soon as it
 # has created the file and started its jobs), then resumed: the string columns whose only value
 # is "" (trace_name, trace_sha256, data_dir, group_size_dist, offline_members, source_offline)

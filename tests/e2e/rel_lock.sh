@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 14, case 3: one sweep per results file.  While a sweep holds <out>, a second one (under
+# One sweep per results file.  While a sweep holds <out>, a second one (under
 # mpirun -np 2) exits 2 at once naming the holder's host and pid, runs no job and leaves the
 # journal alone.  A holder killed with -9 leaves its lock file behind; the next run reports the
 # dead holder, takes over and resumes: every job exactly once.

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 27, item 4: the lock belongs to the results file, not to the spelling of --out.  While a
+# The lock belongs to the results file, not to the spelling of --out.  While a
 # sweep holds r.h5, a second sweep whose --out is a symbolic link to it (or a link to a link,
 # relative or absolute) exits 2 naming the holder, and writes no journal of its own; a hard link
 # to the results file is refused (its name would get its own lock and journal).  After the

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 27, item 2: `rcsim merge` refuses what a resume of `rcsim sweep` refuses.
+# `rcsim merge` refuses what a resume of `rcsim sweep` refuses.
 #  - shards stored with store_raw=true and =false (the hash does not change with it): exit 2,
 #    naming both files, nothing written -- also when the parts' manifests are gone (the rows
 #    show it: per-delivery records or none);

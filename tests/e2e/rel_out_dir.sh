@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 14, case 7: --out into a directory that is missing, not a directory, or read-only is
+# --out into a directory that is missing, not a directory, or read-only is
 # refused before any job runs, with exit 2 and a message naming the path (serial and under
 # mpirun -np 2).  The read-only case needs a read-only mount (root); it is skipped otherwise.
 source "$(dirname "$0")/rel_lib.sh"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 27, item 9: the results file says what actually ran, not only the sweep file as
+# The results file says what actually ran, not only the sweep file as
 # written.  `mpirun -np 3 rcsim sweep ci-small.yaml --set duration=2m --set seed=1` (the file
 # says 10 min and 2 seeds): the root attributes run_overrides, run_command, run_layout (ranks
 # and hosts) and run_effective (the parameters after the overrides) hold them; `rcsim

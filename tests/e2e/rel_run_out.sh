@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 27, item 1: `rcsim run --out` replaces only an earlier `rcsim run` file of the same job
+# `rcsim run --out` replaces only an earlier `rcsim run` file of the same job
 # (or of another job with --force); everything else is refused with exit 2 and the reason,
 # before simulating, the file untouched:
 #  - a sweep's results file (finished, with its journal and manifest; and without them: its

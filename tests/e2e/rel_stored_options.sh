@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 14, case 6: options that change what is stored (store_raw) are part of a sweep's
+# Options that change what is stored (store_raw) are part of a sweep's
 # identity.  A sweep stopped after 3 of 8 jobs and resumed with --set store_raw=true is refused
 # with exit 2 naming both settings, journal and results untouched; resumed as it started, it
 # finishes with no job holding raw latencies.  Switching the other way is refused too.

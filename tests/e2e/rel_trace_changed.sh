@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 27, item 7: a trace file that changes while a sweep runs stops the sweep at the first job
+# A trace file that changes while a sweep runs stops the sweep at the first job
 # that finds it, with one message (not one failure and parameter list per remaining job).  A
 # sweep of 16 jobs on a synthetic trace runs under mpirun -np 3; once a job is journalled the
 # trace is replaced by another one.  Then: exit 1, the "changed" message once, "stopping", no

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 14, case 1: a trace is identified by its content.  Four spellings of one file give one
+# A trace is identified by its content.  Four spellings of one file give one
 # job id; two spellings of one file on a sweep axis are one job (refused as a duplicate); each
 # job's results say which trace it read (name, SHA-256 of the decompressed text, lines); a sweep
 # stopped after 2 of 6 jobs and resumed with --data-dir pointing at ANOTHER file of the same

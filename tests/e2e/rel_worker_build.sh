@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 27, item 3: every rank's build is checked, not only the master's.  A second binary is
+# Every rank's build is checked, not only the master's.  A second binary is
 # made by copying rcsim and patching its build id (rel_lib.sh other_build: it plans the same
 # jobs), so it reports another build exactly as a rebuild would.  Then an MPMD
 # launch (`mpirun -np 1 A ... : -np 2 B ...`):

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 27, item 6: YAML nested deeper than 16 levels is refused before it is parsed (libyaml
+# YAML nested deeper than 16 levels is refused before it is parsed (libyaml
 # takes time quadratic in the depth: 100k levels in 200 kB took 24 s).  `rcsim plan` and
 # `rcsim sweep` exit 2 at once naming file:line; the sweep writes nothing.  Flow style
 # ([[[...]]], 100,000 levels) and block style (30 indented levels); the sweep files in

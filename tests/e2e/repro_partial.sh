@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 27, item 11: a partial `scripts/reproduce.sh` (some figures only) never replaces the full
+# A partial `scripts/reproduce.sh` (some figures only) never replaces the full
 # comparison with the paper (figures/<tag>/comparison.{md,csv}) nor docs/figures.md.  In a copy
 # of the tree, `reproduce.sh --quick 5 15` runs the two figures that need no traces (with the
 # real rcsim, one rank): their figures are drawn, their comparison goes to

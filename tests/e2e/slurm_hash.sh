@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 27, item 10: for a sweep that uses a trace, the SLURM scripts' headers name the same
+# For a sweep that uses a trace, the SLURM scripts' headers name the same
 # sweep hash as `rcsim plan` and the results file (job ids name each trace by its content, so
 # the generator must bind the traces as the sweep does).  A trace given by path and one given
 # by name through --data-dir; the --array merge script too.  A trace the generator cannot find

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 27, item 14: the merge job of `rcsim slurm --array` can be submitted again after the sweep
+# The merge job of `rcsim slurm --array` can be submitted again after the sweep
 # is extended.  The shards run as the array tasks run them (`rcsim sweep FILE --shard I/N --out
 # PARTS/part-I.h5`), the generated merge script runs outside SLURM with the real rcsim; then the
 # sweep file gets a third seed, the shards run again (only the new jobs), and the same merge

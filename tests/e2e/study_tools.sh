@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 8 tools end to end: adaptive seeds add seeds only where the median is imprecise,
+# Adaptive seeds add seeds only where the median is imprecise,
 # and the reconciliation figure is drawn from a real (short) sweep.
 set -uo pipefail
 : "${RCSIM:?}" "${RCSIM_SOURCE_DIR:?}"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 27, item 8: `rcsim summarize` computes its table on the results table's columns
+# `rcsim summarize` computes its table on the results table's columns
 # (analysis/rcplot/coltable.py) instead of one Python object per job.  On real files of a
 # sweep run here (two axes, three seeds, a trace, store_raw; a second sweep with the
 # adversary and anonymity columns), the text table, --csv and --json, with and without
