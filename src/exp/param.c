@@ -188,7 +188,7 @@ static const rc_param_def table[] = {
      C | A | N,
      "anonymity: how the sender view is computed: dense vectors (up to 1024 users), a log of "
      "the pools read backward from each tracked exit, or auto (dense up to 1024 users, else "
-     "the log); the same values to 1e-12 (docs/spec.md §10.4)"},
+     "the log); the same values to within 10^-12 (docs/spec.md §10.4)"},
     {"store_raw", RC_PT_BOOL, OFF(store_raw), 0, "false", 0, 1, "", NULL, RC_PF_STORED,
      "keep raw per-delivery latencies in the results"},
     {"check", RC_PT_BOOL, OFF(check), 0, "false", 0, 1, "", NULL, 0,
