@@ -82,6 +82,16 @@ static uint64_t pull_seq(rc_net *n, rc_time rank)
     return (uint64_t)rank << n->seq_shift | n->seq_next++;
 }
 
+/* Files a pull-class event for client `ui` at `at`: in model 4 at its place
+ * `rank` among the events of its instant (pull_seq), else in the engine's order. */
+static void pull_at(rc_net *n, rc_time at, rc_time rank, uint32_t ui, uint64_t arg)
+{
+    if (n->arrival_order)
+        rc_sim_at_seq(n->sim, at, RC_CLS_PULL, pull_seq(n, rank), RC_EV_PULL, ui, arg);
+    else
+        rc_sim_at(n->sim, at, RC_CLS_PULL, RC_EV_PULL, ui, arg);
+}
+
 /* Makes sure an online client with mail pulls at its first pull time at or
  * after both `now` and the earliest arrival in its postbox. */
 void rc_net__ensure_pull(rc_net *n, uint32_t ui, rc_time now)
@@ -94,10 +104,7 @@ void rc_net__ensure_pull(rc_net *n, uint32_t ui, rc_time now)
     u->pull_ver++;
     u->pull_scheduled = true;
     u->pull_at = at;
-    if (n->arrival_order)
-        rc_sim_at_seq(n->sim, at, RC_CLS_PULL, pull_seq(n, 0), RC_EV_PULL, ui, u->pull_ver);
-    else
-        rc_sim_at(n->sim, at, RC_CLS_PULL, RC_EV_PULL, ui, u->pull_ver);
+    pull_at(n, at, 0, ui, u->pull_ver);
 }
 
 /* ---------- population model 3: messages scheduled for their pull ---------- */
@@ -118,11 +125,7 @@ static void direct_file(rc_net *n, uint32_t r, uint32_t body, rc_time arrive)
               (long long)at, (long long)arrive);
     n->direct_held++; /* (beyond the stop the event is not kept: it stays in flight) */
     uint64_t arg = DIRECT_BIT | (uint64_t)(at - arrive) << 32 | body;
-    if (n->arrival_order)
-        rc_sim_at_seq(n->sim, at, RC_CLS_PULL, pull_seq(n, n->pull_period - (at - arrive)),
-                      RC_EV_PULL, r, arg);
-    else
-        rc_sim_at(n->sim, at, RC_CLS_PULL, RC_EV_PULL, r, arg);
+    pull_at(n, at, n->pull_period - (at - arrive), r, arg);
 }
 
 /* Counts one message taken by client ui's pull at t: with direct pulls a
