@@ -1,7 +1,7 @@
 #!/bin/bash
 # summarize.sh: `rcsim summarize` at scale (docs/performance.md, "summarize
 # at scale").  A sweep of N near-empty jobs (2 users, 1 simulated second, N seeds) is run with
-# the real binary under mpirun -np 3, then analysis/summarize.py reads it REPEAT times; wall
+# the real binary under mpirun -np 3, then `python3 -m rcplot summarize` reads it REPEAT times; wall
 # time, CPU time (user + system) and peak RSS (GNU time) are printed, the median of each.
 # With --against DIR (another checkout's analysis/ directory, e.g. one of main) both run
 # alternately on the same file, so a busy machine loads both alike, and their outputs must be
@@ -55,7 +55,10 @@ else
         || { echo "summarize.sh: the sweep failed" >&2; exit 1; }
 fi
 one() { # $1 label, $2 analysis dir: appends "wall cpu rss_kB" to $W/$1.tsv
-    /usr/bin/time -f "%e %U %S %M" -o "$W/t" "$PY" "$2/summarize.py" "$W/n.h5" |
+    # An older checkout's analysis/ has the script summarize.py; a newer one the package.
+    local run=(-m rcplot summarize)
+    [ -f "$2/rcplot/tools/summarize.py" ] || run=("$2/summarize.py")
+    PYTHONPATH="$2" /usr/bin/time -f "%e %U %S %M" -o "$W/t" "$PY" "${run[@]}" "$W/n.h5" |
         grep -v '^\(ran\|overrides\): ' > "$W/$1.out"
     awk '{ printf "%s %.2f %s\n", $1, $2 + $3, $4 }' "$W/t" >> "$W/$1.tsv"
 }

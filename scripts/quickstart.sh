@@ -34,4 +34,4 @@ mkdir -p "$(dirname "$OUT")"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 "$BUILD/rcsim" plan experiments/quick.yaml
 time mpirun -np "$NP" "$BUILD/rcsim" sweep experiments/quick.yaml --out "$OUT"
-/usr/bin/python3 analysis/summarize.py "$OUT"
+"$BUILD/rcsim" summarize "$OUT"

@@ -10,7 +10,7 @@
 # model, plus "-quick" for --quick runs, so quick and full results never mix in a file.
 # Wall time per figure is printed and recorded in figures/<tag>/timings.tsv.  The drawing
 # scripts record which code and results drew each file in figures/<tag>/provenance.json
-# (analysis/check_figures.py); --redraw redraws a set from the existing results alone.
+# (python3 -m rcplot check-figures); --redraw redraws a set from the existing results alone.
 # Exit status: 0 ok, 1 a sweep or a figure failed, 2 bad usage.
 set -euo pipefail
 
@@ -96,6 +96,7 @@ for f in "${FIGS[@]}"; do
 done
 
 cd "$ROOT"
+export PYTHONPATH="$ROOT/analysis${PYTHONPATH:+:$PYTHONPATH}"  # the package rcplot (python3 -m rcplot TOOL)
 # shellcheck source=scripts/traces-env.sh
 source "$ROOT/scripts/traces-env.sh"
 [[ "$BUILD" = /* ]] || BUILD="$ROOT/$BUILD"
@@ -199,7 +200,7 @@ for n in "${FIGS[@]}"; do
         fi
         if { [ "$REDRAW" = 1 ] || "${LAUNCH[@]}" "$RCSIM" sweep "$sweep" --out "$h5" "${SETS[@]}"; } &&
             { [ "$n" != spread ] ||
-              "$PY" analysis/means_spread.py --model "$MODEL" --md "$OUT/means-spread.md" "$h5" >/dev/null; }; then
+              "$PY" -m rcplot means-spread --model "$MODEL" --md "$OUT/means-spread.md" "$h5" >/dev/null; }; then
             echo "== $n: $(elapsed "$t0" "$(now)")s, $h5"
         else
             echo "reproduce.sh: the $(basename "$sweep" .yaml) study failed" >&2
@@ -230,7 +231,7 @@ for n in "${FIGS[@]}"; do
     fi
     # The figure is drawn from the table: refuse a file whose journal holds jobs its table lacks
     # (analysis/rcplot/journal.py), so a comparison is never drawn from missing rows.
-    if ! PYTHONPATH=analysis "$PY" -c 'import sys; from rcplot import journal; journal.check_files(sys.argv[1:])' "$h5"; then
+    if ! "$PY" -c 'import sys; from rcplot import journal; journal.check_files(sys.argv[1:])' "$h5"; then
         echo "reproduce.sh: $h5 lacks jobs of its journal; run the same command again (without --redraw) to write them" >&2
         status=1
         continue
@@ -244,7 +245,7 @@ for n in "${FIGS[@]}"; do
     fi
     # Figures are drawn from every results file of this tag, so a figure can use runs
     # another figure's sweep made (Fig 15 = Fig 5's runs; Fig 7 g=1 = Fig 5/6 runs).
-    if ! "$PY" analysis/figures.py --model "$MODEL" --out "$OUT" --fig "$n" "$RES"/fig*.h5; then
+    if ! "$PY" -m rcplot figures --model "$MODEL" --out "$OUT" --fig "$n" "$RES"/fig*.h5; then
         echo "reproduce.sh: figure $n could not be drawn" >&2
         status=1
     fi
@@ -291,8 +292,8 @@ if [ ${#incomplete[@]} -gt 0 ]; then
          "$CMP/comparison.{md,csv}, $OUT/comparison.* and docs/figures.md are left as they were" >&2
 fi
 if [ ${#files[@]} -gt 0 ]; then
-    "$PY" analysis/compare.py --quiet --model "$MODEL" --csv "$CMP/comparison.csv" \
+    "$PY" -m rcplot paper-check --quiet --model "$MODEL" --csv "$CMP/comparison.csv" \
         --md "$CMP/comparison.md" "${spread[@]}" "${files[@]}" || status=1
 fi
-[ ${#incomplete[@]} -gt 0 ] || "$PY" analysis/make_docs.py --root "$ROOT"
+[ ${#incomplete[@]} -gt 0 ] || "$PY" -m rcplot make-docs --root "$ROOT"
 exit $status

@@ -10,6 +10,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 PY=/usr/bin/python3
+export PYTHONPATH="$ROOT/analysis${PYTHONPATH:+:$PYTHONPATH}"  # the package rcplot
 NP=$(( $(nproc) + 1 ))
 BUILD=build
 DO_BUILD=1
@@ -43,5 +44,5 @@ mkdir -p "results/$TAG" "figures/$TAG"
 for s in reconcile membership; do
   "${LAUNCH[@]}" "$BUILD/rcsim" sweep "experiments/$s.yaml" --out "results/$TAG/$s.h5" "${SETS[@]}"
 done
-"$PY" analysis/fig_reconcile.py "results/$TAG/reconcile.h5" "figures/$TAG"
-"$PY" analysis/summarize.py "results/$TAG/membership.h5" | tee "figures/$TAG/membership.md"
+"$PY" -m rcplot study-figures reconcile "results/$TAG/reconcile.h5" "figures/$TAG"
+"$PY" -m rcplot summarize "results/$TAG/membership.h5" | tee "figures/$TAG/membership.md"

@@ -1,7 +1,7 @@
 # Analysis tests (analysis/, scripts/reproduce.sh): Python unit tests of the statistics
 # helpers and of the sweep-agnostic plots and tables, an end-to-end run of a real short
-# sweep through figures.py, compare.py and make_docs.py, and one of a new sweep through
-# `rcsim plot`, `rcsim report` and summarize.py (headless Chromium checks the report when
+# sweep through `python3 -m rcplot figures`, paper-check and make-docs, and one of a new sweep through
+# `rcsim plot`, `rcsim report` and summarize (headless Chromium checks the report when
 # installed: scripts/deps.sh --browser).  They need Debian's python3 with h5py, numpy and matplotlib; `python3` on
 # PATH may be a pyenv one without them, hence the explicit default.
 set(RCSIM_PYTHON "/usr/bin/python3" CACHE FILEPATH "Python with h5py, numpy, matplotlib")
@@ -35,7 +35,7 @@ rcsim_add_script(analysis_compare e2e/analysis_compare.sh TIMEOUT 300 LABELS ana
 set_property(TEST e2e_analysis_compare APPEND PROPERTY ENVIRONMENT "PYTHON=${RCSIM_PYTHON}")
 rcsim_add_script(repro_partial e2e/repro_partial.sh TIMEOUT 300)
 
-# analysis/anon_recompute.py recomputes rcsim's anonymity metric from the
+# `python3 -m rcplot anon-recompute` recomputes rcsim's anonymity metric from the
 # observation file alone (unicast, RC, RC-FT; corrupted nodes or not; both models).
 rcsim_add_script(anon_recompute e2e/anon_recompute.sh TIMEOUT 300 LABELS analysis)
 set_property(TEST e2e_anon_recompute APPEND PROPERTY ENVIRONMENT "PYTHON=${RCSIM_PYTHON}")
@@ -51,8 +51,9 @@ set_property(TEST e2e_analysis_api APPEND PROPERTY ENVIRONMENT "PYTHON=${RCSIM_P
 # and what changed, when one is stale: scripts/reproduce.sh --redraw [--quick].
 # No set list: every committed set (paper, exact, paper-quick, exact-quick) is checked.
 add_test(NAME analysis_check_figures
-         COMMAND ${RCSIM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/../analysis/check_figures.py)
-set_tests_properties(analysis_check_figures PROPERTIES TIMEOUT 60 LABELS "analysis;figures")
+         COMMAND ${RCSIM_PYTHON} -B -m rcplot check-figures)
+set_tests_properties(analysis_check_figures PROPERTIES TIMEOUT 60 LABELS "analysis;figures"
+                     ENVIRONMENT "PYTHONPATH=${CMAKE_CURRENT_SOURCE_DIR}/../analysis")
 
 # The interactive report in headless Chromium (charts drawn, table, no script
 # error); skipped without Chromium (scripts/deps.sh --browser).

@@ -1,4 +1,4 @@
-"""plots: figures of any sweep (rcsim plot, analysis/plot.py), one function per kind.
+"""plots: figures of any sweep (rcsim plot, python3 -m rcplot plot), one function per kind.
 
 draw(sweep, spec) returns (matplotlib Figure, info).  A PlotSpec names the kind, the
 statistic (metrics.lookup) and the roles of the sweep's axes (sweep.choose_roles): x,

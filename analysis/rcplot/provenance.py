@@ -14,7 +14,7 @@ drawing process when it finished (sys.modules), plus the data files the tool nam
 (paper-values.csv for the comparison), so a change to code the drawing never imports
 (report.py, plot.py) does not mark a set stale, and any change to one it does import
 does: a new import can only come from an edit to a file already loaded.
-analysis/check_figures.py reads these records back.
+python3 -m rcplot check-figures reads these records back.
 
 This module itself is left out of the hash: it writes the record and draws nothing.
 """
@@ -102,7 +102,7 @@ def record(outdir, outputs, results_paths, tool, extra_code=()):
     prov = load(outdir) or {}
     prov["about"] = ("Which analysis code and results drew each file here; written by the "
                      "drawing scripts (analysis/rcplot/provenance.py), checked by "
-                     "analysis/check_figures.py.")
+                     "python3 -m rcplot check-figures.")
     code = code_files(extra_code)
     code_h = digest(code)
     res = {_shown(p): {"sha256": sha256_file(p), "bytes": os.path.getsize(p)}

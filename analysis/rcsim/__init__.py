@@ -28,15 +28,10 @@ of analysis/ uses; it adds the pandas shapes, nothing of its own about the file.
 """
 
 import os
-import sys
-
-try:
-    from rcplot import palette, results, sweep
-except ImportError:  # imported as analysis.rcsim, or from a path without analysis/ itself
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    from rcplot import palette, results, sweep
 
 import numpy as np
+
+from rcplot import palette, results, sweep
 
 try:
     import pandas as pd

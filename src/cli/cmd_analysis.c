@@ -1,22 +1,23 @@
-/* cmd_analysis: the commands that run the Python analysis on a results file:
- * `rcsim plot` (analysis/plot.py), `rcsim report` (analysis/report.py),
- * `rcsim figures` (analysis/figures.py, the paper's figures),
- * `rcsim summarize` (analysis/summarize.py, the table) and
- * `rcsim compare` (analysis/baseline.py, strategies against a baseline paired by seed) and
- * `rcsim diff` (analysis/diff.py, two results files: what differs beyond seed noise).
+/* cmd_analysis: the commands that run the Python analysis on a results file, each a
+ * tool of the analysis package rcplot (analysis/rcplot, `python3 -m rcplot TOOL`):
+ * `rcsim plot` (plot), `rcsim report` (report), `rcsim figures` (figures, the
+ * paper's figures), `rcsim summarize` (summarize, the table), `rcsim compare`
+ * (baseline: strategies against a baseline paired by seed) and `rcsim diff` (diff: two
+ * results files, what differs beyond seed noise).
  *
- * The analysis is Python (matplotlib does the drawing), so these commands only
- * find the script and exec the interpreter on it with the user's arguments:
- * every option, its help and its errors belong to the script (docs/analysis.md,
- * docs/install.md).  Where the scripts are looked for, first hit wins:
+ * The analysis is Python (matplotlib does the drawing), so these commands only find
+ * the package and exec `python3 -m rcplot TOOL` with the user's arguments and the
+ * package's parent directory first on PYTHONPATH: every option, its help and its errors
+ * belong to the tool (docs/analysis.md, docs/install.md).  Where analysis/ is looked
+ * for, first hit wins:
  *   1. $RCSIM_ANALYSIS_DIR, when set (and then nothing else);
  *   2. the analysis/ of rcsim's share directory (cli/share.h), found relative
  *      to the executable: PREFIX/share/rcsim when installed, BUILD/share/rcsim
  *      (links into the source tree) in a build tree.
  * The interpreter is $RCSIM_PYTHON, else /usr/bin/python3 (not the first
  * python3 on PATH, which may lack h5py and matplotlib).  $RCSIM_BIN is set to
- * this binary: the scripts read strategy families from it.  Exit codes are the
- * script's; this file adds 1 when the script or the interpreter cannot be
+ * this binary: the tools read strategy families from it.  Exit codes are the
+ * tool's; this file adds 1 when the package or the interpreter cannot be
  * found or started.
  */
 #include <errno.h>
@@ -33,23 +34,23 @@
 
 typedef struct script_cmd {
     const char *name;   /* rcsim NAME */
-    const char *script; /* analysis/SCRIPT */
-    /* Printed before the script's own --help, for scripts whose usage does not
+    const char *tool;   /* python3 -m rcplot TOOL (analysis/rcplot/__main__.py) */
+    /* Printed before the tool's own --help, for tools whose usage does not
      * name the rcsim command (they do not read $RCSIM_PROG); NULL otherwise. */
     const char *usage;
 } script_cmd;
 
 static const script_cmd cmds[] = {
-    {"plot", "plot.py", NULL},
-    {"report", "report.py", NULL},
-    {"figures", "figures.py",
+    {"plot", "plot", NULL},
+    {"report", "report", NULL},
+    {"figures", "figures",
      "usage: rcsim figures RESULTS.h5 ... [--out DIR] [--model paper|exact] [--fig N ...]\n"
      "\n"
      "Draws the paper's figures (5, 6, 7, 8, 9, 14, 15, 16) that the results hold data\n"
      "for, as DIR/figN.png and DIR/figN.pdf (docs/figures.md).\n"},
-    {"compare", "baseline.py", NULL},
-    {"diff", "diff.py", NULL},
-    {"summarize", "summarize.py",
+    {"compare", "baseline", NULL},
+    {"diff", "diff", NULL},
+    {"summarize", "summarize",
      "usage: rcsim summarize RESULTS.h5 ... [options]\n"
      "\n"
      "Prints a results file as a table, one line per configuration (seeds pooled).\n"},
@@ -61,16 +62,17 @@ static void print_usage(FILE *out, const script_cmd *c, const char *why)
     else fprintf(out, "usage: rcsim %s RESULTS.h5 [options]\n", c->name);
     fprintf(out,
             "\n"
-            "Runs analysis/%s with python3; `rcsim %s --help` lists its options when the\n"
-            "analysis scripts are found (docs/analysis.md).  Looked up in $RCSIM_ANALYSIS_DIR,\n"
-            "else in share/rcsim/analysis beside the executable (docs/install.md).\n"
-            "$RCSIM_PYTHON overrides the interpreter.\n",
-            c->script, c->name);
+            "Runs `python3 -m rcplot %s` from the analysis directory; `rcsim %s --help`\n"
+            "lists its options when that is found (docs/analysis.md).  Looked up in\n"
+            "$RCSIM_ANALYSIS_DIR, else in share/rcsim/analysis beside the executable\n"
+            "(docs/install.md).  $RCSIM_PYTHON overrides the interpreter.\n",
+            c->tool, c->name);
     if (why != NULL) fprintf(out, "(%s)\n", why);
 }
 
-/* Fills `out` with the script's path; returns 0, or -1 with the reason in `why`. */
-static int locate(const char *script, char *out, size_t n, char *why, size_t wn)
+/* Fills `out` with the analysis directory (the one holding rcplot/); returns 0, or -1
+ * with the reason in `why`. */
+static int locate(char *out, size_t n, char *why, size_t wn)
 {
     const char *env = getenv("RCSIM_ANALYSIS_DIR");
     char dir[PATH_MAX + 16];
@@ -85,9 +87,13 @@ static int locate(const char *script, char *out, size_t n, char *why, size_t wn)
         }
         snprintf(dir, sizeof dir, "%s/analysis", share);
     }
-    int w = snprintf(out, n, "%s/%s", dir, script);
-    if (w > 0 && (size_t)w < n && access(out, R_OK) == 0) return 0;
-    snprintf(why, wn, "cannot find %s in %s%s", script, dir,
+    char probe[PATH_MAX + 64];
+    int w = snprintf(out, n, "%s", dir);
+    int pw = snprintf(probe, sizeof probe, "%s/rcplot/__main__.py", dir);
+    if (w > 0 && (size_t)w < n && pw > 0 && (size_t)pw < sizeof probe &&
+        access(probe, R_OK) == 0)
+        return 0;
+    snprintf(why, wn, "cannot find the analysis package rcplot/ in %s%s", dir,
              env != NULL && env[0] != '\0' ? " ($RCSIM_ANALYSIS_DIR)" : "");
     return -1;
 }
@@ -97,8 +103,8 @@ static int run_script(const script_cmd *c, int argc, char **argv)
     bool help = false;
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) help = true;
-    char path[PATH_MAX + 64], why[PATH_MAX + 256];
-    if (locate(c->script, path, sizeof path, why, sizeof why) != 0) {
+    char dir[PATH_MAX + 64], why[PATH_MAX + 256];
+    if (locate(dir, sizeof dir, why, sizeof why) != 0) {
         if (help) {
             print_usage(stdout, c, why);
             return 0;
@@ -109,9 +115,10 @@ static int run_script(const script_cmd *c, int argc, char **argv)
     const char *py = rc_share_python();
     if (help && c->usage != NULL) {
         fputs(c->usage, stdout);
-        printf("(runs: %s %s)\n\nThe script's options:\n\n", py, path);
+        printf("(runs: %s -m rcplot %s, from %s)\n\nThe tool's options:\n\n", py, c->tool,
+               dir);
     }
-    char **args = calloc((size_t)argc + 4, sizeof *args);
+    char **args = calloc((size_t)argc + 6, sizeof *args);
     if (args == NULL) {
         fprintf(stderr, "rcsim %s: out of memory\n", c->name);
         return RC_EXIT_RUNTIME;
@@ -119,13 +126,29 @@ static int run_script(const script_cmd *c, int argc, char **argv)
     size_t k = 0;
     args[k++] = (char *)py;
     args[k++] = "-B"; /* no __pycache__ in the source or installed tree */
-    args[k++] = path;
+    args[k++] = "-m";
+    args[k++] = "rcplot";
+    args[k++] = (char *)c->tool;
     for (int i = 1; i < argc; i++) args[k++] = argv[i];
     args[k] = NULL;
     char prog[64];
     snprintf(prog, sizeof prog, "rcsim %s", c->name);
-    setenv("RCSIM_PROG", prog, 1); /* the script's usage lines name the command */
-    /* The scripts ask this binary for strategy families and parameters
+    setenv("RCSIM_PROG", prog, 1); /* the tool's usage lines name the command */
+    /* The package is found through the module path, not by the tools editing sys.path:
+     * analysis/ goes first, before whatever the user had there. */
+    const char *old = getenv("PYTHONPATH");
+    size_t pn = strlen(dir) + (old != NULL ? strlen(old) + 2 : 1);
+    char *pp = malloc(pn);
+    if (pp == NULL) {
+        fprintf(stderr, "rcsim %s: out of memory\n", c->name);
+        free(args);
+        return RC_EXIT_RUNTIME;
+    }
+    if (old != NULL && old[0] != '\0') snprintf(pp, pn, "%s:%s", dir, old);
+    else snprintf(pp, pn, "%s", dir);
+    setenv("PYTHONPATH", pp, 1);
+    free(pp);
+    /* The tools ask this binary for strategy families and parameters
      * (`rcsim strategies --json`, analysis/rcplot/strategies.py). */
     char self[PATH_MAX];
     ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);

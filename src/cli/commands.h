@@ -13,8 +13,8 @@ int rc_cmd_plan(int argc, char **argv);    /* cli/cmd_plan.c: expand and estimat
 int rc_cmd_slurm(int argc, char **argv);   /* cli/cmd_slurm.c: write an sbatch script */
 int rc_cmd_trace(int argc, char **argv);   /* cli/cmd_trace.c: trace stats and synthetic traces */
 int rc_cmd_bench(int argc, char **argv);   /* cli/cmd_bench.c: benchmark suite */
-int rc_cmd_plot(int argc, char **argv);    /* cli/cmd_analysis.c: exec analysis/plot.py */
-int rc_cmd_report(int argc, char **argv);  /* cli/cmd_analysis.c: exec analysis/report.py */
+int rc_cmd_plot(int argc, char **argv);    /* cli/cmd_analysis.c: python3 -m rcplot plot */
+int rc_cmd_report(int argc, char **argv);  /* cli/cmd_analysis.c: python3 -m rcplot report */
 int rc_cmd_figures(int argc, char **argv); /* cli/cmd_analysis.c: the paper's figures (Python) */
 int rc_cmd_summarize(int argc, char **argv); /* cli/cmd_analysis.c: results table (Python) */
 int rc_cmd_compare(int argc, char **argv);   /* cli/cmd_analysis.c: against a baseline (Python) */

@@ -12,7 +12,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "..", "analysis"))
 
-import summarize  # noqa: E402
+from rcplot.tools import summarize  # noqa: E402
 from rcplot import interactive, metrics, palette, plots, report, sweep, table  # noqa: E402
 from test_plot_fixes import with_records  # noqa: E402
 from test_sweep import grid  # noqa: E402
@@ -173,8 +173,8 @@ class PlotDefects(unittest.TestCase):
 
 class HelpTexts(unittest.TestCase):
     def test_help_says_what_the_tools_do(self):
-        import plot as plot_py
-        import report as report_py
+        from rcplot.tools import plot as plot_py
+        from rcplot.tools import report as report_py
         for mod in (plot_py, report_py, summarize):
             doc = mod.__doc__
             self.assertNotIn("mean over seeds with its 95 % t-interval", doc)

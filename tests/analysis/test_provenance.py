@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Unit tests of analysis/rcplot/provenance.py and analysis/check_figures.py: a set
+"""Unit tests of analysis/rcplot/provenance.py and rcplot.tools.check_figures: a set
 recorded with today's code is current; an edited output, an unrecorded file, a changed
 analysis source or a missing record each make it stale, named; the code hash covers the
 sources a drawing loaded and not the others."""
@@ -16,7 +16,7 @@ from contextlib import redirect_stdout
 ANALYSIS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "analysis")
 sys.path.insert(0, ANALYSIS)
 
-import check_figures  # noqa: E402
+from rcplot.tools import check_figures  # noqa: E402
 from rcplot import provenance  # noqa: E402
 
 
@@ -76,13 +76,13 @@ class Provenance(unittest.TestCase):
             prov = json.load(f)
         (files,) = prov["code"].values()
         # This test module's own record stands for an analysis source edited since.
-        self.assertIn("check_figures.py", files)
-        files["check_figures.py"] = "0" * 64
+        self.assertIn("rcplot/tools/check_figures.py", files)
+        files["rcplot/tools/check_figures.py"] = "0" * 64
         with open(path, "w") as f:
             json.dump(prov, f)
         p = provenance.check(self.set)
         self.assertEqual(len(p), 1, p)
-        self.assertIn("changed since fig5.png were drawn: analysis/check_figures.py", p[0])
+        self.assertIn("changed since fig5.png were drawn: analysis/rcplot/tools/check_figures.py", p[0])
         files["rcplot/gone.py"] = "0" * 64
         with open(path, "w") as f:
             json.dump(prov, f)

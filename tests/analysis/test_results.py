@@ -163,7 +163,7 @@ class Results(unittest.TestCase):
         """make_docs counts the reference's reruns (seed != 0) of pairs outside the
         tolerance that are themselves outside the tolerance of the published value, and
         counts the heatmap means apart; seed-0 runs and pairs within tolerance do not count."""
-        import make_docs  # analysis/ is on sys.path (top of this file)
+        from rcplot.tools import make_docs  # analysis/ is on sys.path (top of this file)
         path = os.path.join(self.tmp.name, "ref.csv")
         with open(path, "w") as f:
             f.write("m,schedule,strategy,burst,groups,lambda_div,ref_seed,duration_s,n_online,"

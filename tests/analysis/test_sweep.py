@@ -18,7 +18,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "analysis"))
 
-import summarize  # noqa: E402
+from rcplot.tools import summarize  # noqa: E402
 from rcplot import metrics, plots, sweep, table  # noqa: E402
 
 EDGES = np.array([0.0, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, np.inf])

@@ -1,12 +1,13 @@
 #!/bin/bash
 # The adversary options work as sweep axes, their counters reach the
-# results file, the study file expands as documented, and analysis/fig_adversary.py draws
+# results file, the study file expands as documented, and `python3 -m rcplot study-figures adversary` draws
 # the figure and the table from a real (tiny) sweep.
 set -uo pipefail
 : "${RCSIM:?}" "${RCSIM_SOURCE_DIR:?}"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 PY=${PYTHON:-/usr/bin/python3}
+export PYTHONPATH="$RCSIM_SOURCE_DIR/analysis${PYTHONPATH:+:$PYTHONPATH}"  # the package rcplot (python3 -m rcplot TOOL)
 cd "$RCSIM_SOURCE_DIR"
 fail=0
 # 1. the study file: 2 x 2 x 3 x 6 x 4 x 2 seeds
@@ -44,7 +45,7 @@ for a in jobs.values():
 assert faked > 0, "no faked ACK counted in the ack-drop RC-FT jobs"
 print("adversary counters ok")
 PY
-"$PY" analysis/fig_adversary.py "$T/adv.h5" "$T/fig" >"$T/fig.log" 2>&1 || { echo "FAIL: fig_adversary"; cat "$T/fig.log"; fail=1; }
+"$PY" -m rcplot study-figures adversary "$T/adv.h5" "$T/fig" >"$T/fig.log" 2>&1 || { echo "FAIL: study-figures adversary"; cat "$T/fig.log"; fail=1; }
 [ -s "$T/fig/adversary.png" ] || { echo "FAIL: no adversary.png"; fail=1; }
 rows=$(grep -c '^| \(drop\|ack-drop\) ' "$T/fig/adversary.md" 2>/dev/null || echo 0)
 [ "$rows" = 12 ] || { echo "FAIL: adversary.md has $rows rows, want 12"; fail=1; }

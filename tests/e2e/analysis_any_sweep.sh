@@ -1,6 +1,6 @@
 #!/bin/bash
 # End-to-end test of the sweep-agnostic analysis (`rcsim plot`, `rcsim report`,
-# analysis/summarize.py) on a sweep file that exists nowhere else: written here, run under
+# `python3 -m rcplot summarize`) on a sweep file that exists nowhere else: written here, run under
 # mpirun, then plotted in several kinds as PNG and PDF and reported as HTML + Markdown.
 # Checks: the files exist and are valid PNG/PDF/HTML; the drawn axes (read back from the
 # figure by plot.py --axes-json) carry the right parameter names, units and scales; PDFs are
@@ -12,6 +12,7 @@ set -euo pipefail
 SRC=${RCSIM_SOURCE_DIR:?}
 RCSIM=${RCSIM:?}
 PY=${PYTHON:-/usr/bin/python3}
+export PYTHONPATH="$SRC/analysis${PYTHONPATH:+:$PYTHONPATH}"  # the package rcplot (python3 -m rcplot TOOL)
 export RCSIM_PYTHON=$PY
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
@@ -134,11 +135,11 @@ rc=0; "$RCSIM" plot missing.h5 2> bad.err || rc=$?
 "$RCSIM" plot --help | grep "usage: rcsim plot" >/dev/null || fail "rcsim plot --help"
 
 # 7. the table: numeric order, only the axes, CSV and JSON
-"$PY" "$SRC/analysis/summarize.py" any.h5 > table.txt || fail "summarize"
+"$PY" -m rcplot summarize any.h5 > table.txt || fail "summarize"
 awk 'NR > 2 && $1 ~ /^[0-9]+$/ { print $1 }' table.txt | uniq | tr '\n' ' ' | grep -qx "8 16 32 45 128 " ||
     fail "table not in numeric order: $(cat table.txt)"
 head -2 table.txt | tail -1 | grep -q "^users  *strategy  *seeds" || fail "table header: $(head -2 table.txt)"
-"$PY" "$SRC/analysis/summarize.py" any.h5 --csv table.csv --json table.json > /dev/null || fail "csv/json"
+"$PY" -m rcplot summarize any.h5 --csv table.csv --json table.json > /dev/null || fail "csv/json"
 [ "$(wc -l < table.csv)" = 11 ] || fail "table.csv should have a header and 10 rows"
 "$PY" -c 'import json, sys; d = json.load(open("table.json")); assert [a["name"] for a in d["axes"]] == ["users", "strategy"], d["axes"]; assert len(d["rows"]) == 10 and d["rows"][0]["seeds"] == 3' ||
     fail "table.json"

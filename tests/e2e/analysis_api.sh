@@ -14,6 +14,7 @@ set -euo pipefail
 SRC=${RCSIM_SOURCE_DIR:?}
 RCSIM=${RCSIM:?}
 PY=${PYTHON:-/usr/bin/python3}
+export PYTHONPATH="$SRC/analysis${PYTHONPATH:+:$PYTHONPATH}"  # the package rcplot (python3 -m rcplot TOOL)
 export RCSIM_PYTHON=$PY RCSIM_BIN=$RCSIM MPLBACKEND=Agg
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
@@ -75,7 +76,7 @@ rc=0; "$RCSIM" plot s.h5 --x k --where family=nope --out x.png > bad.log 2>&1 ||
 [ "$rc" = 2 ] || { cat bad.log; fail "--where family=nope exited $rc, want 2"; }
 
 # 3. summarize: the strategy parameters that vary, after strategy
-"$PY" "$SRC/analysis/summarize.py" s.h5 --csv table.csv > /dev/null || fail "summarize --csv"
+"$PY" -m rcplot summarize s.h5 --csv table.csv > /dev/null || fail "summarize --csv"
 head -1 table.csv | grep -q "^users,strategy,k,p,ft,seeds," ||
     { head -1 table.csv; fail "summarize --csv: want users,strategy,k,p,ft,seeds,..."; }
 grep -q "^16,rc-k4-p2,4,2,false,2," table.csv || { cat table.csv; fail "summarize --csv: no row 16,rc-k4-p2,4,2,false,2"; }

@@ -1,5 +1,5 @@
 #!/bin/bash
-# End-to-end test of `rcsim compare` (analysis/baseline.py) on a small sweep of
+# End-to-end test of `rcsim compare` (analysis/rcplot/tools/baseline.py) on a small sweep of
 # its own: --help, the text table, --csv and --plot, the error for an absent baseline (exit
 # 2, naming the strategies), and the report's "Against the baseline" section; then every
 # example of `rcsim plot --help` on the same sweep.

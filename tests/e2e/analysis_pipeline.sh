@@ -12,6 +12,7 @@ set -euo pipefail
 SRC=${RCSIM_SOURCE_DIR:?}
 RCSIM=${RCSIM:?}
 PY=${PYTHON:-/usr/bin/python3}
+export PYTHONPATH="$SRC/analysis${PYTHONPATH:+:$PYTHONPATH}"  # the package rcplot (python3 -m rcplot TOOL)
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -60,7 +61,7 @@ PYEOF
 FIGS=$TMP/figures/paper-quick
 args=()
 for n in 5 6 7 8 9 14 15 16; do args+=(--fig "$n"); done
-"$PY" "$SRC/analysis/figures.py" --out "$FIGS" "${args[@]}" "$H5" || fail "figures.py failed"
+"$PY" -m rcplot figures --out "$FIGS" "${args[@]}" "$H5" || fail "figures.py failed"
 for n in 5 6 7 8 9 14 15 16; do
     for ext in png pdf; do
         [ -s "$FIGS/fig$n.$ext" ] || fail "missing or empty fig$n.$ext"
@@ -69,13 +70,13 @@ for n in 5 6 7 8 9 14 15 16; do
     head -c 5 "$FIGS/fig$n.pdf" | grep -q '%PDF' || fail "fig$n.pdf is not a PDF"
 done
 # a figure with no data must fail loudly, not draw an empty plot
-if "$PY" "$SRC/analysis/figures.py" --out "$TMP/none" --fig 5 --model exact "$H5" 2>/dev/null; then
+if "$PY" -m rcplot figures --out "$TMP/none" --fig 5 --model exact "$H5" 2>/dev/null; then
     fail "figures.py drew figure 5 without exact-model data"
 fi
 
 # 4. the comparison has the expected rows, with finite values
 CSV=$FIGS/comparison.csv
-"$PY" "$SRC/analysis/compare.py" --quiet --csv "$CSV" --md "$FIGS/comparison.md" "$H5" \
+"$PY" -m rcplot paper-check --quiet --csv "$CSV" --md "$FIGS/comparison.md" "$H5" \
     > "$TMP/compare.log" || fail "compare.py failed"
 grep -q "paper values within tolerance" "$TMP/compare.log" || fail "no comparison summary"
 for row in \
@@ -96,18 +97,18 @@ rows=$(($(wc -l < "$CSV") - 1))
 [ "$rows" -ge 80 ] || fail "only $rows comparison rows"
 
 # 5. the single-run spread of the trace means (as `reproduce.sh spread`, here with 2 seeds)
-"$PY" "$SRC/analysis/means_spread.py" --min-seeds 2 --md "$FIGS/means-spread.md" "$H5" \
+"$PY" -m rcplot means-spread --min-seeds 2 --md "$FIGS/means-spread.md" "$H5" \
     > "$TMP/spread.log" || fail "means_spread.py failed"
 grep -qE "^\| gen_os15 \| rollercoaster-k2-p1-timeout10x-dropoffline \| 2 \| 2 \| " "$FIGS/means-spread.md" ||
     fail "means-spread lacks the gen_os15 k=2 p=1 lambda/2 row"
 grep -q "configurations: the paper's mean lies inside our per-run range" "$FIGS/means-spread.md" ||
     fail "means-spread lacks its summary"
-if "$PY" "$SRC/analysis/means_spread.py" "$H5" > /dev/null 2>&1; then
+if "$PY" -m rcplot means-spread "$H5" > /dev/null 2>&1; then
     fail "means_spread.py reported 2-seed configurations with the default --min-seeds 5"
 fi
 
 # 6. the docs page is generated from these outputs
-"$PY" "$SRC/analysis/make_docs.py" --root "$TMP" > /dev/null || fail "make_docs.py failed"
+"$PY" -m rcplot make-docs --root "$TMP" > /dev/null || fail "make_docs.py failed"
 for n in 5 6 7 8 9 14 15 16; do
     grep -q "](../figures/paper-quick/fig$n.png)" "$TMP/docs/figures.md" || fail "docs lack fig $n"
 done

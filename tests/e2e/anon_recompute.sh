@@ -1,6 +1,6 @@
 #!/bin/bash
 # Every tracked message's entropy, min-entropy, sender entropy and latency,
-# recomputed from the observation file alone by analysis/anon_recompute.py (which shares no
+# recomputed from the observation file alone by `python3 -m rcplot anon-recompute` (analysis/rcplot/tools/anon_recompute.py, which shares no
 # code with rcsim), agree with rcsim's own values to 1e-9 — for unicast, RC, RC-FT and
 # provider fan-out, with
 # and without corrupted nodes, in both models.  Each run is repeated with the sender view's log
@@ -14,6 +14,7 @@ set -uo pipefail
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 PY=${PYTHON:-/usr/bin/python3}
+export PYTHONPATH="$RCSIM_SOURCE_DIR/analysis${PYTHONPATH:+:$PYTHONPATH}"  # the package rcplot (python3 -m rcplot TOOL)
 cd "$RCSIM_SOURCE_DIR"
 fail=0
 # Short but not trivial: mean hop delay 0.1 s (settle 4 s), a multicast every 4 s.
@@ -35,7 +36,7 @@ for model in exact paper; do
             if [ "$corrupt" = some ] && [ "$c" = "# corrupt=" ]; then
                 echo "FAIL: $model $strat: no corrupted node in the file"; fail=1
             fi
-            out=$("$PY" analysis/anon_recompute.py "$f" --check "$f.targets.csv") ||
+            out=$("$PY" -m rcplot anon-recompute "$f" --check "$f.targets.csv") ||
                 { echo "FAIL: $model $strat $corrupt: $out"; fail=1; continue; }
             echo "ok $model $strat $corrupt: $out"
             # The same run with the sender log: the same observations, and the same values.
@@ -46,7 +47,7 @@ for model in exact paper; do
                 fail=1; continue
             fi
             cmp -s "$f" "$g" || { echo "FAIL: $model $strat $corrupt: log mode observed otherwise"; fail=1; }
-            out=$("$PY" analysis/anon_recompute.py "$g" --check "$g.targets.csv") ||
+            out=$("$PY" -m rcplot anon-recompute "$g" --check "$g.targets.csv") ||
                 { echo "FAIL: $model $strat $corrupt log: $out"; fail=1; continue; }
             echo "ok $model $strat $corrupt log: $out"
         done
@@ -70,7 +71,7 @@ for i, line in enumerate(rows):
         break
 open(sys.argv[2], "w").write("\n".join(rows))
 PY
-if "$PY" analysis/anon_recompute.py "$T/tampered.csv" --check "$f.targets.csv" >"$T/t.out"; then
+if "$PY" -m rcplot anon-recompute "$T/tampered.csv" --check "$f.targets.csv" >"$T/t.out"; then
     echo "FAIL: a tampered observation file still agrees"; fail=1
 else
     echo "ok tampered file disagrees: $(grep -c MISMATCH "$T/t.out") mismatches shown"

@@ -41,7 +41,8 @@ VERSION=$("$RCSIM" --version | sed -n '1s/^rcsim \([^ ]*\) .*/\1/p')
 P="$WORK/prefix"
 cmake --install "$RCSIM_BUILD_DIR" --prefix "$P" >"$WORK/install.log" 2>&1 ||
     { cat "$WORK/install.log"; fail "cmake --install failed"; }
-for f in bin/rcsim share/rcsim/analysis/figures.py share/rcsim/analysis/summarize.py \
+for f in bin/rcsim share/rcsim/analysis/figures.py share/rcsim/analysis/rcplot/__main__.py \
+         share/rcsim/analysis/rcplot/tools/summarize.py \
          share/rcsim/analysis/rcplot/figures.py share/rcsim/analysis/paper-values.csv \
          share/rcsim/slurm/rcsim-sweep.sbatch.in share/rcsim/slurm/rcsim-merge.sbatch.in \
          share/rcsim/experiments/ci-small.yaml share/rcsim/experiments/fig5.yaml \
@@ -72,6 +73,10 @@ grep -qx "files:     $P/share/rcsim" "$WORK/v" || fail "installed rcsim does not
 cp -a "$P" "$WORK/moved"
 "$WORK/moved/bin/rcsim" --version | grep -qx "files:     $WORK/moved/share/rcsim" ||
     fail "a moved install does not find its own share/rcsim"
+# Without the module (no PYTHONPATH): the binary hands its own analysis/ to python3 -m rcplot.
+env -u PYTHONPATH -u RCSIM_ANALYSIS_DIR "$WORK/moved/bin/rcsim" plot --help >"$WORK/ph" 2>&1 ||
+    fail "moved install: rcsim plot --help failed: $(cat "$WORK/ph")"
+grep -q -- "--kind" "$WORK/ph" || fail "moved install: rcsim plot --help lacks the tool's options"
 mkdir -p "$WORK/lonely/bin" && cp "$P/bin/rcsim" "$WORK/lonely/bin/"
 "$WORK/lonely/bin/rcsim" figures x.h5 >"$WORK/out" 2>&1 && fail "rcsim figures ran without share/rcsim"
 grep -q "cannot find rcsim's analysis files: no analysis/ in $WORK/lonely/bin/../share/rcsim" "$WORK/out" ||
@@ -110,7 +115,7 @@ rcsim figures r.h5 --out figs --fig 5 >figures.log 2>&1 || { cat figures.log; fa
 /usr/bin/python3 -c 'import sys; d = open("figs/fig5.png", "rb").read(24); sys.exit(d[:8] != b"\x89PNG\r\n\x1a\n")' ||
     fail "figs/fig5.png is not a PNG"
 rcsim figures --help >figures-help.txt 2>&1 || fail "rcsim figures --help failed"
-grep -q "$P/share/rcsim/analysis/figures.py" figures-help.txt || fail "rcsim figures --help does not name the installed script"
+grep -q "rcplot figures, from $P/share/rcsim/analysis" figures-help.txt || fail "rcsim figures --help does not name the installed package"
 # The Python API: the module puts the installed analysis/ on PYTHONPATH.
 case ":\${PYTHONPATH:-}:" in *":$P/share/rcsim/analysis:"*) ;; *) fail "PYTHONPATH='\${PYTHONPATH:-}' lacks $P/share/rcsim/analysis" ;; esac
 if /usr/bin/python3 -c 'import pandas' 2>/dev/null; then

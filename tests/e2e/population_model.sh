@@ -3,7 +3,7 @@
 # aggregate, a packet's hops drawn as one sum) and 4 (also each message scheduled for its
 # recipient's pull when it leaves, a pull's messages handed over in the order they arrived)
 # keep model 1's laws.  The real sweep of experiments/population-model.yaml (models 1, 2
-# and 4, 30 seeds, shortened to 20 simulated minutes) under mpirun, then analysis/population_model_ks.py: a paired permutation test
+# and 4, 30 seeds, shortened to 20 simulated minutes) under mpirun, then `python3 -m rcplot population-model-ks`: a paired permutation test
 # over the seeds of the pooled latencies' KS distance, of the mean latency and of the
 # cover counted per payload slot, for each configuration and newer model against model 1
 # (exit 1 if any p < 0.01).
@@ -12,6 +12,7 @@ set -uo pipefail
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 PY=${PYTHON:-/usr/bin/python3}
+export PYTHONPATH="$RCSIM_SOURCE_DIR/analysis${PYTHONPATH:+:$PYTHONPATH}"  # the package rcplot (python3 -m rcplot TOOL)
 cd "$RCSIM_SOURCE_DIR"
 fail=0
 LAUNCH=()
@@ -22,7 +23,7 @@ else echo "NOTE: no mpirun: the sweep runs as one process"; fi
     --out "$T/pm.h5" >"$T/sweep.log" 2>&1 || { echo "FAIL: sweep"; cat "$T/sweep.log"; exit 1; }
 grep -q '270 jobs: 270 run' "$T/sweep.log" || { echo "FAIL: not 270 jobs run"; cat "$T/sweep.log"; fail=1; }
 # 2. the test itself
-"$PY" analysis/population_model_ks.py "$T/pm.h5" --permutations 999 --out "$T/ks.md" \
+"$PY" -m rcplot population-model-ks "$T/pm.h5" --permutations 999 --out "$T/ks.md" \
     >"$T/ks.log" 2>&1
 rc=$?
 cat "$T/ks.log"
@@ -30,8 +31,8 @@ cat "$T/ks.log"
 [ "$(grep -c '^| [ur]' "$T/ks.md")" = 6 ] || { echo "FAIL: want 3 configurations x models 2, 4 in the table"; fail=1; }
 grep -q '| 1 / 4 |' "$T/ks.md" || { echo "FAIL: model 4 (the default) not in the table"; fail=1; }
 # 2b. model 4 keeps model 2's counters too (timeouts, reassignments, duplicates, ACKs,
-#     latency quantiles), paired seed by seed (analysis/population_model_paired.py)
-"$PY" analysis/population_model_paired.py "$T/pm.h5" --base 2 --same 4 --out "$T/paired.md" \
+#     latency quantiles), paired seed by seed (`python3 -m rcplot population-model-paired`)
+"$PY" -m rcplot population-model-paired "$T/pm.h5" --base 2 --same 4 --out "$T/paired.md" \
     >"$T/paired.log" 2>&1
 rc=$?
 tail -n 2 "$T/paired.log"

@@ -6,10 +6,11 @@ set -uo pipefail
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 PY=/usr/bin/python3
+export PYTHONPATH="$RCSIM_SOURCE_DIR/analysis${PYTHONPATH:+:$PYTHONPATH}"  # the package rcplot (python3 -m rcplot TOOL)
 cd "$RCSIM_SOURCE_DIR"
 fail=0
 # 1. adaptive seeds on the CI sweep, serially (no mpirun needed)
-$PY analysis/adaptive_seeds.py experiments/ci-small.yaml "$T/adapt" --rcsim "$RCSIM" --np 1 \
+$PY -m rcplot adaptive-seeds experiments/ci-small.yaml "$T/adapt" --rcsim "$RCSIM" --np 1 \
     --target 0.05 --max-seeds 5 >"$T/adapt.log" 2>&1 || { echo "FAIL: adaptive_seeds exited non-zero"; cat "$T/adapt.log"; fail=1; }
 ls "$T"/adapt/round0.h5 >/dev/null 2>&1 || { echo "FAIL: no round0.h5"; fail=1; }
 grep -q "configurations within" "$T/adapt.log" || { echo "FAIL: no final summary"; fail=1; }
@@ -38,7 +39,7 @@ axes:
 seeds: 2
 Y
 "$RCSIM" sweep "$T/rec.yaml" --out "$T/rec.h5" >"$T/rec.log" 2>&1 || { echo "FAIL: sweep"; cat "$T/rec.log"; fail=1; }
-$PY analysis/fig_reconcile.py "$T/rec.h5" "$T/fig" >"$T/fig.log" 2>&1 || { echo "FAIL: fig_reconcile"; cat "$T/fig.log"; fail=1; }
+$PY -m rcplot study-figures reconcile "$T/rec.h5" "$T/fig" >"$T/fig.log" 2>&1 || { echo "FAIL: study-figures reconcile"; cat "$T/fig.log"; fail=1; }
 for f in reconcile.png reconcile.pdf reconcile.md; do
   [ -s "$T/fig/$f" ] || { echo "FAIL: missing $f"; fail=1; }
 done

@@ -11,6 +11,7 @@ set -euo pipefail
 SRC=${RCSIM_SOURCE_DIR:?}
 RCSIM=${RCSIM:?}
 PY=${PYTHON:-/usr/bin/python3}
+export PYTHONPATH="$SRC/analysis${PYTHONPATH:+:$PYTHONPATH}"  # the package rcplot (python3 -m rcplot TOOL)
 # the repository's synthetic trace (data/synthetic), so that no download is needed
 export RCSIM_BIN=$RCSIM RCSIM_DATA_DIR=$SRC/data/synthetic
 TMP=$(mktemp -d)
@@ -45,8 +46,8 @@ EOF
 "$RCSIM" sweep a.yaml --out a.h5 > /dev/null 2>&1 || fail "sweep a"
 "$RCSIM" sweep b.yaml --out b.h5 > /dev/null 2>&1 || fail "sweep b"
 same() { # args of summarize.py
-    "$PY" "$SRC/analysis/summarize.py" "$@" > cols.out 2> cols.err || fail "summarize $*"
-    RCSIM_SUMMARIZE_GENERIC=1 "$PY" "$SRC/analysis/summarize.py" "$@" > gen.out 2> gen.err \
+    "$PY" -m rcplot summarize "$@" > cols.out 2> cols.err || fail "summarize $*"
+    RCSIM_SUMMARIZE_GENERIC=1 "$PY" -m rcplot summarize "$@" > gen.out 2> gen.err \
         || fail "generic summarize $*"
     cmp -s cols.out gen.out || { diff gen.out cols.out | head -20; fail "outputs differ: $*"; }
     cmp -s cols.err gen.err || fail "messages differ: $*"
@@ -75,7 +76,7 @@ taken a.h5 w:seed=2
 taken b.h5 w:adversary_fraction=0.1
 # what the column path does not handle still works, through the generic path
 same a.h5 --per-seed
-"$PY" "$SRC/analysis/summarize.py" a.h5 --where nosuch=1 > /dev/null 2> err.txt && fail "bad --where"
+"$PY" -m rcplot summarize a.h5 --where nosuch=1 > /dev/null 2> err.txt && fail "bad --where"
 grep -q "no such parameter" err.txt || fail "bad --where message: $(cat err.txt)"
-grep -q "^cols-a\|sweep cols-a" <("$PY" "$SRC/analysis/summarize.py" a.h5) || fail "header"
+grep -q "^cols-a\|sweep cols-a" <("$PY" -m rcplot summarize a.h5) || fail "header"
 echo "summarize_columns: column path = generic path on every output"

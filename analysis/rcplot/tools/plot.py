@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Plot any rcsim sweep from its results file, with defaults taken from the sweep's axes.
 
-  rcsim plot RESULTS.h5 [options]          (or: analysis/plot.py RESULTS.h5 [options])
+  rcsim plot RESULTS.h5 [options]          (or: python3 -m rcplot plot RESULTS.h5 [options])
 
 Without options: x = the numeric axis with the most values, colour (hue) = the axis with
 the most values among the rest, one panel per value of the others; the statistic is the
@@ -38,13 +38,12 @@ import json
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from rcplot import metrics, plots  # noqa: E402
-from rcplot.sweep import (Sweep, UsageError, choose_roles, fmt_value, load,  # noqa: E402
+from rcplot import metrics, plots
+from rcplot.sweep import (Sweep, UsageError, choose_roles, fmt_value, load,
                           parse_where, value_key)
 
-PROG = os.environ.get("RCSIM_PROG", "plot.py")
+PROG = os.environ.get("RCSIM_PROG", "python3 -m rcplot plot")
 
 
 def _range(text):

@@ -3,7 +3,7 @@
 seed noise, and those identical bit for bit.
 
   rcsim diff A.h5 B.h5 [--stat S ...] [--where KEY=VALUE] [--csv FILE|-] [--all]
-                                   (or: analysis/diff.py A.h5 B.h5 ...)
+                                   (or: python3 -m rcplot diff A.h5 B.h5 ...)
 
 What to run after upgrading rcsim (rerun the sweep into B.h5: every configuration should
 be "identical", or say why not) or after changing a parameter (`--set rate_delay=5`: the
@@ -31,12 +31,11 @@ import math
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from rcplot import diff  # noqa: E402
-from rcplot.sweep import UsageError, parse_where  # noqa: E402
+from rcplot import diff
+from rcplot.sweep import UsageError, parse_where
 
-PROG = os.environ.get("RCSIM_PROG", "diff.py")
+PROG = os.environ.get("RCSIM_PROG", "python3 -m rcplot diff")
 
 
 def main(argv=None):

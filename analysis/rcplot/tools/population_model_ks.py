@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Do the population models give model 1's latencies?  (docs/beyond.md)
 
-Usage: analysis/population_model_ks.py RESULTS.h5 [RESULTS.h5 ...] [--permutations N]
+Usage: python3 -m rcplot population-model-ks RESULTS.h5 [RESULTS.h5 ...] [--permutations N]
                                        [--alpha A] [--out OUT.md]
 
 RESULTS: a sweep with `population_model` as an axis over 1 and newer models and the same
@@ -29,13 +29,11 @@ Exits 1 when any p is below --alpha (default 0.01), so a test can run it; 2 on b
 Only Debian's python3-h5py and numpy.
 """
 import argparse
-import os
 import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rcplot import results  # noqa: E402
+from rcplot import results
 
 SKIP = ("population_model", "seed")
 

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Table for the unobservability measurement (experiments/unobservability.yaml).
 
-Usage: analysis/unobs_table.py RESULTS.h5 [RESULTS.h5 ...] OUT.md
+Usage: python3 -m rcplot unobs-table RESULTS.h5 [RESULTS.h5 ...] OUT.md
 
 One row per (model, trace, strategy): the departure rate (bundles per second) of group
 members and of users in no group, the two-sample KS statistic of their inter-departure
@@ -15,8 +15,7 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rcplot import provenance, results  # noqa: E402
+from rcplot import provenance, results
 
 COLS = [("members /s", "counter_unobs_active_rate_pps", "%.3f"),
         ("idle users /s", "counter_unobs_idle_rate_pps", "%.3f"),

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Prints one line per configuration of an rcsim results file, its seeds aggregated.
 
-  analysis/summarize.py RESULTS.h5 [RESULTS.h5 ...] [--per-seed] [--where KEY=VALUE]
+  python3 -m rcplot summarize RESULTS.h5 [RESULTS.h5 ...] [--per-seed] [--where KEY=VALUE]
                         [--csv FILE|-] [--json FILE|-]
 
 Only the sweep's axes (the parameters that differ between jobs, seeds aside) are shown,
@@ -25,10 +25,9 @@ import math
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from rcplot import coltable, metrics, results, table  # noqa: E402
-from rcplot.sweep import Sweep, UsageError, load, parse_where  # noqa: E402
+from rcplot import coltable, metrics, results, table
+from rcplot.sweep import Sweep, UsageError, load, parse_where
 
 TEXT_STATS = ("mean", "p1", "median", "p90", "p99")
 # The centre of every latency statistic over seeds, in every view (stats.seed_interval).

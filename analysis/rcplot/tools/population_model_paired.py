@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Do population models 3 and 4 keep model 2's counters?  (docs/beyond.md, "Population models")
 
-Usage: analysis/population_model_paired.py RESULTS.h5 [RESULTS.h5 ...] [--base 2]
+Usage: python3 -m rcplot population-model-paired RESULTS.h5 [RESULTS.h5 ...] [--base 2]
                                            [--same 4] [--alpha A] [--out OUT.md]
 
 RESULTS: a sweep with `population_model` as an axis over the base model (2) and newer ones
@@ -28,14 +28,12 @@ numpy.
 """
 import argparse
 import math
-import os
 import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from population_model_ks import configs, label  # noqa: E402  (the grouping the KS test uses)
-from rcplot import results  # noqa: E402
+from rcplot.tools.population_model_ks import configs, label  # the grouping the KS test uses
+from rcplot import results
 
 MEASURES = (  # (column, label, format)
     ("counter_timeouts", "timeouts", "%.0f"),

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Check that every committed figure set was drawn by today's analysis code.
 
-  analysis/check_figures.py [--results] [SET ...]
+  python3 -m rcplot check-figures [--results] [SET ...]
 
 A set is a directory figures/SET.  Each file in it must be recorded in
 figures/SET/provenance.json (written by the drawing scripts: analysis/figures.py,
@@ -23,9 +23,8 @@ import argparse
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from rcplot import provenance  # noqa: E402
+from rcplot import provenance
 
 REQUIRED = ("paper", "exact", "paper-quick", "exact-quick")
 

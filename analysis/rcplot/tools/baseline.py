@@ -2,7 +2,7 @@
 """Compare every strategy of a sweep with a baseline strategy, paired by seed.
 
   rcsim compare RESULTS.h5 [--baseline unicast] [options]
-                                   (or: analysis/baseline.py RESULTS.h5 ...)
+                                   (or: python3 -m rcplot baseline RESULTS.h5 ...)
 
 A configuration is every parameter but the strategy and the seed.  In each configuration,
 each strategy's run of seed s is paired with the baseline's run of seed s (same users,
@@ -27,12 +27,11 @@ import argparse
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from rcplot import baseline, metrics, table  # noqa: E402
-from rcplot.sweep import Sweep, UsageError, load, parse_where  # noqa: E402
+from rcplot import baseline, metrics, table
+from rcplot.sweep import Sweep, UsageError, load, parse_where
 
-PROG = os.environ.get("RCSIM_PROG", "baseline.py")
+PROG = os.environ.get("RCSIM_PROG", "python3 -m rcplot baseline")
 
 
 def main(argv=None):

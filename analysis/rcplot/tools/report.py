@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Write a one-page report of an rcsim sweep: Markdown and a self-contained HTML file.
 
-  rcsim report RESULTS.h5 --out DIR        (or: analysis/report.py RESULTS.h5 --out DIR)
+  rcsim report RESULTS.h5 --out DIR        (or: python3 -m rcplot report RESULTS.h5 --out DIR)
 
 DIR/report.html is one file that works offline (Chart.js from Debian's libjs-chart.js
 inlined; charts with hover values and series toggles, a sortable, filterable table) to
@@ -24,12 +24,11 @@ import argparse
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from rcplot import report, table  # noqa: E402
-from rcplot.sweep import Sweep, UsageError, load, parse_where  # noqa: E402
+from rcplot import report, table
+from rcplot.sweep import Sweep, UsageError, load, parse_where
 
-PROG = os.environ.get("RCSIM_PROG", "report.py")
+PROG = os.environ.get("RCSIM_PROG", "python3 -m rcplot report")
 
 
 def main(argv=None):

@@ -1,0 +1,240 @@
+"""study_figures: the figures of the studies beyond the paper, drawn from their results.
+
+The paper's figures are drawn by rcplot/figures.py (hashed into the committed figure sets,
+so its bytes stay as they are until those sets are next redrawn: docs/figures.md); the
+studies' figures are drawn here, each by one function that writes its files and returns
+their paths (the tool `python3 -m rcplot study-figures KIND` calls it and records the
+provenance):
+
+- adversary (experiments/adversary.yaml): against the fraction f of misbehaving members,
+  for each kind (drop, ack-drop, delay) and trace: (a) the delivery ratio (expected
+  deliveries made by the end of the run), (b) the median and (c) the 90th percentile of
+  the online latency; one line per strategy (unicast, RC, RC-FT, RC-FT + anti-entropy),
+  solid for m = 128, dashed for m = 256.  Points are medians over seeds.  Writes
+  OUTDIR/adversary.png and OUTDIR/adversary.md (every configuration's numbers, with the
+  adversaries' counters).
+- reconcile (experiments/reconcile.yaml): for each model and trace, against the gossip
+  interval (0 = no reconciliation): (a) fraction of the group that eventually received the
+  multicast whose source went offline mid-dissemination, (b) that message's mean latency,
+  (c) the fraction of all expected deliveries made by the end of the run, (d) the packets
+  reconciliation cost, relative to payload + ACK packets.  Points are medians over seeds,
+  bars the seed range.  Writes OUTDIR/reconcile.{png,pdf} and OUTDIR/reconcile.md.
+
+Both read the results through rcplot.results, the one reader of results files.
+"""
+import math
+import os
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+from rcplot import results, strategies  # noqa: E402
+
+# ---- adversary ------------------------------------------------------------------------------
+
+KINDS = ["drop", "ack-drop", "delay"]
+TRACE_LABEL = {"online": "always online", "gen_os15": "gen_os15 (80 % online)"}
+
+
+def strategy_label(strategy, gossip):
+    info = strategies.info(strategy)  # the family and parameters, from the simulator's table
+    if info["family"] != "rc":
+        return info["name"]
+    if info["params"]["ft"]:
+        return "RC-FT + anti-entropy" if gossip > 0 else "RC-FT"
+    return "RC"
+
+
+STRATEGIES = ["unicast", "RC", "RC-FT", "RC-FT + anti-entropy"]
+COLORS = {"unicast": "tab:gray", "RC": "tab:blue", "RC-FT": "tab:orange",
+          "RC-FT + anti-entropy": "tab:green"}
+
+
+def counter(job, name):
+    return float(job.attrs.get("counter_" + name, 0) or 0)
+
+
+def median_over_seeds(cfg, fn):
+    vals = [fn(j) for j in cfg.jobs]
+    vals = [v for v in vals if v is not None and not math.isnan(v)]
+    return float(np.median(vals)) if vals else math.nan
+
+
+def delivery_ratio(job):
+    exp = counter(job, "expected_deliveries")
+    return 1.0 - counter(job, "undelivered") / exp if exp > 0 else math.nan
+
+
+def rows_of(res):
+    """One row per configuration: its key and the statistics the figure shows."""
+    rows = {}
+    for cfg in res.configs():
+        a = cfg.jobs[0].attrs
+        kind = str(a.get("adversary", "none"))
+        frac = float(a.get("adversary_fraction", 0.0))
+        gossip = float(a.get("gossip_interval", 0.0))
+        label = strategy_label(cfg.strategy, gossip)
+        kinds = KINDS if kind == "none" else [kind]  # f = 0 without a kind serves every kind
+        row = {
+            "seeds": cfg.n_seeds,
+            "ratio": median_over_seeds(cfg, delivery_ratio),
+            "median": cfg.stat("median")[0],
+            "p90": cfg.stat("p90")[0],
+            "members": median_over_seeds(cfg, lambda j: counter(j, "adv_members")),
+            "withheld": median_over_seeds(cfg, lambda j: counter(j, "adv_withheld")),
+            "faked": median_over_seeds(cfg, lambda j: counter(j, "adv_acks_faked")),
+            "delayed": median_over_seeds(cfg, lambda j: counter(j, "adv_delayed")),
+            "reassign": median_over_seeds(cfg, lambda j: counter(j, "reassignments")),
+            "repairs": median_over_seeds(cfg, lambda j: counter(j, "repairs")),
+            "overhead": median_over_seeds(cfg, lambda j: counter(j, "repair_packets") / max(
+                counter(j, "payload_packets") + counter(j, "ack_packets"), 1)),
+            "duration": cfg.duration,
+        }
+        for k in kinds:
+            rows[(k, cfg.trace, cfg.users, label, frac)] = row
+    return rows
+
+
+def adversary(paths, out):
+    """Draws the adversary study from the results files `paths` into `out`; returns the
+    written paths, or None when the files hold no jobs."""
+    with results.load(paths) as res:
+        rows = rows_of(res)
+    if not rows:
+        return None
+    os.makedirs(out, exist_ok=True)
+    traces = [t for t in ("online", "gen_os15") if any(k[1] == t for k in rows)]
+    traces += sorted({k[1] for k in rows} - set(traces))
+    users = sorted({k[2] for k in rows})
+    cols = [(kind, tr) for kind in KINDS for tr in traces]
+    metrics = [("ratio", "delivery ratio", False), ("median", "median latency [s]", True),
+               ("p90", "p90 latency [s]", True)]
+    fig, axes = plt.subplots(len(metrics), len(cols), figsize=(3.6 * len(cols), 9), squeeze=False)
+    for ci, (kind, tr) in enumerate(cols):
+        for mi, (key, ylabel, logy) in enumerate(metrics):
+            ax = axes[mi][ci]
+            for m, style in zip(users, ["-", "--", ":"]):
+                for s in STRATEGIES:
+                    pts = sorted((k[4], v[key]) for k, v in rows.items()
+                                 if k[0] == kind and k[1] == tr and k[2] == m and k[3] == s)
+                    if not pts:
+                        continue
+                    x = [100 * f for f, _ in pts]
+                    ax.plot(x, [v for _, v in pts], style, marker="o", ms=3, color=COLORS[s],
+                            label=f"{s}, m={m}")
+            ax.set_xscale("symlog", linthresh=1)
+            ax.set_xticks([0, 1, 2, 5, 10, 20], ["0", "1", "2", "5", "10", "20"])
+            if logy:
+                ax.set_yscale("log")
+            if mi == 0:
+                ax.set_title(f"{kind}, {TRACE_LABEL.get(tr, tr)}", fontsize=10)
+            if mi == len(metrics) - 1:
+                ax.set_xlabel("misbehaving members f [%]")
+            if ci == 0:
+                ax.set_ylabel(ylabel)
+            ax.grid(alpha=0.3)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=8)
+    durs = sorted({v["duration"] for v in rows.values()})
+    fig.suptitle("Misbehaving members: delivery and online latency against f (exact model, "
+                 + ", ".join(f"{d / 3600:g} h" for d in durs) + " simulated, medians over seeds)")
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    fig.savefig(os.path.join(out, "adversary.png"), dpi=110)
+    md = ["| kind | trace | m | strategy | f | seeds | delivery ratio | median [s] | p90 [s] | "
+          "adversaries | copies withheld | ACKs faked | delayed | reassignments | repairs | "
+          "anti-entropy packets / (payload + ACK) |",
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for k in sorted(rows, key=lambda k: (KINDS.index(k[0]) if k[0] in KINDS else 9, k[1], k[2],
+                                         STRATEGIES.index(k[3]), k[4])):
+        v = rows[k]
+        md.append(f"| {k[0]} | {k[1]} | {k[2]} | {k[3]} | {100 * k[4]:g} % | {v['seeds']} | "
+                  f"{v['ratio']:.4f} | {v['median']:.2f} | {v['p90']:.2f} | {v['members']:g} | "
+                  f"{v['withheld']:g} | {v['faked']:g} | {v['delayed']:g} | {v['reassign']:g} | "
+                  f"{v['repairs']:g} | {100 * v['overhead']:.0f} % |")
+    with open(os.path.join(out, "adversary.md"), "w") as f:
+        f.write("\n".join(md) + "\n")
+    return [os.path.join(out, "adversary." + e) for e in ("png", "md")]
+
+
+# ---- reconcile ------------------------------------------------------------------------------
+
+LABEL = {"gen_os10": "65 % online", "gen_os15": "80 % online", "gen_os20": "88 % online", "online": "100 % online"}
+
+
+def text(v):
+    return v.decode() if isinstance(v, bytes) else str(v)
+
+
+def reconcile_rows(path):
+    rows = {}
+    with results.load_table([path]) as tab:
+        cols = {k: tab[k].tolist() for k in ("model", "trace", "gossip_interval")}
+        counters = {k[len("counter_"):]: tab[k].tolist() for k in tab.names()
+                    if k.startswith("counter_")}
+        for r in range(len(tab)):
+            model = text(cols["model"][r])
+            trace = text(cols["trace"][r])
+            gi = float(cols["gossip_interval"][r])
+            c = {k: float(v[r]) for k, v in counters.items()}
+            if c.get("so_expected", 0) <= 0:
+                continue
+            rec = {
+                "so_frac": c["so_delivered"] / c["so_expected"],
+                "so_mean": c["so_latency_sum_ms"] / 1e3 / max(c["so_delivered"], 1),
+                "complete": 1 - c["undelivered"] / max(c["expected_deliveries"], 1),
+                "overhead": c["repair_packets"] / max(c["payload_packets"] + c["ack_packets"], 1),
+            }
+            rows.setdefault((model, trace, gi), []).append(rec)
+    return rows
+
+
+def reconcile(path, out):
+    """Draws the reconciliation study from the results file `path` into `out`; returns the
+    written paths, or None when it holds no job with the source_offline scenario."""
+    rows = reconcile_rows(path)
+    if not rows:
+        return None
+    os.makedirs(out, exist_ok=True)
+    keys = [("so_frac", "fraction of members that got\nthe message (source offline)", False),
+            ("so_mean", "mean latency of that\nmessage [s]", True),
+            ("complete", "fraction of all expected\ndeliveries made in 24 h", False),
+            ("overhead", "reconciliation packets /\n(payload + ACK packets)", False)]
+    fig, axes = plt.subplots(1, 4, figsize=(16, 3.8))
+    combos = sorted({(m, t) for m, t, _ in rows})
+    colors = plt.get_cmap("tab10")
+    md = ["| model | trace | gossip interval [s] | seeds | got it | its mean latency [s] | all deliveries made | extra packets |",
+          "|---|---|---|---|---|---|---|---|"]
+    for ci, (model, trace) in enumerate(combos):
+        gis = sorted(gi for m, t, gi in rows if (m, t) == (model, trace))
+        for ax, (k, ylabel, logy) in zip(axes, keys):
+            med = [np.median([r[k] for r in rows[(model, trace, gi)]]) for gi in gis]
+            lo = [min(r[k] for r in rows[(model, trace, gi)]) for gi in gis]
+            hi = [max(r[k] for r in rows[(model, trace, gi)]) for gi in gis]
+            x = list(range(len(gis)))
+            ax.errorbar(x, med, yerr=[np.subtract(med, lo), np.subtract(hi, med)], marker="o",
+                        capsize=3, color=colors(ci), linestyle="-" if model == "exact" else "--",
+                        label=f"{model}, {LABEL.get(trace, trace)}")
+            ax.set_xticks(x, ["off" if gi == 0 else f"{gi:g}" for gi in gis])
+            ax.set_xlabel("gossip interval [s]")
+            ax.set_ylabel(ylabel)
+            if logy:
+                ax.set_yscale("log")
+        for gi in gis:
+            rs = rows[(model, trace, gi)]
+            md.append(f"| {model} | {trace} | {'off' if gi == 0 else f'{gi:g}'} | {len(rs)} | "
+                      f"{np.median([r['so_frac'] for r in rs]):.3f} | {np.median([r['so_mean'] for r in rs]):.1f} | "
+                      f"{np.median([r['complete'] for r in rs]):.4f} | {100 * np.median([r['overhead'] for r in rs]):.1f} % |")
+    axes[0].legend(fontsize=8)
+    fig.suptitle("Rollercoaster-FT (k=p=2), m=128: the source goes offline for 4 h right after its first copy leaves")
+    fig.tight_layout()
+    for ext in ("png", "pdf"):
+        # no CreationDate: the same results give the same PDF bytes
+        fig.savefig(os.path.join(out, f"reconcile.{ext}"), dpi=120,
+                    metadata={"CreationDate": None} if ext == "pdf" else None)
+    with open(os.path.join(out, "reconcile.md"), "w") as f:
+        f.write("\n".join(md) + "\n")
+    print("\n".join(md))
+    return [os.path.join(out, "reconcile." + e) for e in ("png", "pdf", "md")]
