@@ -4,17 +4,19 @@ A journal is a result (docs/running-sweeps.md): a sweep killed before its table 
 that ended while a reader held the file, has finished jobs in its journal that its table lacks.
 The command-line readers (rcsim summarize, plot, report, diff through rcplot.sweep.load, and
 summarize's column path) refuse such a file with the true reason instead of silently leaving
-those jobs out.  Kept apart from rcplot.results, the loader the figure sets' provenance records
-hash (analysis/rcplot/provenance.py), so that a reader's refusal does not mark every drawn
-figure stale: the figures are drawn from complete files only (scripts/reproduce.sh checks its
-results files with check_files before drawing).
+those jobs out.  It reads the table through rcplot.results (the one reader of results files)
+but lives apart from it, since the figure sets' provenance hashes results.py
+(analysis/rcplot/provenance.py): a reader's refusal does not mark every drawn figure stale,
+and the figures are drawn from complete files only (scripts/reproduce.sh checks its results
+files with check_files before drawing).
 """
 
 import os
 import struct
 
-import h5py
 import numpy as np
+
+from . import results
 
 
 JOURNAL_MAGIC = b"RCJRNL02"
@@ -68,6 +70,16 @@ def check_journal(path, table_ids):
 def check_files(paths):
     """check_journal for each results file in `paths`, with the job ids of its table."""
     for path in paths:
-        with h5py.File(path, "r") as f:
-            ids = f["table"]["job_id"][:] if "table" in f and "job_id" in f["table"] else []
+        ids = _table_ids(path)
         check_journal(path, ids)
+
+
+def _table_ids(path):
+    """The job ids in a results file's table, read by rcplot.results (the one reader of
+    results files); none when the file has no table (layout 1, or written before its
+    first table write)."""
+    try:
+        with results.load_table([path], ["job_id"]) as tab:
+            return tab["job_id"]
+    except (KeyError, ValueError):
+        return []
