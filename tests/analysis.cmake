@@ -70,3 +70,10 @@ set_property(TEST e2e_summarize_columns APPEND PROPERTY ENVIRONMENT "PYTHON=${RC
 # `plot --kind tradeoff` and `rcsim diff` (itself, a rerun, a changed parameter).
 rcsim_add_script(analysis_story e2e/analysis_story.sh TIMEOUT 300 LABELS analysis)
 set_property(TEST e2e_analysis_story APPEND PROPERTY ENVIRONMENT "PYTHON=${RCSIM_PYTHON}")
+
+# analysis/ is one package: no script edits sys.path, only rcplot.results reads results
+# files, no new script beside rcplot/, and `python3 -m rcplot`'s tool list matches
+# rcplot/tools/ and the rcsim commands (tests/check_analysis_package.py; checks itself).
+add_test(NAME unit_analysis_package
+         COMMAND ${RCSIM_PYTHON} -B ${CMAKE_CURRENT_SOURCE_DIR}/check_analysis_package.py)
+set_tests_properties(unit_analysis_package PROPERTIES TIMEOUT 60 LABELS analysis)
