@@ -70,7 +70,7 @@ def configurations(files, stat):
                 # trace_lines are not sweep keys); new jobs name it as the sweep did.
                 if params.pop("trace_sha256", None) is not None:
                     params.pop("trace_lines", None)
-                    params["trace"] = text(g.attrs["trace"])
+                    params["trace"] = text(tab["trace"][row])
                 c = conf.setdefault(key, {"params": params, "seeds": {}})
                 c["seeds"][seed] = float(values[row])
     return conf
