@@ -148,6 +148,10 @@ static int run_script(const script_cmd *c, int argc, char **argv)
     else snprintf(pp, pn, "%s", dir);
     setenv("PYTHONPATH", pp, 1);
     free(pp);
+    /* `python3 -m` would put the working directory first on the module path, where a
+     * user's rcplot/ or numpy.py would shadow ours; Python 3.11+ leaves it out with this
+     * (older ones ignore it). */
+    setenv("PYTHONSAFEPATH", "1", 1);
     /* The tools ask this binary for strategy families and parameters
      * (`rcsim strategies --json`, analysis/rcplot/strategies.py). */
     char self[PATH_MAX];
