@@ -77,6 +77,10 @@ cp -a "$P" "$WORK/moved"
 env -u PYTHONPATH -u RCSIM_ANALYSIS_DIR "$WORK/moved/bin/rcsim" plot --help >"$WORK/ph" 2>&1 ||
     fail "moved install: rcsim plot --help failed: $(cat "$WORK/ph")"
 grep -q -- "--kind" "$WORK/ph" || fail "moved install: rcsim plot --help lacks the tool's options"
+# ... also from a directory holding a package of the same name (not put first on the path).
+mkdir -p "$WORK/shadow/rcplot" && echo 'raise SystemExit("the working directory shadowed rcplot")' > "$WORK/shadow/rcplot/__init__.py"
+(cd "$WORK/shadow" && env -u PYTHONPATH "$WORK/moved/bin/rcsim" plot --help) >"$WORK/ph" 2>&1 ||
+    fail "rcsim plot --help run where a ./rcplot exists: $(cat "$WORK/ph")"
 mkdir -p "$WORK/lonely/bin" && cp "$P/bin/rcsim" "$WORK/lonely/bin/"
 "$WORK/lonely/bin/rcsim" figures x.h5 >"$WORK/out" 2>&1 && fail "rcsim figures ran without share/rcsim"
 grep -q "cannot find rcsim's analysis files: no analysis/ in $WORK/lonely/bin/../share/rcsim" "$WORK/out" ||
