@@ -13,8 +13,8 @@ import sys
 # TOOL: (module under rcplot.tools, what it does).  A module name starting with "../" is a
 # script beside rcplot/ in analysis/, run as it is: the drawing scripts hashed into the
 # committed figure sets (analysis/rcplot/provenance.py) stay byte for byte where they are
-# until those sets are next redrawn (docs/figures.md), and two figure scripts owned with
-# their studies.
+# until those sets are next redrawn (docs/figures.md), and the trilemma study's figure
+# script, owned with its study.
 TOOLS = {
     "plot": ("plot", "figures of any sweep (rcsim plot)"),
     "report": ("report", "one self-contained HTML report of a sweep (rcsim report)"),
@@ -28,7 +28,6 @@ TOOLS = {
     "make-docs": ("make_docs", "docs/figures.md from the figure sets"),
     "study-figures": ("study_figures", "the adversary and reconcile studies' figures"),
     "fig-trilemma": ("../fig_trilemma.py", "the trilemma study's figure (docs/trilemma.md)"),
-    "fig-deployment": ("../fig_deployment.py", "the deployment study's figures"),
     "unobs-table": ("unobs_table", "the unobservability table (docs/trilemma.md)"),
     "anon-recompute": ("anon_recompute", "the anonymity metric from the observation file"),
     "adaptive-seeds": ("adaptive_seeds", "more seeds where the interval is still wide"),

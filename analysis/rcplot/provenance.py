@@ -102,7 +102,7 @@ def record(outdir, outputs, results_paths, tool, extra_code=()):
     prov = load(outdir) or {}
     prov["about"] = ("Which analysis code and results drew each file here; written by the "
                      "drawing scripts (analysis/rcplot/provenance.py), checked by "
-                     "python3 -m rcplot check-figures.")
+                     "analysis/check_figures.py.")
     code = code_files(extra_code)
     code_h = digest(code)
     res = {_shown(p): {"sha256": sha256_file(p), "bytes": os.path.getsize(p)}
