@@ -159,7 +159,7 @@ static void put_population(json_t *o, const rc_job *job, const rc_result *r)
 }
 
 /* When `rcsim run --json` prints a counter (the json column of multicast/counters.def). */
-typedef enum { WHEN_ALWAYS, WHEN_IF_SO, WHEN_IF_ADV, WHEN_IF_ANON, WHEN_LAST } json_when;
+typedef enum { WHEN_ALWAYS, WHEN_IF_SO, WHEN_IF_ADV, WHEN_IF_ANON, WHEN_IF_SERVE, WHEN_LAST } json_when;
 
 /* The counters printed at `when`, in the list's order, under their json_key. */
 static void put_counters(json_t *o, const rc_counters *c, json_when when)
@@ -172,6 +172,7 @@ static void put_counters(json_t *o, const rc_counters *c, json_when when)
 #define PUT_IF_SO(key, v) PUT_IF(WHEN_IF_SO, key, v)
 #define PUT_IF_ADV(key, v) PUT_IF(WHEN_IF_ADV, key, v)
 #define PUT_IF_ANON(key, v) PUT_IF(WHEN_IF_ANON, key, v)
+#define PUT_IF_SERVE(key, v) PUT_IF(WHEN_IF_SERVE, key, v)
 #define PUT_LAST(key, v) PUT_IF(WHEN_LAST, key, v)
 #define PUT_NEVER(key, v)
 #include "multicast/counters.def"
@@ -182,6 +183,7 @@ static void put_counters(json_t *o, const rc_counters *c, json_when when)
 #undef PUT_IF_SO
 #undef PUT_IF_ADV
 #undef PUT_IF_ANON
+#undef PUT_IF_SERVE
 #undef PUT_LAST
 #undef PUT_NEVER
 }
@@ -231,6 +233,15 @@ static void print_json(const rc_job *job, const rc_result *r)
         PUT("mixes_per_layer", json_integer(rc_job_mixes_per_layer(job)));
     }
     if (job->anonymity) put_counters(o, &r->c, WHEN_IF_ANON);
+    if (job->node_service == RC_SERVICE_SERVE) { /* docs/spec.md §1.14 */
+        put_counters(o, &r->c, WHEN_IF_SERVE);
+        double served = (double)r->c.node_served;
+        PUT("node_wait_mean_s", rc_json_num(served > 0 ? r->c.node_wait_us / 1e6 / served : 0, 6));
+        PUT("node_sojourn_mean_s",
+            rc_json_num(served > 0 ? (r->c.node_wait_us + r->c.node_service_us) / 1e6 / served
+                                   : 0,
+                        6));
+    }
     put_counters(o, &r->c, WHEN_LAST);
 #undef PUT
     rc_json_print(stdout, o, JSON_COMPACT | RC_JSON_FIXED);

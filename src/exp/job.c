@@ -68,7 +68,14 @@ void rc_job_resolve(rc_job *job)
     }
     if (job->group_size == 0) job->group_size = job->users;
     /* The adversary sees every packet on the wire: cover traffic must be routed. */
-    if (job->cover == RC_COVER_AUTO) job->cover = job->anonymity ? RC_COVER_FULL : RC_COVER_SKIP;
+    /* ... and so must it for nodes that serve or batch (every packet loads them). */
+    if (job->cover == RC_COVER_AUTO)
+        job->cover = job->anonymity || rc_job_nodes(job) ? RC_COVER_FULL : RC_COVER_SKIP;
+}
+
+bool rc_job_nodes(const rc_job *job)
+{
+    return job->node_service == RC_SERVICE_SERVE || job->mix_kind != RC_MIX_POISSON;
 }
 
 int rc_job_group_size(const rc_job *job)
@@ -110,7 +117,7 @@ int rc_job_mixes_per_layer(const rc_job *job)
 static int validate_mixes(const rc_job *job, rc_err *err)
 {
     if (job->mixes_per_layer != RC_MIXES_AUTO) {
-        if (job->mix_capacity > 0)
+        if (job->mix_capacity > 0 && job->node_service != RC_SERVICE_SERVE)
             return rc_err_set(err, RC_EXIT_USAGE,
                               "mix_capacity: %g has no effect with mixes_per_layer %d (it sizes "
                               "the layers only with --mixes-per-layer auto)",
@@ -134,6 +141,53 @@ static int validate_mixes(const rc_job *job, rc_err *err)
                           "users",
                           job->mix_capacity, rc_param_find("mixes_per_layer")->max, job->users);
     }
+    return 0;
+}
+
+/* Nodes that serve and mix (docs/spec.md §1.14, §1.15): every option has an effect. */
+static int validate_nodes(const rc_job *job, rc_err *err)
+{
+    bool serve = job->node_service == RC_SERVICE_SERVE;
+    if (!serve && (job->provider_capacity > 0 || job->queue_limit > 0))
+        return rc_err_set(err, RC_EXIT_USAGE,
+                          "%s: has no effect without --node-service serve",
+                          job->provider_capacity > 0 ? "provider_capacity" : "queue_limit");
+    if (serve && !(job->mix_capacity > 0) && !(job->provider_capacity > 0))
+        return rc_err_set(err, RC_EXIT_USAGE,
+                          "node_service: serve needs a finite rate (--mix-capacity C or "
+                          "--provider-capacity C, sub-messages per second, > 0)");
+    bool batch = job->mix_kind == RC_MIX_THRESHOLD || job->mix_kind == RC_MIX_POOL;
+    if (job->mix_kind == RC_MIX_POOL && job->mix_pool < 1)
+        return rc_err_set(err, RC_EXIT_USAGE,
+                          "mix_pool: %d: a pool mix keeps at least one packet (--mix-pool f >= 1; "
+                          "f = 0 is --mix-kind threshold)",
+                          job->mix_pool);
+    if (job->mix_kind != RC_MIX_POOL && job->mix_pool != 0)
+        return rc_err_set(err, RC_EXIT_USAGE, "mix_pool: %d has no effect without --mix-kind pool",
+                          job->mix_pool);
+    if (!batch && job->mix_threshold != 10)
+        return rc_err_set(err, RC_EXIT_USAGE,
+                          "mix_threshold: %d has no effect without --mix-kind threshold or pool",
+                          job->mix_threshold);
+    if (job->mix_kind != RC_MIX_TIMED && job->mix_period_s != 1)
+        return rc_err_set(err, RC_EXIT_USAGE,
+                          "mix_period: %g has no effect without --mix-kind timed",
+                          job->mix_period_s);
+    if (rc_job_nodes(job) && job->cover == RC_COVER_SKIP)
+        return rc_err_set(err, RC_EXIT_USAGE,
+                          "cover: skip cannot go with nodes that serve or batch (--node-service "
+                          "serve, --mix-kind other than poisson): every packet loads them, so "
+                          "cover traffic must be routed (leave --cover out or say full)");
+    if (job->anonymity && job->queue_limit > 0)
+        return rc_err_set(err, RC_EXIT_USAGE,
+                          "queue_limit: %d cannot go with --anonymity on: a dropped packet "
+                          "would stay in the adversary's pool",
+                          job->queue_limit);
+    if (job->anonymity && batch && job->corrupt_mixes > 0)
+        return rc_err_set(err, RC_EXIT_USAGE,
+                          "corrupt_mixes: %g cannot go with --mix-kind %s: a corrupted batch "
+                          "mix's split is not reported",
+                          job->corrupt_mixes, job->mix_kind == RC_MIX_POOL ? "pool" : "threshold");
     return 0;
 }
 
@@ -317,6 +371,15 @@ void rc_job_net_cfg(const rc_job *job, rc_net_cfg *out)
     out->aggregate_cover = job->population > 0 && job->population_model >= 2;
     out->direct_pull = job->population > 0 && job->population_model >= 3;
     out->direct_arrival_order = job->population > 0 && job->population_model >= 4;
+    if (job->node_service == RC_SERVICE_SERVE) {
+        out->mix_service_rate = job->mix_capacity;
+        out->provider_service_rate = job->provider_capacity;
+        out->queue_limit = job->queue_limit;
+    }
+    out->mix_kind = job->mix_kind;
+    out->mix_threshold = job->mix_threshold;
+    out->mix_pool = job->mix_pool;
+    out->mix_period_s = job->mix_period_s;
 }
 
 /* The scenario options, offline_members and source_offline, read from the
@@ -429,6 +492,8 @@ int rc_job_validate(const rc_job *job, rc_err *err)
     if (job->rate_payload <= 0)
         return rc_err_set(err, RC_EXIT_USAGE, "rate_payload: must be > 0");
     rc = validate_mixes(job, err);
+    if (rc) return rc;
+    rc = validate_nodes(job, err);
     if (rc) return rc;
     if (job->quirks.lattice == 1) {
         double ticks = job->duration_s / job->tick_s;

@@ -22,6 +22,7 @@ typedef enum { RC_MODEL_EXACT = 0, RC_MODEL_PAPER = 1 } rc_model;
 #define RC_POPULATION_MODEL 4
 /* auto: full with --anonymity on, else skip (resolved by rc_job_resolve). */
 typedef enum { RC_COVER_SKIP = 0, RC_COVER_FULL = 1, RC_COVER_AUTO = 2 } rc_cover_mode;
+typedef enum { RC_SERVICE_PLAN = 0, RC_SERVICE_SERVE = 1 } rc_service_mode;
 
 /* The reference simulator's quirks (docs/spec.md §9.1), each a switch.  Resolved
  * values (after rc_job_resolve) are 0 or 1. */
@@ -75,6 +76,15 @@ typedef struct rc_job {
     /* packets (sub-messages) per second a mix is planned for; with mixes_per_layer
      * auto it chooses the width (docs/spec.md §1.13); 0 = none */
     double mix_capacity;
+    /* nodes that serve and mix (docs/spec.md §1.14, §1.15): plan (mix_capacity only
+     * sizes the layers) or serve (it is also each mix's service rate, provider_capacity
+     * each provider's; queue_limit packets a node holds, drop-tail, 0 = none); the
+     * mixes' rule (RC_MIX_, loopix/net.h) with its threshold, period and retained pool */
+    int node_service;             /* RC_SERVICE_ */
+    double provider_capacity;
+    int queue_limit;
+    int mix_kind, mix_threshold, mix_pool;
+    double mix_period_s;
     /* strategy options not expressed in the name */
     double rc_base_delay_factor;  /* docs/spec.md §2.4: factor 2 in t_msg */
     double provider_rate;         /* provider-fanout: packets a provider injects per second (0 = unlimited) */
@@ -166,6 +176,9 @@ int rc_job_providers(const rc_job *job);
 /* Mixes per layer: the number given, or with `auto` the width its capacity gives
  * (0 when none does: rc_job_validate refuses such a job). */
 int rc_job_mixes_per_layer(const rc_job *job);
+/* Whether the job's nodes serve or batch (node_service serve, mix_kind not poisson):
+ * packets then travel hop by hop (loopix/node.c) and need --cover full. */
+bool rc_job_nodes(const rc_job *job);
 
 /* Trace lines the job reads: one per user, or with the paper's trace16 quirk
  * one per provider slot (docs/spec.md §9.1.1).  0 for "online". */

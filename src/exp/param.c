@@ -117,8 +117,31 @@ static const rc_param_def table[] = {
      "(docs/spec.md §1.13)"},
     {"mix_capacity", RC_PT_DOUBLE, OFF(mix_capacity), 0, "0", 0, 1e12, "1/s", NULL, C | A | N,
      "packets (sub-messages) per second a mix is planned for; with --mixes-per-layer auto it "
-     "sizes the layers to the clients' and mixes' nominal rates (0 = none; sizes only: no node "
-     "has a service rate)"},
+     "sizes the layers to the clients' and mixes' nominal rates (0 = none); with "
+     "--node-service serve it is also each mix's service rate"},
+    {"node_service", RC_PT_ENUM, OFF(node_service), 0, "plan", 0, 1, "", "plan|serve",
+     C | A | N,
+     "plan = mix_capacity only sizes the layers, no node has a service rate; serve = each "
+     "mix serves mix_capacity sub-messages per second and each provider provider_capacity, "
+     "one packet at a time in arrival order (docs/spec.md §1.14; needs --cover full)"},
+    {"provider_capacity", RC_PT_DOUBLE, OFF(provider_capacity), 0, "0", 0, 1e12, "1/s", NULL,
+     C | A | N,
+     "node_service serve: sub-messages per second a provider serves (0 = infinite)"},
+    {"queue_limit", RC_PT_INT, OFF(queue_limit), 0, "0", 0, 1 << 24, "", NULL, C | A | N,
+     "node_service serve: packets a serving node holds, the one in service included; an "
+     "arrival that finds it full is dropped (0 = no limit)"},
+    {"mix_kind", RC_PT_ENUM, OFF(mix_kind), 0, "poisson", 0, 3, "",
+     "poisson|threshold|timed|pool", C | A | N,
+     "how a mix lets packets go: poisson = an exponential delay each (rate_delay); threshold "
+     "= all at once when mix_threshold are in; timed = all every mix_period; pool = when "
+     "mix_threshold + mix_pool are in, mix_threshold chosen at random (docs/spec.md §1.15; "
+     "needs --cover full)"},
+    {"mix_threshold", RC_PT_INT, OFF(mix_threshold), 0, "10", 1, 1 << 20, "", NULL, C | A | N,
+     "mix_kind threshold or pool: packets a flush sends"},
+    {"mix_period", RC_PT_DURATION, OFF(mix_period_s), 0, "1", 1e-6, 1e6, "s", NULL, C | A | N,
+     "mix_kind timed: a mix flushes every this long (each on a phase of its own)"},
+    {"mix_pool", RC_PT_INT, OFF(mix_pool), 0, "0", 0, 1 << 20, "", NULL, C | A | N,
+     "mix_kind pool: packets a flush keeps, chosen at random (>= 1)"},
     {"users_per_provider", RC_PT_INT, OFF(users_per_provider), 0, "16", 1, 1 << 20, "", NULL,
      C | A, "clients per provider (filled greedily)"},
     {"rc_base_delay_factor", RC_PT_DOUBLE, OFF(rc_base_delay_factor), 0, "2", 0, 1e6, "", NULL,

@@ -33,9 +33,10 @@
 #include "core/err.h"
 #include "core/hist.h"
 
-#define RC_RESULT_LAYOUT 5 /* 2: the build that ran the job; 3: compact image (sparse buckets);
+#define RC_RESULT_LAYOUT 6 /* 2: the build that ran the job; 3: compact image (sparse buckets);
                              4: adversary counters and the population section;
-                             5: anonymity, bandwidth and unobservability */
+                             5: anonymity, bandwidth and unobservability;
+                             6: nodes' service (node_*) */
 
 /* Histogram geometry: core/hist.h (RC_HIST_BINS, rc_hist_bin, rc_hist_edge). */
 

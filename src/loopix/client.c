@@ -111,8 +111,11 @@ static uint32_t relayed_in_bundle(const user *u, uint32_t p)
  *             (wire.c) shown every link: the mixes of the path, and the covers
  *             riding inside the bundle to the last layer, as on a real wire;
  *   WAY_SUM   population model 2 (p = 1, continuous time): a sub-message's
- *             whole path as one sum (rc_net__hops_delay). */
-enum way { WAY_HOPS, WAY_WIRE, WAY_SUM };
+ *             whole path as one sum (rc_net__hops_delay);
+ *   WAY_NODES nodes that serve or batch (node.c): the bundle, covers inside,
+ *             goes to its provider as a packet that travels hop by hop;
+ *             nothing is drawn here. */
+enum way { WAY_HOPS, WAY_WIRE, WAY_SUM, WAY_NODES };
 
 /* Sends the bundle at the head of user ui's bundling queue at t, the way
  * `way`.  Inlined into each caller below with `way` a constant, so each way
@@ -130,7 +133,10 @@ static inline __attribute__((always_inline)) void emit(rc_net *n, uint32_t ui, r
      * reaches the last layer, which delays each sub-message separately */
     rc_time at_provider = t, at_last = t;
     rc_wire_link wl; /* WAY_WIRE: the bundle as the observer sees it travel */
-    if (way != WAY_SUM) {
+    uint32_t pk = 0; /* WAY_NODES: the bundle's packet (node.c) */
+    if (way == WAY_NODES)
+        pk = rc_net__node_bundle(n, ui, t, p, p - relayed_in_bundle(u, p), any_real);
+    else if (way != WAY_SUM) {
         /* WAY_WIRE: what goes on through the mixes (none, split 0, when every
          * entry ends at the provider); its path is drawn for covers too */
         uint32_t parts = way == WAY_WIRE ? p - relayed_in_bundle(u, p) : 0;
@@ -159,6 +165,7 @@ static inline __attribute__((always_inline)) void emit(rc_net *n, uint32_t ui, r
             u->wait_n -= covers;
             left -= covers;
             n->ctr.cover_packets += covers;
+            if (way == WAY_NODES) continue; /* counted in the packet's size */
             if (way == WAY_WIRE) {
                 n->ctr.mix_packets += covers * n->layers;
                 for (uint32_t c = 0; c < covers; c++)
@@ -177,6 +184,10 @@ static inline __attribute__((always_inline)) void emit(rc_net *n, uint32_t ui, r
         qmsg q = ring_pop(&u->wait);
         n->hooks.sent(n->hooks.ctx, ui, q.body, t);
         n->ctr.real_packets++; /* a real packet on the client's link, wherever it ends */
+        if (way == WAY_NODES) {
+            rc_net__node_bundle_add(n, pk, &q); /* (a relay is counted at its provider) */
+            continue;
+        }
         if (q.recipient == TO_PROVIDER) {
             /* Ends at the provider (provider.c): the strategy acts there, at
              * that time (an event, so providers serve in time order). */
@@ -201,6 +212,7 @@ static inline __attribute__((always_inline)) void emit(rc_net *n, uint32_t ui, r
         }
         rc_net__deliver_to_postbox(n, q.recipient, q.body, t, arrive);
     }
+    if (way == WAY_NODES) rc_net__node_bundle_send(n, pk);
     if (way != WAY_SUM && n->cover_full) rc_net__traffic_departure(n, ui, t);
 }
 
@@ -209,6 +221,7 @@ static void emit_bundle(rc_net *n, uint32_t ui, rc_time t)
     RC_DCHECK(n->users[ui].online, "client %u sent a packet while offline at t=%lld", ui,
               (long long)t);
     if (n->aggregate) emit(n, ui, t, WAY_SUM);
+    else if (n->nd.on) emit(n, ui, t, WAY_NODES);
     else if (n->wire.link != NULL) emit(n, ui, t, WAY_WIRE);
     else emit(n, ui, t, WAY_HOPS);
 }

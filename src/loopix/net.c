@@ -204,9 +204,17 @@ rc_net *rc_net_new(rc_sim *sim, const rc_net_cfg *cfg, const rc_trace *trace, in
     rc_sim_on(sim, RC_EV_STREAM, rc_net__on_stream, n);
     rc_sim_on(sim, RC_EV_AVAIL, on_avail, n);
     rc_sim_on(sim, RC_EV_COVER_HOP, rc_net__on_cover_hop, n);
-    rc_sim_on(sim, RC_EV_MIX_LOOP, rc_net__on_mix_loop, n);
+    /* nodes that serve or batch (node.c) take every packet hop by hop, mix loops too */
+    bool nodes_on = cfg->mix_service_rate > 0 || cfg->provider_service_rate > 0 ||
+                    cfg->mix_kind != RC_MIX_POISSON;
+    rc_sim_on(sim, RC_EV_MIX_LOOP, nodes_on ? rc_net__node_on_mix_loop : rc_net__on_mix_loop, n);
     rc_sim_on(sim, RC_EV_FORCE, on_force, n);
     if (hooks.relay != NULL) rc_sim_on(sim, RC_EV_RELAY, rc_net__on_relay, n);
+    if (nodes_on) {
+        RC_ASSERTF(cfg->cover_full, "nodes that serve or batch need every packet (cover full)");
+        rc_net__nodes_init(n, cfg);
+        rc_sim_on(sim, RC_EV_NODE, rc_net__on_node, n);
+    }
     return n;
 }
 
@@ -273,6 +281,7 @@ void rc_net_free(rc_net *n)
     free(n->pslot);
     free(n->cpk);
     rc_net__traffic_free(n);
+    rc_net__nodes_free(n);
     free(n->provider_free);
     free(n->stat_cdf);
     for (int i = 0; i < 4; i++) free(n->steps_own[i]);
@@ -295,18 +304,27 @@ void rc_net_check_conservation(const rc_net *n)
      * waiting in a postbox (possibly with a future arrival time: in flight)
      * or, with direct pulls, for the pull it is scheduled for. */
     uint64_t held = rc_net_backlog(n);
-    RC_DCHECK(n->subs_created == n->subs_pulled + n->subs_relayed + held,
-              "message conservation: %llu sent != %llu pulled + %llu relayed + %llu held",
+    RC_DCHECK(n->subs_created == n->subs_pulled + n->subs_relayed + n->subs_dropped + held,
+              "message conservation: %llu sent != %llu pulled + %llu relayed + %llu dropped + "
+              "%llu held",
               (unsigned long long)n->subs_created, (unsigned long long)n->subs_pulled,
-              (unsigned long long)n->subs_relayed, (unsigned long long)held);
+              (unsigned long long)n->subs_relayed, (unsigned long long)n->subs_dropped,
+              (unsigned long long)held);
 }
 
 uint64_t rc_net_backlog(const rc_net *n)
 {
-    uint64_t b = n->direct_held;
+    uint64_t b = n->direct_held + n->nd.inflight;
     for (uint32_t i = 0; i < n->n_users; i++)
         b += n->users[i].out.n + n->users[i].wait.n + n->users[i].postbox.n;
     return b;
+}
+
+void rc_net_provider_send(rc_net *n, uint32_t ui, uint32_t recipient, uint32_t body)
+{
+    rc_time t = rc_net__provider_slot(n, ui);
+    if (n->nd.on) rc_net__node_inject(n, ui, recipient, body, t);
+    else rc_net__provider_inject(n, ui, recipient, body, t);
 }
 
 double rc_net_mean_hop_delay_s(const rc_net *n) { return 1.0 / n->mu; }

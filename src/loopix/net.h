@@ -47,9 +47,13 @@ enum {
     RC_EV_MIX_LOOP,  /* a mix sends a mix loop (mix.c) */
     RC_EV_FORCE,     /* a forced-offline window starts or ends (net.c) */
     RC_EV_RELAY,     /* a message reaches its sender's provider (provider.c) */
+    RC_EV_NODE,      /* a packet reaches a node that serves or batches (node.c) */
     RC_NET_KINDS_END
 };
 _Static_assert(RC_NET_KINDS_END <= RC_SIM_MAX_KINDS, "the net's event kinds fit the engine");
+
+/* How a mix lets packets go (docs/spec.md §1.15). */
+enum { RC_MIX_POISSON = 0, RC_MIX_THRESHOLD = 1, RC_MIX_TIMED = 2, RC_MIX_POOL = 3 };
 
 /* What the network reads of a job (exp/ fills it from the job's parameters;
  * docs/spec.md §1).  Rates are as the job gives them: the net applies x p and
@@ -94,6 +98,17 @@ typedef struct rc_net_cfg {
      * they arrived (then the order they were filed), as model 2 does: their
      * events are ordered by arrival within the pull's instant. */
     bool direct_arrival_order;
+    /* Nodes that serve and mix (docs/spec.md §1.14, §1.15; node.c).  All zero:
+     * no node has a capacity and mixes are Poisson, the model above.  Service
+     * rates in sub-messages per second (before / lambda_div; 0 = infinite);
+     * at most queue_limit packets in a serving node, drop-tail (0 = no
+     * limit); the mixes' rule (RC_MIX_) with its threshold n, retained pool
+     * f and period T.  Any of them set needs cover_full (every packet loads
+     * the nodes). */
+    double mix_service_rate, provider_service_rate;
+    int queue_limit;
+    int mix_kind, mix_threshold, mix_pool;
+    double mix_period_s;
 } rc_net_cfg;
 
 /* What the network counts; the net owns them (rc_net_counts).  The fields
@@ -106,6 +121,10 @@ typedef struct rc_net_counters {
     uint64_t pulls;         /* pulls that found something */
     uint64_t mix_packets;   /* packets through mixes, cover_full only */
     uint64_t payload_slots; /* payload-stream firings simulated (every one with cover_full) */
+    /* nodes with a finite service rate (node.c): packets served, dropped by a
+     * full node, and the sums of their waits before service and their service
+     * times (microseconds) */
+    uint64_t node_served, node_drops, node_wait_us, node_service_us;
     /* not reported themselves: traffic.c's summary reads them (docs/spec.md §1.12) */
     uint64_t real_packets;  /* real sub-messages (payload, ACK, repair) that left a client */
     uint64_t online_us;     /* client-microseconds online, up to the last availability change */

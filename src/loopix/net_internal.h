@@ -11,6 +11,8 @@
  *               windows, going on- and offline) and the public API
  *   traffic.c   what the wire carries: mix load, departures and gaps, pulls
  *               of active clients (--cover full; docs/spec.md §1.12)
+ *   node.c      nodes that serve (finite capacity) and mix by a rule
+ *               other than Poisson: packets hop by hop as events
  *   wire.c      the observed wire: every link reported to an attached
  *               observer (rc_net_observe; docs/spec.md §10)
  * The shared state, one concept a header:
@@ -45,12 +47,13 @@
 #include "core/rng.h"
 #include "loopix/net.h"
 #include "loopix/ring.h"
+#include "loopix/server.h"
 #include "loopix/traffic.h"
 #include "loopix/wire_ops.h"
 
 /* Random streams of the net (core/rng.h stream ids). */
 enum { STREAM_COVER = 1, STREAM_DELAY = 2, STREAM_PHASE = 3, STREAM_MIXLOOP = 4, STREAM_WIRE = 5,
-       STREAM_ROUTE = 6 };
+       STREAM_ROUTE = 6, STREAM_NODE = 7, STREAM_SERVICE = 8 };
 
 #define NEVER INT64_MAX
 
@@ -140,6 +143,48 @@ typedef struct cover_pkt {
     uint8_t hops_left;
 } cover_pkt;
 
+/* ---------- nodes that serve and mix (node.c) ---------- */
+
+/* A packet travelling hop by hop (node.c): a bundle (its real entries in
+ * `reals`, its covers only counted in `size`), one of its parts after the
+ * last layer's split, a provider's injection, or a mix loop. */
+typedef struct npkt {
+    rc_time t0;        /* when it left its sender (or was made) */
+    uint32_t ui;       /* the sending client (UINT32_MAX: a mix loop) */
+    uint32_t node;     /* the node it is at or on its way to (providers, then mixes) */
+    uint32_t origin;   /* a mix loop's mix */
+    uint8_t kind;      /* node.c's PK_ */
+    uint8_t stage;     /* hops made after its first node */
+    uint16_t size;     /* sub-messages it carries */
+    uint32_t recipient, body; /* a part or injection: the real message (body UINT32_MAX: a cover) */
+    uint32_t nreal;    /* a bundle: its real entries */
+    qmsg *reals;
+    uint32_t next_free;
+    rc_wire_link wl;   /* with an observer: the packet as it travels */
+} npkt;
+
+/* One node (providers 0 .. n_providers-1, then the mixes layer by layer). */
+typedef struct nnode {
+    rc_server srv;     /* finite service */
+    uint32_t *held, nheld, capheld; /* threshold and pool mixes: the packets in */
+    rc_time phase;     /* timed mixes: its flush instants are phase + k x period */
+} nnode;
+
+typedef struct nodes {
+    bool on;           /* packets go hop by hop through the nodes */
+    int kind;          /* RC_MIX_ */
+    uint32_t threshold, pool, limit;
+    rc_time period;
+    double mix_rate, provider_rate; /* sub-messages per second; 0 = infinite */
+    nnode *node;
+    uint32_t n_node;
+    npkt *pk;
+    uint32_t n_pk, cap_pk, free;
+    uint64_t inflight; /* real messages inside packets in the nodes */
+    uint64_t flushes;
+    gsl_rng *rng, *rng_service; /* mixes of a path, pools, phases; service times */
+} nodes;
+
 struct rc_net {
     rc_sim *sim;
     rc_net_hooks hooks;
@@ -205,6 +250,8 @@ struct rc_net {
     uint64_t wire_seq;
     wire_loop *wloop; /* per cover packet (mix loops), cap_wloop entries */
     uint32_t cap_wloop;
+    nodes nd;              /* node.c */
+    uint64_t subs_dropped; /* real messages a full node dropped */
 };
 
 /* ---------- small helpers ---------- */
@@ -289,6 +336,26 @@ void rc_net__deliver_to_postbox(rc_net *n, uint32_t recipient, uint32_t body, rc
 void rc_net__on_pull(void *ctx, const rc_event *ev); /* RC_EV_PULL */
 void rc_net__prefetch_pull(void *ctx, uint32_t ui, uint64_t arg, unsigned stage); /* its rc_sim prefetch */
 void rc_net__on_relay(void *ctx, const rc_event *ev); /* RC_EV_RELAY */
+
+/* provider.c: the instant of client ui's provider's next injection slot
+ * (provider_rate), and an injection's hops when no node serves or batches */
+rc_time rc_net__provider_slot(rc_net *n, uint32_t ui);
+void rc_net__provider_inject(rc_net *n, uint32_t ui, uint32_t recipient, uint32_t body, rc_time t);
+
+/* node.c (only with n->nd.on) */
+void rc_net__nodes_init(rc_net *n, const rc_net_cfg *cfg);
+void rc_net__nodes_free(rc_net *n);
+/* A bundle of p sub-messages leaves client ui at t (`parts` of them go on
+ * through the mixes, `real`: one is real); returns the packet, to which
+ * client.c adds its real entries (node_bundle_add) before sending it. */
+uint32_t rc_net__node_bundle(rc_net *n, uint32_t ui, rc_time t, uint32_t p, uint32_t parts,
+                             bool real);
+void rc_net__node_bundle_add(rc_net *n, uint32_t pk, const qmsg *q);
+void rc_net__node_bundle_send(rc_net *n, uint32_t pk);
+/* Client ui's provider makes an injection (body, for recipient) at t. */
+void rc_net__node_inject(rc_net *n, uint32_t ui, uint32_t recipient, uint32_t body, rc_time t);
+void rc_net__on_node(void *ctx, const rc_event *ev);          /* RC_EV_NODE */
+void rc_net__node_on_mix_loop(void *ctx, const rc_event *ev); /* RC_EV_MIX_LOOP with nodes */
 
 /* mix.c */
 /* One per-hop delay of a message (rng_delay, rate mu). */

@@ -268,10 +268,10 @@ void rc_net__on_relay(void *ctx, const rc_event *ev)
 }
 
 /* The provider sends its injections one after the other, provider_gap apart
- * (none with an unlimited rate); each then makes every mix layer's hop, as the
- * packets of client.c's bundles do after their ingress, and is filed in
- * the recipient's postbox.  On the lattice its slot is lifted to a tick. */
-void rc_net_provider_send(rc_net *n, uint32_t ui, uint32_t recipient, uint32_t body)
+ * (none with an unlimited rate): the instant of the next free injection slot
+ * of client ui's provider, from now.  On the lattice the slot is lifted to a
+ * tick. */
+rc_time rc_net__provider_slot(rc_net *n, uint32_t ui)
 {
     rc_time now = n->sim->now, t = now;
     if (n->provider_gap > 0) {
@@ -281,6 +281,14 @@ void rc_net_provider_send(rc_net *n, uint32_t ui, uint32_t recipient, uint32_t b
         t = (rc_time)ceil(slot);
         if (n->lattice) t = ((t + n->tick - 1) / n->tick) * n->tick;
     }
+    return t;
+}
+
+/* An injection leaving at t makes every mix layer's hop, as the packets of
+ * client.c's bundles do after their ingress, and is filed in the recipient's
+ * postbox. */
+void rc_net__provider_inject(rc_net *n, uint32_t ui, uint32_t recipient, uint32_t body, rc_time t)
+{
     rc_time hand = n->lattice ? n->tick : 0, dep = t;
     n->subs_created++;
     bool observed = n->wire.link != NULL;
