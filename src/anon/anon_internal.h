@@ -60,6 +60,10 @@ typedef struct pkt {
     uint32_t q_head, q_tail; /* its events waiting behind the one in the heap */
     bool armed;              /* it has an event in the heap */
     bool loop;
+    /* a mix loop that came back to its mix: its slot may go once unreferenced
+     * (a loop's slot stays while it travels, even with no report pending: a
+     * batch mix holds it without one, loopix/node.c) */
+    bool home;
     uint32_t nt, capt;
     uint32_t *tk;     /* tk and tq share one block of capt (rc_anon__tl_reserve) */
     double *tq;

@@ -152,8 +152,8 @@ static uint32_t pkt_new(rc_anon *a, uint64_t id)
     pkt *p = &a->slots[i];
     uint32_t *tk = p->tk, capt = p->capt;
     double *tq = p->tq;
-    *p = (pkt){id, 0, 1, NONE32, NULL, 0, NONE32, NONE32, NONE32, NONE32, false, false, 0, capt,
-               tk, tq};
+    *p = (pkt){id, 0, 1, NONE32, NULL, 0, NONE32, NONE32, NONE32, NONE32, false, false, false, 0,
+               capt, tk, tq};
     map_put(&a->hkey, &a->hval, &a->hcap, &a->hn, id, i);
     if (id >= a->id_end) a->id_end = id + 1;
     a->last_id = id;
@@ -178,6 +178,7 @@ static void pkt_unref(rc_anon *a, uint32_t i)
 {
     pkt *p = &a->slots[i];
     if (--p->refs > 0) return;
+    if (p->loop && !p->home) return; /* (it comes back: its next report finds it) */
     map_del(a->hkey, a->hval, a->hcap, &a->hn, p->id);
     if (p->id == a->last_id) a->last_id = UINT64_MAX;
     rc_anon__pkt_clear(a, p);
@@ -240,6 +241,7 @@ static void arrive(rc_anon *a, const event *e)
          * the pool sizes, learns that this packet was a loop and holds no
          * tracked message.  Conditioning on that drops its probabilities;
          * the others are renormalised at the end (rc_anon_finish). */
+        p->home = true;
         rc_anon__pkt_clear(a, p);
         return;
     }
