@@ -12,6 +12,14 @@ entropy, the probability that left the mixes and the latency.  The sender
 estimates are dense vectors over the users here, whatever rcsim used (dense
 vectors or its log read backward, docs/spec.md §10.4).
 
+With --rule batch the departures of an honest mixing node at one instant are
+taken as one flush (docs/spec.md §1.15, the threshold, timed and pool mixes):
+each output carries the mean of what the node held at that instant, after the
+instant's arrivals, and the node keeps (held - sent) / held of its sums --
+computed from that snapshot, not one departure after the other as the
+pool-mean rule does.  The two rules are the same law; rcsim computes the
+latter, so --rule batch with --check is an independent check of a batch mix.
+
 With --check FILE.targets.csv (rcsim's own values, written beside the
 observations) it compares the two and exits 1 if any value differs by more
 than --tol (default 1e-9); that file also names each message's challenge
@@ -19,6 +27,7 @@ partner, so epsilon = |ln(p_sender / p_partner)| is recomputed and compared
 too.
 
 usage: anon_recompute.py TRACE.csv [--check TRACE.csv.targets.csv] [--tol 1e-9]
+                         [--rule pool-mean|batch]
 """
 import argparse
 import math
@@ -49,7 +58,7 @@ def read_trace(path):
     return meta, corrupt, rows
 
 
-def recompute(meta, corrupt, rows, ties="arrivals-first"):
+def recompute(meta, corrupt, rows, ties="arrivals-first", rule="pool-mean"):
     users, providers = meta["users"], meta["providers"]
     nodes = users + providers + meta["mix_layers"] * meta["mixes_per_layer"]
     stop = meta["stop_us"]
@@ -155,8 +164,32 @@ def recompute(meta, corrupt, rows, ties="arrivals-first"):
                 pool_b[to] += split * s
             pool_n[to] += split
 
+    flush = {}  # --rule batch: node -> [time, held, mean s, mean b, pool s, pool b, sent]
+
     def depart(r):
         packet, parent, frm = r[2], r[3], r[4]
+        if rule == "batch" and frm >= users and mixing[frm]:
+            t = r[6]
+            f = flush.get(frm)
+            if f is None or f[0] != t or f[6] >= f[1]:
+                n = pool_n[frm]
+                f = [t, n, pool_s[frm] / n, pool_b[frm] / n if sender_view else None,
+                     pool_s[frm].copy(), pool_b[frm].copy() if sender_view else None, 0]
+                flush[frm] = f
+            f[6] += 1
+            dist[packet] = f[2].copy()
+            if sender_view:
+                send[packet] = f[3].copy()
+            left = (f[1] - f[6]) / f[1]
+            pool_s[frm] = f[4] * left
+            if sender_view:
+                pool_b[frm] = f[5] * left
+            pool_n[frm] -= 1
+            if pool_n[frm] == 0:
+                reset(frm)
+            if r[7] == r[6]:
+                arrive(r)
+            return
         if frm < users:
             d = np.zeros(ntg)
             for k, q in initial.get(packet, {}).items():
@@ -259,9 +292,12 @@ def main(argv):
     ap.add_argument("--ties", choices=["arrivals-first", "report"], default="arrivals-first",
                     help="order of events at one instant: the adversary's rule (docs/spec.md "
                          "§10.3), or the rows' order, to measure what the rule does")
+    ap.add_argument("--rule", choices=["pool-mean", "batch"], default="pool-mean",
+                    help="an honest mix's update: one departure at a time (docs/spec.md "
+                         "§10.3), or a flush's departures at one instant as one batch (§1.15)")
     a = ap.parse_args(argv)
     meta, corrupt, rows = read_trace(a.trace)
-    res = recompute(meta, corrupt, rows, a.ties)
+    res = recompute(meta, corrupt, rows, a.ties, a.rule)
     if not a.check:
         print("target,sender,recipient,latency_s,entropy_bits,min_entropy_bits,"
               "sender_entropy_bits,mass")
