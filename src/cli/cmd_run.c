@@ -159,33 +159,22 @@ static void put_population(json_t *o, const rc_job *job, const rc_result *r)
 }
 
 /* When `rcsim run --json` prints a counter (the json column of multicast/counters.def). */
-typedef enum { WHEN_ALWAYS, WHEN_IF_SO, WHEN_IF_ADV, WHEN_IF_ANON, WHEN_IF_SERVE, WHEN_LAST } json_when;
+typedef enum {
+    WHEN_ALWAYS, WHEN_IF_SO, WHEN_IF_ADV, WHEN_IF_ANON, WHEN_IF_SERVE, WHEN_LAST, WHEN_NEVER
+} json_when;
 
-/* The counters printed at `when`, in the list's order, under their json_key. */
+/* The counters printed at `when`, in the list's order, under their json_key (never
+ * the NEVER rows: nothing asks for WHEN_NEVER). */
 static void put_counters(json_t *o, const rc_counters *c, json_when when)
 {
-#define RC_COUNTER(name, from, type, units, json, json_key) PUT_##json(json_key, JSON_##type(c->name))
+#define RC_COUNTER(name, from, type, units, json, json_key)                                       \
+    if (when == WHEN_##json && when != WHEN_NEVER)                                                 \
+        json_object_set_new(o, json_key, JSON_##type(c->name));
 #define JSON_U64(v) rc_json_u64(v)
 #define JSON_F64(v) rc_json_num(v, 6)
-#define PUT_IF(w, key, v) if (when == (w)) json_object_set_new(o, key, v);
-#define PUT_ALWAYS(key, v) PUT_IF(WHEN_ALWAYS, key, v)
-#define PUT_IF_SO(key, v) PUT_IF(WHEN_IF_SO, key, v)
-#define PUT_IF_ADV(key, v) PUT_IF(WHEN_IF_ADV, key, v)
-#define PUT_IF_ANON(key, v) PUT_IF(WHEN_IF_ANON, key, v)
-#define PUT_IF_SERVE(key, v) PUT_IF(WHEN_IF_SERVE, key, v)
-#define PUT_LAST(key, v) PUT_IF(WHEN_LAST, key, v)
-#define PUT_NEVER(key, v)
 #include "multicast/counters.def"
 #undef JSON_U64
 #undef JSON_F64
-#undef PUT_IF
-#undef PUT_ALWAYS
-#undef PUT_IF_SO
-#undef PUT_IF_ADV
-#undef PUT_IF_ANON
-#undef PUT_IF_SERVE
-#undef PUT_LAST
-#undef PUT_NEVER
 }
 
 /* One line of JSON (io/json.h); keys and formats are what scripts parse. */
@@ -233,15 +222,7 @@ static void print_json(const rc_job *job, const rc_result *r)
         PUT("mixes_per_layer", json_integer(rc_job_mixes_per_layer(job)));
     }
     if (job->anonymity) put_counters(o, &r->c, WHEN_IF_ANON);
-    if (job->node_service == RC_SERVICE_SERVE) { /* docs/spec.md §1.14 */
-        put_counters(o, &r->c, WHEN_IF_SERVE);
-        double served = (double)r->c.node_served;
-        PUT("node_wait_mean_s", rc_json_num(served > 0 ? r->c.node_wait_us / 1e6 / served : 0, 6));
-        PUT("node_sojourn_mean_s",
-            rc_json_num(served > 0 ? (r->c.node_wait_us + r->c.node_service_us) / 1e6 / served
-                                   : 0,
-                        6));
-    }
+    if (job->node_service == RC_SERVICE_SERVE) put_counters(o, &r->c, WHEN_IF_SERVE); /* §1.14 */
     put_counters(o, &r->c, WHEN_LAST);
 #undef PUT
     rc_json_print(stdout, o, JSON_COMPACT | RC_JSON_FIXED);
