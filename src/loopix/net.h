@@ -125,6 +125,9 @@ typedef struct rc_net_counters {
      * full node, and the sums of their waits before service and their service
      * times (microseconds) */
     uint64_t node_served, node_drops, node_wait_us, node_service_us;
+    /* ... the longest wait, and the packets carrying a real message and their waits'
+     * sum (a burst of real packets queues behind itself) */
+    uint64_t node_wait_max_us, node_real_served, node_real_wait_us;
     /* not reported themselves: traffic.c's summary reads them (docs/spec.md §1.12) */
     uint64_t real_packets;  /* real sub-messages (payload, ACK, repair) that left a client */
     uint64_t online_us;     /* client-microseconds online, up to the last availability change */

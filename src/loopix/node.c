@@ -286,8 +286,14 @@ void rc_net__on_node(void *ctx, const rc_event *ev)
             pk_free(n, pi);
             return;
         }
+        uint64_t wait = (uint64_t)(start - now);
         n->ctr.node_served++;
-        n->ctr.node_wait_us += (uint64_t)(start - now);
+        n->ctr.node_wait_us += wait;
+        if (wait > n->ctr.node_wait_max_us) n->ctr.node_wait_max_us = wait;
+        if (reals_of(p) > 0) {
+            n->ctr.node_real_served++;
+            n->ctr.node_real_wait_us += wait;
+        }
         n->ctr.node_service_us += (uint64_t)(dep - start);
     }
     if (prov) {

@@ -51,6 +51,10 @@ print("M/M/1: lambda %.2f /s, mu %.0f /s: sojourn %.6f s, 1/(mu-lambda) %.6f s (
 assert abs(w - want) < 5 * se, (w, want, se)
 assert abs(d["wait_s"] - rho / (mu - lam)) < 5 * se
 assert d["node_drops"] == 0
+# the longest wait is above the mean; a few packets carry real messages (unicast's payloads)
+assert d["node_wait_max_us"] > d["node_wait_us"] / d["node_served"]
+assert 0 < d["node_real_served"] < d["node_served"] / 10
+assert d["node_real_wait_us"] <= d["node_real_served"] * d["node_wait_max_us"]
 k = json.load(open(sys.argv[2]))
 n = k["node_served"] + k["node_drops"]
 lam, mu, K = n / T, 200.0, 3
