@@ -3,14 +3,15 @@
 # a mix of finite capacity against queueing theory (M/M/1's mean sojourn and wait,
 # M/M/1/K's drop probability), the mixing rules' entropies against values derived by hand
 # (a threshold mix of n: log2 n; a pool mix of n and f: log2(n+f) + (f/n) log2((n+f)/f))
-# and against analysis/anon_recompute.py's recomputation from the observation file, every
-# default unchanged, bad values refused with exit 2 naming the option, and a sweep over
+# and against `python3 -m rcplot anon-recompute`'s recomputation from the observation
+# file, every default unchanged, bad values refused with exit 2 naming the option, and a sweep over
 # the new options under MPI whose HDF5 holds the node counters.
 set -uo pipefail
 : "${RCSIM:?}" "${RCSIM_SOURCE_DIR:?}"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 PY=${PYTHON:-/usr/bin/python3}
+export PYTHONPATH="$RCSIM_SOURCE_DIR/analysis${PYTHONPATH:+:$PYTHONPATH}"  # the package rcplot (python3 -m rcplot TOOL)
 fail=0
 unset RCSIM_DATA_DIR
 
@@ -90,17 +91,17 @@ PY
 #    A pool mix of n and f sends n of its n + f: a message is in the first flush it meets
 #    with probability n/(n+f) spread over n packets, and each later flush has (f/(n+f))^k
 #    of it left: H = log2(n+f) + (f/n) log2((n+f)/f).  Every rule is recomputed from the
-#    observation file by analysis/anon_recompute.py, with the pool-mean rule and with the
+#    observation file by `python3 -m rcplot anon-recompute`, with the pool-mean rule and with the
 #    batch rule (--rule batch: a flush's outputs share the mean of what the mix held).
 MIX="$ONE --duration 90 --q-ingress-delay off --anonymity on --anon-targets 200 --json --quiet"
 run_mix() { # name args...
   local name=$1; shift
   "$RCSIM" run $MIX "$@" --anon-trace "$T/$name.csv" >"$T/$name.json" 2>"$T/err" ||
     { echo "FAIL: $name run: $(cat "$T/err")"; fail=1; return; }
-  "$PY" "$RCSIM_SOURCE_DIR/analysis/anon_recompute.py" "$T/$name.csv" \
+  "$PY" -m rcplot anon-recompute "$T/$name.csv" \
       --check "$T/$name.csv.targets.csv" >"$T/$name.re" 2>&1 ||
     { echo "FAIL: $name: recomputation differs: $(tail -3 "$T/$name.re")"; fail=1; }
-  "$PY" "$RCSIM_SOURCE_DIR/analysis/anon_recompute.py" "$T/$name.csv" --rule batch \
+  "$PY" -m rcplot anon-recompute "$T/$name.csv" --rule batch \
       --check "$T/$name.csv.targets.csv" >"$T/$name.rb" 2>&1 ||
     { echo "FAIL: $name: batch recomputation differs: $(tail -3 "$T/$name.rb")"; fail=1; }
 }
