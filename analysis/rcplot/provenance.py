@@ -78,8 +78,45 @@ def _shown(path):
     return os.path.basename(path)
 
 
-def code_files(extra=()):
-    files = loaded_sources()
+def imported_sources(roots):
+    """{path relative to analysis/: sha256} of the analysis modules `roots` (module
+    objects) and, transitively, every analysis module they hold a name from (a module, or a
+    function or class defined in one).  For a drawing that a general command line only
+    dispatches to: its record then covers the code that draws, not the command's other
+    tools, so editing those leaves the set current.  A new import can only come from an
+    edit to a module already covered, as with loaded_sources."""
+    import types
+    base = os.path.realpath(ANALYSIS) + os.sep
+    me = os.path.realpath(__file__)
+    seen, todo, out = set(), list(roots), {}
+    while todo:
+        mod = todo.pop()
+        if id(mod) in seen:
+            continue
+        seen.add(id(mod))
+        f = getattr(mod, "__file__", None)
+        if not f or not os.path.realpath(f).startswith(base):
+            continue
+        f = os.path.realpath(f)
+        if f != me and f.endswith(".py"):
+            out[os.path.relpath(f, os.path.realpath(ANALYSIS))] = sha256_file(f)
+        if hasattr(mod, "__path__"):
+            continue  # a package: its namespace holds every submodule loaded, used or not
+        for v in list(vars(mod).values()):
+            if isinstance(v, types.ModuleType):
+                todo.append(v)
+            else:
+                m = sys.modules.get(getattr(v, "__module__", None) or "")
+                if m is not None:
+                    todo.append(m)
+        pkg = sys.modules.get(getattr(mod, "__package__", None) or "")
+        if pkg is not None:
+            todo.append(pkg)
+    return out
+
+
+def code_files(extra=(), roots=None):
+    files = loaded_sources() if roots is None else imported_sources(roots)
     for p in extra:
         a = os.path.realpath(p)
         if a.startswith(os.path.realpath(ANALYSIS) + os.sep):
@@ -95,15 +132,16 @@ def load(outdir):
         return json.load(f)
 
 
-def record(outdir, outputs, results_paths, tool, extra_code=()):
+def record(outdir, outputs, results_paths, tool, extra_code=(), roots=None):
     """Records that `tool` drew `outputs` (paths of written files in outdir) from
-    `results_paths` with the analysis sources loaded now and the data files
+    `results_paths` with the analysis sources loaded now (with `roots`, a list of
+    modules: those modules and what they import, imported_sources) and the data files
     `extra_code`.  Call after the files are written and closed."""
     prov = load(outdir) or {}
     prov["about"] = ("Which analysis code and results drew each file here; written by the "
                      "drawing scripts (analysis/rcplot/provenance.py), checked by "
                      "analysis/check_figures.py.")
-    code = code_files(extra_code)
+    code = code_files(extra_code, roots)
     code_h = digest(code)
     res = {_shown(p): {"sha256": sha256_file(p), "bytes": os.path.getsize(p)}
            for p in results_paths}

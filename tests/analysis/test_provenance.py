@@ -113,6 +113,24 @@ class Provenance(unittest.TestCase):
         self.assertNotIn("rcplot/report.py", files)
         self.assertNotIn("rcplot/provenance.py", files)
 
+    def test_roots_cover_what_the_drawing_imports_only(self):
+        # A drawing that a general command dispatches to (rcsim plot --kind deployment)
+        # records its own module and what it imports, transitively, not the command's
+        # other tools loaded beside it (plots.py, metrics.py, report.py here).
+        code = ("import json, sys; sys.path.insert(0, %r); "
+                "from rcplot import plots, metrics, report, deployment, provenance; "
+                "print(json.dumps([provenance.code_files(roots=[deployment]), "
+                "provenance.code_files()]))" % ANALYSIS)
+        files, loaded = json.loads(subprocess.check_output([sys.executable, "-c", code]))
+        for f in ("rcplot/deployment.py", "rcplot/stats.py", "rcplot/results.py",
+                  "rcplot/palette.py", "rcplot/names.py", "rcplot/__init__.py"):
+            self.assertIn(f, files)
+        for f in ("rcplot/plots.py", "rcplot/metrics.py", "rcplot/report.py",
+                  "rcplot/provenance.py"):
+            self.assertNotIn(f, files)
+        self.assertIn("rcplot/plots.py", loaded)
+        self.assertLess(set(files), set(loaded))
+
 
 if __name__ == "__main__":
     unittest.main()

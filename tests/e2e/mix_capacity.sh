@@ -126,14 +126,16 @@ assert abs(by[(600, 0)][1] - (600 * 6 / 13 + 6)) < 1e-6, by[(600, 0)]
 assert abs(by[(600, 3)][1] - (600 * 6 / 3 + 6)) < 1e-6, by[(600, 3)]
 PY
 
-# 5. the deployment study's analysis on these results: no anonymity keys here, so every
-#    entropy and the unlinkability figures are "not measured" (empty), never a number
-"$PY" "$RCSIM_SOURCE_DIR/analysis/fig_deployment.py" "$T/sized.h5" --out "$T/fig" >"$T/fig.log" 2>&1 ||
-  { echo "FAIL: fig_deployment"; cat "$T/fig.log"; fail=1; }
+# 5. the deployment study's figure set (`rcsim plot --kind deployment`) on these results:
+#    no anonymity keys here, so every entropy and the unlinkability figures are "not
+#    measured" (empty), never a number; the set has a provenance record that
+#    check_figures reads as current, covering the drawing's code and not plot.py's others
+"$RCSIM" plot "$T/sized.h5" --kind deployment --out "$T/figures/dep" >"$T/fig.log" 2>&1 ||
+  { echo "FAIL: plot --kind deployment"; cat "$T/fig.log"; fail=1; }
 grep -q "not measured: entropy, entropy_p5, min_entropy, sender_entropy, eps_mean" "$T/fig.log" ||
-  { echo "FAIL: fig_deployment does not say what is not measured: $(cat "$T/fig.log")"; fail=1; }
-"$PY" - "$T/fig/deployment.csv" <<'PY' || fail=1
-import csv, sys
+  { echo "FAIL: plot --kind deployment does not say what is not measured: $(cat "$T/fig.log")"; fail=1; }
+"$PY" - "$T/figures/dep/deployment.csv" "$T/figures/dep/provenance.json" <<'PY' || fail=1
+import csv, json, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 got = {(int(r["users"]), r["mixes"]): r for r in rows}
 assert set(got) == {(64, "3"), (64, "auto"), (600, "3"), (600, "auto")}, got.keys()
@@ -142,9 +144,19 @@ for r in rows:
     assert r["seeds"] == "1" and r["mix_load_interval"] == "seed range", r
 assert abs(float(got[(600, "auto")]["mix_load"]) - (600 * 6 / 13 + 6)) < 1e-3, got[(600, "auto")]
 assert got[(600, "auto")]["mix_capacity"] == "300" and got[(600, "3")]["mix_capacity"] == "0"
+prov = json.load(open(sys.argv[2]))
+assert sorted(prov["outputs"]) == ["deployment.csv", "deployment.md", "deployment.png"], prov
+code = set().union(*prov["code"].values())
+assert "rcplot/deployment.py" in code and "rcplot/plots.py" not in code, sorted(code)
 PY
-[ -s "$T/fig/deployment.png" ] && [ -s "$T/fig/provenance.json" ] ||
-  { echo "FAIL: fig_deployment wrote no figure or provenance"; fail=1; }
+PYTHONPATH="$RCSIM_SOURCE_DIR/analysis${PYTHONPATH:+:$PYTHONPATH}" \
+  "$PY" -m rcplot check-figures --figures "$T/figures" dep >"$T/chk.log" 2>&1 ||
+  { echo "FAIL: check_figures on the deployment set: $(cat "$T/chk.log")"; fail=1; }
+# options that do not apply to the set are refused (exit 2), not ignored
+"$RCSIM" plot "$T/sized.h5" --kind deployment --out "$T/figures/dep" --x users >/dev/null 2>"$T/err"
+rc=$?
+[ $rc = 2 ] && grep -q -- "--x" "$T/err" ||
+  { echo "FAIL: --kind deployment --x: exit $rc, $(cat "$T/err")"; fail=1; }
 
 [ $fail = 0 ] && echo "mix capacity e2e ok"
 exit $fail

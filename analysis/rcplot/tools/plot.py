@@ -28,6 +28,9 @@ examples:
   rcsim plot r.h5 --kind timeline --out tod.png            # needs store_raw: true
   rcsim plot r.h5 --kind tradeoff --out to.png    # latency vs entropy, Pareto front
   rcsim plot r.h5 --list                                   # axes and statistics
+  rcsim plot deployment-*.h5 --kind deployment --out figures/deployment
+                     # the deployment study's figure set (docs/deployment.md): --out is
+                     # a directory, with its tables and provenance record
 
 Exit status: 0 written; 1 the data cannot give this plot (e.g. no per-delivery records
 for a timeline) or an error while drawing; 2 bad usage or unreadable input.
@@ -64,10 +67,11 @@ def parser():
                                  "\n  latency                (--kind box) the latency "
                                  "distribution itself")
     ap.add_argument("results", nargs="+", help="rcsim results file(s) (HDF5); several are pooled")
-    ap.add_argument("--kind", default=None, choices=plots.KINDS,
+    ap.add_argument("--kind", default=None, choices=plots.KINDS + ("deployment",),
                     help="line (default for a numeric x), box (default for a named x), cdf, "
                     "heatmap, hist, timeline, tradeoff (latency against entropy and "
-                    "bandwidth, the Pareto front marked)")
+                    "bandwidth, the Pareto front marked), deployment (the deployment "
+                    "study's figure set into the directory --out: docs/deployment.md)")
     ap.add_argument("--stat", help="statistic per seed (default: median; box: latency; "
                     "tradeoff: mean)")
     ap.add_argument("--x", help="axis on the horizontal axis")
@@ -101,7 +105,35 @@ def default_kind(sw, x):
     return "line" if sw.axis(x).numeric else "box"
 
 
+def run_deployment(args):
+    """--kind deployment: the deployment study's figure, tables and provenance record
+    (rcplot/deployment.py), into the directory --out; the roles do not apply."""
+    from rcplot import deployment
+    given = [o for o in ("stat", "x", "hue", "ylim", "title", "axes_json")
+             if getattr(args, o) is not None] + (["facet"] if args.facet else []) + (
+        ["where"] if args.where else []) + (["list"] if args.list else [])
+    if given:
+        raise UsageError("--kind deployment takes only results files, --out DIR and --dpi "
+                         "(not --%s)" % ", --".join(g.replace("_", "-") for g in given))
+    if args.out is None:
+        raise UsageError("--kind deployment needs --out DIR (the figure set's directory)")
+    for p in args.results:
+        if not os.path.exists(p):
+            raise UsageError("%s: no such file" % p)
+    try:
+        outs, missing = deployment.draw(args.results, args.out, dpi=args.dpi)
+    except ValueError as e:
+        raise UsageError(str(e))
+    except deployment.NoData as e:
+        raise plots.NoRecords(str(e))
+    print("%s: deployment, %s (not measured: %s)" % (args.out, ", ".join(
+        os.path.basename(o) for o in outs), ", ".join(missing) or "none"))
+    return 0
+
+
 def run(args):
+    if args.kind == "deployment":
+        return run_deployment(args)
     where = parse_where(args.where)
     facets = [f.strip() for item in args.facet for f in item.split(",") if f.strip()]
     res = load(args.results)
