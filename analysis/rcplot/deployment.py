@@ -62,10 +62,10 @@ STRATEGY_ORDER = ["unicast", "rc-k2-p2", "rc-k2-p2-ft", "provider-fanout"]
 LABEL = {"unicast": "unicast", "rc-k2-p2": "RC k=p=2", "rc-k2-p2-ft": "RC-FT k=p=2",
          "provider-fanout": "provider fan-out"}
 PLAN = {False: "fixed 3 x 3", True: "sized"}
-# Latency and bandwidth per client are taken from the latency-only runs when given
+# Latency, bandwidth per client and mix load are taken from the latency-only runs when given
 # (--anonymity off: the same latency law, many more multicasts), the rest from the
 # observed runs; a figure falls back to the other kind of run when its own is missing.
-FROM_UNOBSERVED = {"latency_mean", "latency_p99", "bandwidth"}
+FROM_UNOBSERVED = {"latency_mean", "latency_p99", "bandwidth", "mix_load"}
 
 
 class NoData(Exception):
@@ -334,6 +334,24 @@ def plot(rows, path, dpi=110):
             ax.yaxis.set_major_locator(mticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
             ax.yaxis.set_major_formatter(mticker.FuncFormatter(lambda v, _: "%g" % v))
             ax.yaxis.set_minor_formatter(mticker.NullFormatter())
+        if name == "sender_entropy" and drawn:
+            ax.plot(users, np.log2(users), ls=":", color="0.5", lw=1, zorder=0)
+            ax.text(users[-1], math.log2(users[-1]), " log₂ N\n (the most)", fontsize=8,
+                    color="0.4", va="top", ha="right")
+        if name in ("entropy", "min_entropy") and drawn:
+            # the gain of a uniform choice among N / 128 times as many, from the smallest
+            # network's unicast (or first) strategy with the fixed plan
+            base = next((pick(rows, users[0], s, False, name) for s in strategies
+                         if pick(rows, users[0], s, False, name) is not None), None)
+            if base is not None:
+                b = base[name][0]
+                ax.plot(users, [b + math.log2(u / users[0]) for u in users], ls=":",
+                        color="0.5", lw=1, zorder=0)
+                ax.text(users[-1], b + math.log2(users[-1] / users[0]),
+                        "+log₂(N/%d) " % users[0], fontsize=8, color="0.4", va="bottom",
+                        ha="right")
+        if name == "delta" and drawn:
+            ax.set_ylim(-0.02, max(ax.get_ylim()[1], 0.1))
         if drawn == 0:
             ax.text(0.5, 0.5, "not measured in these results", transform=ax.transAxes,
                     ha="center", va="center", color="0.4")
