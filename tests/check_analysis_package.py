@@ -34,9 +34,8 @@ TOP_LEVEL = {
     "compare.py": "hashed into the paper's figure sets until their next redraw "
                   "(then rcplot/tools/paper_check.py)",
     "means_spread.py": "hashed into the paper's figure sets until their next redraw",
-    # Owned with their studies, which are being redrawn on their own schedule.
+    # Owned with its study, which is being redrawn on its own schedule.
     "fig_trilemma.py": "the trilemma study's figure script (docs/trilemma.md)",
-    "fig_deployment.py": "the deployment study's figure script, hashed into figures/deployment",
 }
 # The one reader of results files (HDF5), and summarize's column path, which reads the same
 # table column by column for 10^6-job files; it joins results.py when the figure sets' hash

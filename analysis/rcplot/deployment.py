@@ -16,8 +16,8 @@ draw(paths, outdir) writes
   OUTDIR/deployment.md    the tables docs/deployment.md quotes: every figure per
                           configuration; what the group gains against the smallest N; the
                           entropy gained per decade of N; what each population cost
-and records them in OUTDIR/provenance.json (rcplot.provenance; `python3 -m rcplot check-figures`
-checks the set like the paper's).
+and records them in OUTDIR/provenance.json (rcplot.provenance; `python3 -m rcplot
+check-figures` checks the set like the paper's).
 
 A figure whose column the results lack, or hold as NaN in every seed, is "not measured":
 an empty CSV cell, "n/m" in the tables and a note in its panel, never a number.  This
