@@ -3,6 +3,7 @@
  * against the partition and the writing.  docs/slurm.md is the manual. */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include "cli/commands.h"
 #include "core/err.h"
 #include "core/log.h"
+#include "exp/until.h"
 #include "slurm/slurm_gen.h"
 
 static void usage(FILE *out)
@@ -61,6 +63,9 @@ static void usage(FILE *out)
             "  -s, --set KEY=VALUE     parameter override, validated here and passed to\n"
             "                          rcsim sweep (repeatable)\n"
             "      --data-dir DIR      availability trace directory, passed to rcsim sweep\n"
+            "      --until RULE        passed to rcsim sweep with --min-seeds N, --max-seeds N\n"
+            "                          and --seed-step N: seeds until the interval is narrow\n"
+            "                          (rcsim sweep --help; not with --array)\n"
             "      --array N           an array job of N single-rank shards plus a merge job\n"
             "                          (needs -o; writes SCRIPT and SCRIPT-merge.sbatch)\n"
             "      --no-partition-check  do not ask scontrol/sinfo about the partition\n"
@@ -103,7 +108,8 @@ int rc_cmd_slurm(int argc, char **argv)
     enum {
         OPT_OUT = 256, OPT_NODES, OPT_NTASKS, OPT_CPUS, OPT_TIME, OPT_PARTITION, OPT_ACCOUNT,
         OPT_JOB_NAME, OPT_LOG, OPT_LAUNCHER, OPT_REQUEUE, OPT_NO_REQUEUE, OPT_MAX_REQUEUES,
-        OPT_LEAD, OPT_GRACE, OPT_PROGRESS, OPT_DATA_DIR, OPT_ARRAY, OPT_NO_CHECK
+        OPT_LEAD, OPT_GRACE, OPT_PROGRESS, OPT_DATA_DIR, OPT_ARRAY, OPT_NO_CHECK,
+        OPT_UNTIL, OPT_MIN_SEEDS, OPT_MAX_SEEDS, OPT_SEED_STEP
     };
     static const struct option longopts[] = {
         {"out", required_argument, NULL, OPT_OUT},
@@ -126,6 +132,10 @@ int rc_cmd_slurm(int argc, char **argv)
         {"set", required_argument, NULL, 's'},
         {"data-dir", required_argument, NULL, OPT_DATA_DIR},
         {"array", required_argument, NULL, OPT_ARRAY},
+        {"until", required_argument, NULL, OPT_UNTIL},
+        {"min-seeds", required_argument, NULL, OPT_MIN_SEEDS},
+        {"max-seeds", required_argument, NULL, OPT_MAX_SEEDS},
+        {"seed-step", required_argument, NULL, OPT_SEED_STEP},
         {"no-partition-check", no_argument, NULL, OPT_NO_CHECK},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -135,6 +145,8 @@ int rc_cmd_slurm(int argc, char **argv)
     o.argc = argc;
     o.argv = argv;
     o.sets = rc_xcalloc((size_t)argc + 1, sizeof *o.sets);
+    const char *until_rule = NULL;
+    long seed_counts[3] = {0, 0, 0}; /* --min-seeds, --max-seeds, --seed-step; 0: not given */
     int rc = 0, c;
     opterr = 0;
     optind = 0; /* GNU: full re-initialisation, so the command can run twice in one process */
@@ -175,6 +187,10 @@ int rc_cmd_slurm(int argc, char **argv)
         case OPT_DATA_DIR: o.data_dir = optarg; break;
         case OPT_ARRAY: rc = parse_long("--array", optarg, 1, 10000000, &o.array); break;
         case OPT_NO_CHECK: o.check_partition = false; break;
+        case OPT_UNTIL: until_rule = optarg; break;
+        case OPT_MIN_SEEDS: rc = parse_long("--min-seeds", optarg, 1, LONG_MAX, &seed_counts[0]); break;
+        case OPT_MAX_SEEDS: rc = parse_long("--max-seeds", optarg, 1, LONG_MAX, &seed_counts[1]); break;
+        case OPT_SEED_STEP: rc = parse_long("--seed-step", optarg, 1, LONG_MAX, &seed_counts[2]); break;
         case 'h':
             usage(stdout);
             free(o.sets);
@@ -188,6 +204,18 @@ int rc_cmd_slurm(int argc, char **argv)
     if (rc == 0 && optind != argc - 1) {
         fprintf(stderr, "rcsim slurm: expected exactly one sweep FILE (see --help)\n");
         rc = RC_EXIT_USAGE;
+    }
+    rc_until until;
+    if (rc == 0) {
+        char why[300];
+        int u = rc_until_from_options(until_rule, seed_counts, o.sets, o.n_sets, &until, why,
+                                      sizeof why);
+        if (u < 0) {
+            fprintf(stderr, "rcsim slurm: %s\n", why);
+            rc = RC_EXIT_USAGE;
+        } else if (u > 0) {
+            o.until = &until;
+        }
     }
     if (rc == 0) {
         rc_err err = {0};

@@ -6,6 +6,7 @@
  * errors and a bad sweep file exit 2 before any output file is touched.
  * The work itself is farm/farm.h; docs/running-sweeps.md is the manual.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <mpi.h>
@@ -18,6 +19,7 @@
 #include "core/err.h"
 #include "core/log.h"
 #include "exp/sweep.h"
+#include "exp/until.h"
 #include "farm/farm.h"
 #include "farm/preflight.h"
 #include "io/lock.h"
@@ -53,6 +55,16 @@ static void print_usage(FILE *out)
             "      --no-fork         run jobs in the worker process itself instead of a forked\n"
             "                        child (a crashing job then takes the whole sweep down;\n"
             "                        for networks where forking an MPI process is not allowed)\n"
+            "      --until RULE      add seeds only where a configuration's interval is still\n"
+            "                        wide: seeds 1..--max-seeds in rounds, each configuration\n"
+            "                        stopping once RULE holds, e.g. \"p99 rel_halfwidth < 0.05\"\n"
+            "                        (replaces the file's seeds; the same as its `seeds: {min,\n"
+            "                        max, until, step}`, docs/sweep-format.md \"Seeds until\n"
+            "                        narrow\"; resumable; not with --shard)\n"
+            "      --min-seeds N     with --until: seeds every configuration runs first\n"
+            "                        (default 5, the fewest an interval is computed from)\n"
+            "      --max-seeds N     with --until (required): most seeds of a configuration\n"
+            "      --seed-step N     with --until: seeds added per round (default --min-seeds)\n"
             "      --shard I/N       run only shard I (0 <= I < N) of the sweep: the jobs whose\n"
             "                        id modulo N is I (one rank is enough); combine the shard\n"
             "                        files with `rcsim merge part-*.h5 --out ALL.h5`\n"
@@ -115,6 +127,21 @@ static int parse_shard(const char *text, rc_farm_opts *o)
     return 0;
 }
 
+/* A count of seeds, 1 or more. */
+static int parse_count(const char *opt, const char *text, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (end == text || *end != '\0' || errno != 0 || v < 1) {
+        if (launcher_rank() == 0)
+            fprintf(stderr, "rcsim sweep: %s: '%s' is not a count of seeds >= 1\n", opt, text);
+        return RC_EXIT_USAGE;
+    }
+    *out = v;
+    return 0;
+}
+
 static void abort_hook(void) { MPI_Abort(MPI_COMM_WORLD, RC_EXIT_RUNTIME); }
 
 /* Appends `word` to `out` as a POSIX shell reads it back: as it is when it
@@ -153,7 +180,11 @@ int rc_cmd_sweep(int argc, char **argv)
         OPT_NO_FORK,
         OPT_ALLOW_BUILD,
         OPT_SHARD,
-        OPT_LOCK_WAIT
+        OPT_LOCK_WAIT,
+        OPT_UNTIL,
+        OPT_MIN_SEEDS,
+        OPT_MAX_SEEDS,
+        OPT_SEED_STEP
     };
     static const struct option longopts[] = {
         {"out", required_argument, NULL, 'o'},
@@ -167,6 +198,10 @@ int rc_cmd_sweep(int argc, char **argv)
         {"shard", required_argument, NULL, OPT_SHARD},
         {"lock-wait", required_argument, NULL, OPT_LOCK_WAIT},
         {"allow-other-build", no_argument, NULL, OPT_ALLOW_BUILD},
+        {"until", required_argument, NULL, OPT_UNTIL},
+        {"min-seeds", required_argument, NULL, OPT_MIN_SEEDS},
+        {"max-seeds", required_argument, NULL, OPT_MAX_SEEDS},
+        {"seed-step", required_argument, NULL, OPT_SEED_STEP},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -184,6 +219,8 @@ int rc_cmd_sweep(int argc, char **argv)
     }
 
     bool allow_other_build = false;
+    const char *until_rule = NULL;
+    long seed_counts[3] = {0, 0, 0}; /* --min-seeds, --max-seeds, --seed-step; 0: not given */
     const char **sets = calloc((size_t)argc + 1, sizeof *sets);
     size_t n_sets = 0;
     int rc = 0, c;
@@ -209,6 +246,10 @@ int rc_cmd_sweep(int argc, char **argv)
         case OPT_SHARD: rc = parse_shard(optarg, &o); break;
         case OPT_LOCK_WAIT: rc = parse_seconds("--lock-wait", optarg, &o.lock_wait_s); break;
         case OPT_ALLOW_BUILD: allow_other_build = true; break;
+        case OPT_UNTIL: until_rule = optarg; break;
+        case OPT_MIN_SEEDS: rc = parse_count("--min-seeds", optarg, &seed_counts[0]); break;
+        case OPT_MAX_SEEDS: rc = parse_count("--max-seeds", optarg, &seed_counts[1]); break;
+        case OPT_SEED_STEP: rc = parse_count("--seed-step", optarg, &seed_counts[2]); break;
         case 'v': o.verbose = 1; break;
         case 'h':
             if (!quiet) print_usage(stdout);
@@ -231,6 +272,15 @@ int rc_cmd_sweep(int argc, char **argv)
             file = NULL;
         }
         if (file == NULL) rc = RC_EXIT_USAGE;
+    }
+    rc_until until;
+    if (rc == 0) {
+        char why[300];
+        if (rc_until_from_options(until_rule, seed_counts, sets, n_sets, &until, why,
+                                  sizeof why) < 0) {
+            if (!quiet) fprintf(stderr, "rcsim sweep: %s\n", why);
+            rc = RC_EXIT_USAGE;
+        }
     }
     if (rc != 0) {
         free(sets);
@@ -289,7 +339,7 @@ int rc_cmd_sweep(int argc, char **argv)
     if (status != 0) {
         if (rank == 0) fprintf(stderr, "rcsim sweep: %s\n", err.msg);
     } else if (rank == 0) {
-        sw = rc_sweep_load(file, sets, n_sets, &err);
+        sw = rc_sweep_load_until(file, sets, n_sets, until_rule ? &until : NULL, &err);
         if (sw != NULL) {
             /* Inputs, --out, lock, manifest: all before the first job (farm/preflight.h). */
             rc_preflight_opts po = {o.out, o.data_dir, allow_other_build, o.dry_run,

@@ -316,6 +316,12 @@ static char *read_file(const char *path, size_t *len, rc_err *err)
 rc_sweep *rc_sweep_load(const char *path, const char *const *overrides, size_t n_overrides,
                         rc_err *err)
 {
+    return rc_sweep_load_until(path, overrides, n_overrides, NULL, err);
+}
+
+rc_sweep *rc_sweep_load_until(const char *path, const char *const *overrides,
+                              size_t n_overrides, const struct rc_until *until, rc_err *err)
+{
     rc_err local = {0};
     if (err == NULL) err = &local;
     size_t len = 0;
@@ -333,6 +339,7 @@ rc_sweep *rc_sweep_load(const char *path, const char *const *overrides, size_t n
     int rc = sweep_load_yaml(&L, text, len);
     if (rc == 0) rc = sweep_parse_root(&L, yaml_document_get_root_node(&L.doc));
     if (rc == 0) rc = sweep_parse_overrides(&L, overrides, n_overrides);
+    if (rc == 0 && until != NULL) rc = sweep_seeds_until(&L, until);
     if (rc == 0) rc = expand(&L, S);
     if (rc == 0) {
         S->name = rc_xstrdup(L.name);

@@ -22,6 +22,13 @@ typedef struct rc_sweep rc_sweep;
  * Returns NULL with err set (code RC_EXIT_USAGE) on a bad file. */
 rc_sweep *rc_sweep_load(const char *path, const char *const *overrides, size_t n_overrides,
                         rc_err *err);
+/* The same with the seeds chosen by a stopping rule (`rcsim sweep --until`,
+ * exp/until.h): seeds 1..until->max run in rounds, in place of the file's
+ * `seeds:`, exactly as the file's `seeds: {min, max, until, step}` would.
+ * until NULL: rc_sweep_load. */
+struct rc_until;
+rc_sweep *rc_sweep_load_until(const char *path, const char *const *overrides,
+                              size_t n_overrides, const struct rc_until *until, rc_err *err);
 void rc_sweep_free(rc_sweep *s);
 
 const char *rc_sweep_name(const rc_sweep *s);
@@ -66,7 +73,6 @@ const char *rc_sweep_description(const rc_sweep *s); /* "" when the file has non
 
 /* The stopping rule of `seeds: {min, max, until}` (exp/until.h), NULL for a
  * fixed list of seeds.  `--set seed=N` replaces the seeds and the rule. */
-struct rc_until;
 const struct rc_until *rc_sweep_until(const rc_sweep *s);
 
 #endif

@@ -93,6 +93,9 @@ int sweep_fail(loader *L, int line, const char *fmt, ...)
 const kv *sweep_setting_find(const setting *s, const rc_param_def *def);
 int sweep_parse_root(loader *L, const yaml_node_t *root);
 int sweep_parse_overrides(loader *L, const char *const *ov, size_t n);
+/* `rcsim sweep --until`: seeds 1..u->max under the rule u, in place of the
+ * file's seeds (after the --set overrides).  Returns 0 or RC_EXIT_USAGE. */
+int sweep_seeds_until(loader *L, const rc_until *u);
 int sweep_load_yaml(loader *L, const char *text, size_t len);
 void sweep_loader_free(loader *L);
 

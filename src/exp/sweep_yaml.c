@@ -421,18 +421,40 @@ static long parse_until(loader *L, const yaml_node_t *v)
     char why[300];
     if (rc_until_parse_rule(scalar_text(rule), &L->until, why, sizeof why) != 0)
         return sweep_fail(L, line_of(rule), "seeds: until: %s", why), -1;
-    if (got[0] < RC_UNTIL_MIN_SEEDS)
-        return sweep_fail(L, line_of(v), "seeds: min: %ld is below %d, the fewest seeds an "
-                          "interval is computed from (docs/analysis.md)", got[0],
-                          RC_UNTIL_MIN_SEEDS), -1;
-    if (got[1] < got[0])
-        return sweep_fail(L, line_of(v), "seeds: max: %ld is below min (%ld)", got[1], got[0]),
-               -1;
-    L->until.min = (unsigned)got[0];
-    L->until.max = (unsigned)got[1];
-    L->until.step = got[2] ? (unsigned)got[2] : (unsigned)got[0];
+    if (rc_until_set_counts(&L->until, got[0], got[1], got[2], "min", "max", why, sizeof why) != 0)
+        return sweep_fail(L, line_of(v), "seeds: %s", why), -1;
     L->have_until = true;
     return got[1];
+}
+
+/* Seeds 1..n, as `seeds: n` makes them (line 0: from the command line). */
+static void fill_seeds(loader *L, long n, int line)
+{
+    L->seeds.set = rc_xcalloc((size_t)n, sizeof *L->seeds.set);
+    for (long i = 0; i < n; i++) {
+        char buf[24];
+        snprintf(buf, sizeof buf, "%ld", i + 1);
+        setting *st = &L->seeds.set[L->seeds.n++];
+        st->kv = rc_xcalloc(1, sizeof *st->kv);
+        st->n = 1;
+        st->line = line;
+        st->kv[0] = (kv){L->seeds.def, own(L, rc_xstrdup(buf)), line};
+    }
+}
+
+int sweep_seeds_until(loader *L, const rc_until *u)
+{
+    if (u->max > RC_SWEEP_MAX_SEEDS)
+        return rc_err_set(L->err, RC_EXIT_USAGE, "--max-seeds: %u is more than %u seeds", u->max,
+                          RC_SWEEP_MAX_SEEDS);
+    free_dim(&L->seeds);
+    memset(&L->seeds, 0, sizeof L->seeds);
+    L->have_seeds = true;
+    L->seeds.def = rc_param_find("seed");
+    fill_seeds(L, (long)u->max, 0);
+    L->until = *u;
+    L->have_until = true;
+    return 0;
 }
 
 static int parse_seeds(loader *L, const yaml_node_t *k, const yaml_node_t *v)
@@ -457,16 +479,7 @@ static int parse_seeds(loader *L, const yaml_node_t *k, const yaml_node_t *v)
                             "[1, 7, 9] or {min, max, until}",
                             s, RC_SWEEP_MAX_SEEDS);
         }
-        L->seeds.set = rc_xcalloc((size_t)n, sizeof *L->seeds.set);
-        for (long i = 0; i < n; i++) {
-            char buf[24];
-            snprintf(buf, sizeof buf, "%ld", i + 1);
-            setting *st = &L->seeds.set[L->seeds.n++];
-            st->kv = rc_xcalloc(1, sizeof *st->kv);
-            st->n = 1;
-            st->line = line_of(v);
-            st->kv[0] = (kv){seed, own(L, rc_xstrdup(buf)), line_of(v)};
-        }
+        fill_seeds(L, n, line_of(v));
         return 0;
     }
     if (v->type != YAML_SEQUENCE_NODE)

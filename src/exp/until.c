@@ -38,6 +38,56 @@ int rc_until_parse_rule(const char *text, rc_until *u, char *why, size_t n)
     return 0;
 }
 
+int rc_until_set_counts(rc_until *u, long min, long max, long step, const char *name_min,
+                        const char *name_max, char *why, size_t n)
+{
+    if (min < RC_UNTIL_MIN_SEEDS) {
+        snprintf(why, n, "%s: %ld is below %d, the fewest seeds an interval is computed from "
+                 "(docs/analysis.md)", name_min, min, RC_UNTIL_MIN_SEEDS);
+        return -1;
+    }
+    if (max < min) {
+        snprintf(why, n, "%s: %ld is below %s (%ld)", name_max, max, name_min, min);
+        return -1;
+    }
+    u->min = (unsigned)min;
+    u->max = (unsigned)max;
+    u->step = step > 0 ? (unsigned)step : (unsigned)min;
+    return 0;
+}
+
+int rc_until_from_options(const char *rule, const long counts[3], const char *const *sets,
+                          size_t n_sets, rc_until *u, char *why, size_t n)
+{
+    static const char *const names[3] = {"--min-seeds", "--max-seeds", "--seed-step"};
+    if (rule == NULL) {
+        for (int i = 0; i < 3; i++)
+            if (counts[i] != 0) {
+                snprintf(why, n, "%s needs --until RULE", names[i]);
+                return -1;
+            }
+        return 0;
+    }
+    for (size_t i = 0; i < n_sets; i++)
+        if (!strncmp(sets[i], "seed=", 5)) {
+            snprintf(why, n, "--until and --set %s both choose the seeds; give one", sets[i]);
+            return -1;
+        }
+    char msg[300];
+    if (rc_until_parse_rule(rule, u, msg, sizeof msg) != 0) {
+        snprintf(why, n, "--until: %s", msg);
+        return -1;
+    }
+    if (counts[1] == 0) {
+        snprintf(why, n, "--until needs --max-seeds N (the most seeds a configuration gets)");
+        return -1;
+    }
+    long min = counts[0] ? counts[0] : RC_UNTIL_MIN_SEEDS;
+    if (rc_until_set_counts(u, min, counts[1], counts[2], names[0], names[1], why, n) != 0)
+        return -1;
+    return 1;
+}
+
 double rc_until_value(const rc_until *u, const rc_summary *online)
 {
     if (online->count == 0) return NAN;

@@ -37,6 +37,22 @@ typedef struct rc_until {
  * with a message for the user in why. */
 int rc_until_parse_rule(const char *text, rc_until *u, char *why, size_t n);
 
+/* The seed counts of a rule: min (>= RC_UNTIL_MIN_SEEDS), max (>= min) and step
+ * (0: min), the same checks for a sweep file's `seeds:` mapping and for
+ * `rcsim sweep --until`.  Returns 0, or -1 with a message in why (naming the
+ * count as `name_min`/`name_max` call it: "min" in a file, "--min-seeds" on a
+ * command line). */
+int rc_until_set_counts(rc_until *u, long min, long max, long step, const char *name_min,
+                        const char *name_max, char *why, size_t n);
+
+/* The command-line form (`rcsim sweep|slurm --until RULE [--min-seeds N]
+ * --max-seeds N [--seed-step N]`): counts[] are --min-seeds, --max-seeds and
+ * --seed-step, 0 where not given; sets the --set overrides (a seed= among
+ * them chooses the seeds too, and is refused with a rule).  Returns 1 with *u
+ * set, 0 when there is no rule (and no count), -1 with a message in why. */
+int rc_until_from_options(const char *rule, const long counts[3], const char *const *sets,
+                          size_t n_sets, rc_until *u, char *why, size_t n);
+
 /* The rule's statistic from a job's online summary (NaN without deliveries). */
 double rc_until_value(const rc_until *u, const rc_summary *online);
 

@@ -27,6 +27,7 @@
 #include "exp/cost.h"
 #include "exp/job.h"
 #include "exp/sweep.h"
+#include "exp/until.h"
 #include "slurm/merge_template.h"
 #include "slurm/partition.h"
 #include "slurm/sweep_template.h"
@@ -534,7 +535,7 @@ int rc_slurm_generate(const rc_slurm_opts *o, const char *file, rc_err *err)
                                                   "node; --ntasks and --nodes do not apply");
     }
 
-    rc_sweep *sw = rc_sweep_load(file, o->sets, o->n_sets, err);
+    rc_sweep *sw = rc_sweep_load_until(file, o->sets, o->n_sets, o->until, err);
     if (sw == NULL) {
         if (err->code == 0) err->code = RC_EXIT_USAGE;
         return err->code;
@@ -636,6 +637,12 @@ int rc_slurm_generate(const rc_slurm_opts *o, const char *file, rc_err *err)
     for (size_t i = 0; i < o->n_sets; i++) {
         sb_puts(&args, " --set ");
         sb_shquote(&args, o->sets[i]);
+    }
+    if (o->until != NULL) {
+        sb_puts(&args, " --until ");
+        sb_shquote(&args, o->until->rule);
+        sb_printf(&args, " --min-seeds %u --max-seeds %u --seed-step %u", o->until->min,
+                  o->until->max, o->until->step);
     }
     if (data_abs != NULL) {
         sb_puts(&args, " --data-dir ");

@@ -54,6 +54,7 @@ typedef struct rc_slurm_opts {
     bool have_grace, have_progress, requeue;
     const char **sets;     /* --set KEY=VALUE overrides, validated and passed on */
     size_t n_sets;
+    const struct rc_until *until; /* --until: seeds chosen by a rule (exp/until.h), or NULL */
     long array;            /* 0: one MPI job; N > 0: array job of N shards + merge job */
     bool check_partition;  /* ask scontrol/sinfo what the partition offers */
     int argc;              /* the generating command line, quoted in the header */
