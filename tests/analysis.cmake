@@ -77,3 +77,8 @@ set_property(TEST e2e_analysis_story APPEND PROPERTY ENVIRONMENT "PYTHON=${RCSIM
 add_test(NAME unit_analysis_package
          COMMAND ${RCSIM_PYTHON} -B ${CMAKE_CURRENT_SOURCE_DIR}/check_analysis_package.py)
 set_tests_properties(unit_analysis_package PROPERTIES TIMEOUT 60 LABELS analysis)
+
+# The stopping rule of a `seeds: until` sweep (`rcsim sweep --until`) and where each
+# configuration stopped, in summarize, report and the Python API (rcplot/until.py).
+rcsim_add_script(analysis_until e2e/analysis_until.sh TIMEOUT 300 LABELS analysis)
+set_property(TEST e2e_analysis_until APPEND PROPERTY ENVIRONMENT "PYTHON=${RCSIM_PYTHON}")

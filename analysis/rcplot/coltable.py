@@ -362,3 +362,46 @@ def _summarize(paths, where, stats, sums):
     sw = FastSweep(int(all_jobs.shape[0]), axes, where, seeds[all_jobs], columns,
                    structure)
     return sw, rows, Sources(paths)
+
+
+# --- what rcplot/until.py reads (a seeds-until sweep's record); here rather than in
+# results.py, which the committed figure sets hash, until their next redraw.
+
+def _str(v):
+    return v.decode() if isinstance(v, bytes) else str(v)
+
+
+def root_attrs(path, names):
+    """{name: text} of the file's root attributes among `names` that it has."""
+    with h5py.File(path, "r") as f:
+        return {n: _str(f.attrs[n]) for n in names if n in f.attrs}
+
+
+def first_rows(path, ids, columns):
+    """{job id (16 hex digits): {column: shown value}} of the table rows whose job id is in
+    `ids`, for the `columns` the table has (string columns by their level names)."""
+    from .sweep import fmt_value
+    out = {}
+    with h5py.File(path, "r") as f:
+        if "table" not in f:
+            return out
+        t = f["table"]
+        jid = t["job_id"][:]
+        hexes = [_str(x) for x in jid] if jid.dtype.kind in "SO" else \
+            ["%016x" % int(x) for x in jid]
+        where = {h: i for i, h in enumerate(hexes) if h in ids}
+        have = [c for c in columns if c in t]
+        vals = {}
+        for c in have:
+            ds = t[c]
+            col = ds[:]
+            if "levels" in ds.attrs:
+                levels = [_str(x) for x in ds.attrs["levels"]]
+                vals[c] = [levels[int(i)] for i in col]
+            elif col.dtype.kind in "SO":
+                vals[c] = [_str(x) for x in col]
+            else:
+                vals[c] = [fmt_value(repr(float(x))) for x in np.asarray(col, dtype=np.float64)]
+        for h, i in where.items():
+            out[h] = {c: vals[c][i] for c in have}
+    return out

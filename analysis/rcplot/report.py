@@ -20,7 +20,7 @@ import math
 import os
 import re
 
-from . import baseline, interactive, metrics, plots, results, table
+from . import baseline, interactive, metrics, plots, results, table, until
 from .sweep import UsageError, fmt_value, param_label
 
 TABLE_STATS = ("mean", "median", "p90", "p99", "delivery_ratio", "packets_per_delivery")
@@ -96,6 +96,10 @@ def build(sw, paths, outdir, dpi=110, columns=None):
 
     csv_path = os.path.join(outdir, "table.csv")
     cols = table.columns(sw, stats=stats)
+    # A `seeds: until` sweep: the rule and where each configuration stopped (rcplot/until.py).
+    stops = until.attach(paths, rows, sw.table_columns())
+    if stops:
+        cols = cols + list(until.COLUMNS)
     with open(csv_path, "w", newline="") as f:
         table.write_csv(f, cols, rows)
 
@@ -117,6 +121,8 @@ def build(sw, paths, outdir, dpi=110, columns=None):
                                                   ("online deliveries", True)]
     hdr += [("%s [%s]" % (m.label, m.unit), True) for _, m in stat_cols]
     hdr += [("undelivered", True)]
+    if stops:
+        hdr += [("stopped (seeds, rel. half-width)", False)]
     body = []
     # For the HTML table: (text, numeric, sort value, interval text on a second line).
     hbody = []
@@ -125,12 +131,16 @@ def build(sw, paths, outdir, dpi=110, columns=None):
         cells += [("%d" % r["seeds"], True), ("%d" % r["deliveries"], True)]
         cells += [(table.fmt_ci(r, m.name), True) for _, m in stat_cols]
         cells += [("%d" % r["undelivered"], True)]
+        if stops:
+            cells.append((until.cell(r), False))
         body.append(cells)
         hc = [(fmt_value(r[c]), False, _sortable(r[c]), None) for c in head_cols]
         hc += [("%d" % r["seeds"], True, r["seeds"], None),
                ("%d" % r["deliveries"], True, r["deliveries"], None)]
         hc += [html_cell(r, m.name) for _, m in stat_cols]
         hc.append(("%d" % r["undelivered"], True, r["undelivered"], None))
+        if stops:
+            hc.append((until.cell(r), False, until.cell(r), None))
         hbody.append(hc)
 
     info0 = infos[0] if infos else {}
@@ -186,6 +196,10 @@ def build(sw, paths, outdir, dpi=110, columns=None):
             md += ["Parameters as run:", "", "```", i["run_effective"].rstrip(), "```", ""]
     for p, t in texts:
         md += ["Sweep file as stored in `%s`:" % p, "", "```yaml", t.rstrip(), "```", ""]
+    for p in stops:
+        md += ["Seeds until narrow: " + until.summary_line(p) + "; the column *stopped* "
+               "gives each configuration's seeds and its %s's relative half-width there "
+               "(docs/sweep-format.md, \"Seeds until narrow\")." % until.stat_name(p["rule"]), ""]
     md += ["## Results", "", caption, ""]
     md += ["| " + " | ".join(_md(h) for h, _ in hdr) + " |",
            "|" + "|".join("---:" if n else "---" for _, n in hdr) + "|"]
@@ -225,6 +239,10 @@ def build(sw, paths, outdir, dpi=110, columns=None):
             if i.get("run_overrides"):
                 run_info.append("<p>Overrides: <code>%s</code></p>" % e(
                     " ".join(i["run_overrides"].split("\n")).strip()))
+    for p in stops:
+        run_info.append("<p>Seeds until narrow: %s; the column <em>stopped</em> gives each "
+                        "configuration's seeds and its %s's relative half-width there.</p>"
+                        % (e(until.summary_line(p)), e(until.stat_name(p["rule"]))))
     ca = interactive.colour_axis(sw)
     colour_by = sw.axis(ca).label if ca else "series"
     page = interactive.page(dict(

@@ -21,6 +21,8 @@ and python3-pandas, and the rcsim binary (the strategy table: rcplot.strategies.
   seeds and its interval, exactly the numbers of summarize's CSV, the report and the
   plots (`<stat>_est`: geometric mean for latencies and other positive statistics, mean
   for fractions and counts; docs/analysis.md, "One centre").
+- seeds_until(path): the stopping rule of a `seeds: until` sweep and where each
+  configuration stopped (load_summary has it as columns too).
 
 `path` is one results file or a list of them (pooled; a job in several files is kept
 once, from the first).  This package reads through rcplot.results, the reader every tool
@@ -32,6 +34,7 @@ import os
 import numpy as np
 
 from rcplot import palette, results, sweep
+from rcplot import until as _until
 
 try:
     import pandas as pd
@@ -39,7 +42,8 @@ except ImportError as e:  # pragma: no cover - depends on the machine
     raise ImportError("the rcsim package needs pandas (Debian: apt-get install python3-pandas; "
                       "scripts/deps.sh installs it)") from e
 
-__all__ = ["load_jobs", "load_deliveries", "load_histograms", "load_summary", "Histograms"]
+__all__ = ["load_jobs", "load_deliveries", "load_histograms", "load_summary", "seeds_until",
+           "Histograms"]
 
 # Roles of the table's columns (docs/results-layout.md), in the order load_jobs puts them.
 _ROLE_ORDER = ("id", "parameter", "summary", "counter", "provenance")
@@ -232,7 +236,9 @@ def load_summary(path, stats=None, where=None):
     """One row per configuration, as summarize.py's CSV and the report's table.csv: the
     axes (and the strategy structure that varies), `seeds`, and per statistic `<s>_est`
     (the one centre every tool shows), `<s>_ci_lo`, `<s>_ci_hi`, `<s>_interval`, with the
-    median, min, max and arithmetic mean over seeds beside it.  stats: statistic names
+    median, min, max and arithmetic mean over seeds beside it; for a sweep that stopped
+    adding seeds by a rule, until_seeds, until_stopped (narrow, max or running),
+    until_estimate and until_rel_halfwidth (seeds_until).  stats: statistic names
     (rcsim plot --stat; default summarize's, with entropy and bandwidth when measured);
     where: {parameter: [values]} as --where.  Rows in the tools' order (strategies in the
     strategy table's)."""
@@ -244,7 +250,18 @@ def load_summary(path, stats=None, where=None):
         rows = _table.rows(sw, stats=want)
         shown = list(stats) if stats else _table.shown(rows, _table.DEFAULT_STATS)
         cols = _table.columns(sw, stats=shown)
+        # A `seeds: until` sweep: where each configuration stopped, as summarize's CSV.
+        if _until.attach(_paths(path), rows, sw.table_columns()):
+            cols = cols + list(_until.COLUMNS)
     return pd.DataFrame([{c: r[c] for c in cols} for r in rows], columns=cols)
+
+
+def seeds_until(path):
+    """The stopping rule a `seeds: until` sweep (or `rcsim sweep --until`) recorded: a list
+    with one dict per file that has one, {path, rule, configs}, each config {first (the job
+    id of its first seed), seeds, estimate, rel_halfwidth, stopped: narrow|max|running};
+    [] for a sweep with fixed seeds (docs/sweep-format.md, "Seeds until narrow")."""
+    return _until.read(_paths(path))
 
 
 def load_histograms(path, which="online"):

@@ -26,7 +26,7 @@ import os
 import sys
 
 
-from rcplot import coltable, metrics, results, table
+from rcplot import coltable, metrics, results, table, until
 from rcplot.sweep import Sweep, UsageError, load, parse_where
 
 TEXT_STATS = ("mean", "p1", "median", "p90", "p99")
@@ -53,6 +53,10 @@ def text_table(sw, rows, per_seed, out, stats=TEXT_STATS):
     num = [("seeds", 5), ("samples", 9)]
     num += [(s, WIDTH.get(s, max(len(s), 6))) for s in stats]
     num += [("undeliv", 8), ("wall s", 7)]
+    # A `seeds: until` sweep: where each configuration stopped (rcplot/until.py).
+    stopped = any(r.get("until_stopped") for r in rows)
+    if stopped:
+        num.append(("stopped (rel. half-width)", max([25] + [len(until.cell(r)) for r in rows])))
     print("  ".join(h.ljust(w) for h, w in zip(head, widths)) + " " +
           " ".join(h.rjust(w) for h, w in num), file=out)
     for r, c in zip(rows, cells):
@@ -60,6 +64,8 @@ def text_table(sw, rows, per_seed, out, stats=TEXT_STATS):
         # The estimate over seeds of every other view (plots, report, CSV `_est`).
         vals += [_cell(r, s) for s in stats]
         vals += ["%d" % r["undelivered"], "%.2f" % r["wall_s"]]
+        if stopped:
+            vals.append(until.cell(r))
         print("  ".join(v.ljust(w) for v, w in zip(c, widths)) + " " +
               " ".join(v.rjust(w) for v, (_, w) in zip(vals, num)), file=out)
 
@@ -128,6 +134,13 @@ def main(argv=None):
         text_stats = asked or table.shown(rows, TEXT_STATS)
         csv_stats = asked or table.shown(rows, table.DEFAULT_STATS)
         cols = table.columns(sw, stats=csv_stats, per_seed=a.per_seed)
+        # The stopping rule the results record, and where each configuration stopped.
+        if a.per_seed:
+            stops = until.read(a.results)
+        else:
+            stops = until.attach(a.results, rows, sw.table_columns())
+            if stops:
+                cols = cols + list(until.COLUMNS)
         info = results.sweep_info(res)
         if a.csv:
             f = _open(a.csv)
@@ -140,6 +153,7 @@ def main(argv=None):
                        axes=[dict(name=x.name, unit=x.unit, numeric=x.numeric,
                                   values=x.values) for x in sw.axes],
                        seeds=sw.seeds(), where=sw.where, columns=cols,
+                       seeds_until=[{k: v for k, v in p.items()} for p in stops],
                        rows=[{k: _json_value(r[k]) for k in cols} for r in rows])
             f = _open(a.json)
             json.dump(doc, f, indent=1)
@@ -157,6 +171,10 @@ def main(argv=None):
         if other:
             print("(%s; fractions, counts and bits: mean over seeds)" % "; ".join(
                 "%s: %s" % (s, metrics.lookup(s).axis_label) for s in other))
+        for p in stops:
+            print(until.summary_line(p) + "; the column stopped: at how many seeds each "
+                  "configuration stopped, and the %s's relative half-width there" %
+                  until.stat_name(p["rule"]))
         extra = [c for c in cols if c in sw.structure]
         if extra:
             print("strategy structure in --csv/--json and --where: %s" % ", ".join(extra))
