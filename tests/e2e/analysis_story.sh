@@ -29,7 +29,7 @@ run() { "${LAUNCH[@]}" "$RCSIM" sweep anon.yaml --out "$@" > "sweep-$1.log" 2>&1
         { cat "sweep-$1.log"; fail "rcsim sweep $*"; }; }
 run a.h5
 run c.h5
-run b.h5 --set app_rate=1/2
+run b.h5 --set app_rate=1/3
 
 # summarize: the entropy and bandwidth columns without asking, the estimate named
 "$RCSIM" summarize a.h5 > sum.txt || fail "summarize"
@@ -110,8 +110,9 @@ set +e
 "$RCSIM" diff a.h5 b.h5 --csv d.csv > d.txt
 st=$?
 set -e
-[ $st = 3 ] || { cat d.txt; fail "diff against app_rate=1/2: exit $st, not 3"; }
-grep -q "changed parameter: app_rate = 0.25 in A, 0.5 in B" d.txt || { cat d.txt; fail "no change named"; }
+[ $st = 3 ] || { cat d.txt; fail "diff against app_rate=1/3: exit $st, not 3"; }
+# shown as every view shows a value (0.333333, not the double's 17 digits)
+grep -qx "changed parameter: app_rate = 0.25 in A, 0.333333 in B (configurations paired across it)" d.txt || { cat d.txt; fail "no change named"; }
 grep -q "^differs " d.txt || fail "nothing differs"
 grep -q "identical" d.csv && fail "a changed parameter left a configuration identical"
 "$RCSIM" diff a.h5 2> d.err && fail "diff with one file succeeded"

@@ -33,7 +33,7 @@ import sys
 
 
 from rcplot import diff
-from rcplot.sweep import UsageError, parse_where
+from rcplot.sweep import UsageError, fmt_value, parse_where
 
 PROG = os.environ.get("RCSIM_PROG", "python3 -m rcplot diff")
 
@@ -75,7 +75,7 @@ def main(argv=None):
         print("A = %s\nB = %s" % (a.a, a.b))
         for k, (va, vb) in changed.items():
             print("changed parameter: %s = %s in A, %s in B (configurations paired across it)"
-                  % (k, va, vb))
+                  % (k, fmt_value(va), fmt_value(vb)))
         counts = {}
         for r in rows:
             counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
