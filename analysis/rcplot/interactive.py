@@ -51,7 +51,9 @@ table.results th { cursor: pointer; user-select: none; }
 table.results th[aria-sort=ascending]::after { content: " \\25B2"; }
 table.results th[aria-sort=descending]::after { content: " \\25BC"; }
 td.n { text-align: right; font-variant-numeric: tabular-nums; }
-td .ci { display: block; color: #666; font-size: 0.85em; white-space: nowrap; }
+td .ci { display: block; color: #666; font-size: 0.85em; }
+/* Many columns (an anonymity sweep's entropy and bandwidth): smaller, so 1280 px holds them. */
+table.results[data-dense] { font-size: 0.78em; }
 pre { background: #f6f6f6; padding: 0.6em; overflow-x: auto; font-size: 0.85em; }
 code { background: #f2f2f2; padding: 0 0.2em; }
 .top { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 1em; }
@@ -256,6 +258,11 @@ def _script_text(text):
     return text.replace("</script", "<\\/script").replace("</SCRIPT", "<\\/SCRIPT")
 
 
+def _breakable(text):
+    """An interval's text with a line break allowed after its en dash or comma."""
+    return text.replace("\u2013", "\u2013<wbr>").replace(", ", ",<wbr> ")
+
+
 def page(parts):
     """The report page.  parts: name, desc, prov [(k, v)], axes [(name, unit, values)],
     fixed (text), run_info [html], texts [(path, yaml)], caption_html, hdr [(text,
@@ -315,13 +322,16 @@ def page(parts):
     h.append('<p><label>Filter rows: <input id="filter" type="search" placeholder="e.g. '
              'unicast 128"></label> <span id="row-count"></span> &middot; click a heading '
              "to sort.</p>")
-    h.append('<table class="results" id="results"><thead><tr>' +
+    # An interval may break after its dash or comma (never inside a number), so that a
+    # table of many columns still fits the page.
+    dense = " data-dense" if len(parts["hdr"]) > 12 else ""
+    h.append('<table class="results" id="results"%s><thead><tr>' % dense +
              "".join("<th>%s</th>" % e(c) for c, _ in parts["hdr"]) + "</tr></thead><tbody>")
     for row in parts["body"]:
         cells = []
         for text, numeric, sort, ci in row:
             attr = ' data-v="%r"' % sort if _finite(sort) else ""
-            inner = e(text) + ('<span class="ci">%s</span>' % e(ci) if ci else "")
+            inner = e(text) + ('<span class="ci">%s</span>' % _breakable(e(ci)) if ci else "")
             cells.append('<td class="n"%s>%s</td>' % (attr, inner) if numeric
                          else "<td%s>%s</td>" % (attr, inner))
         h.append("<tr>" + "".join(cells) + "</tr>")
