@@ -160,7 +160,7 @@ class P(html.parser.HTMLParser):
         self.stack, self.rows, self.imgs, self.scripts, self.inrows = [], 0, [], 0, False
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
-        if tag not in ("img", "meta", "br", "hr", "input"):
+        if tag not in ("img", "meta", "br", "hr", "input", "wbr"):
             self.stack.append(tag)
         if tag == "table" and a.get("id") == "results":
             self.inrows = True
