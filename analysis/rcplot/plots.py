@@ -47,6 +47,10 @@ from .stats import LOG_T, MIN_SEEDS_CI, RANGE, seed_interval  # noqa: E402
 from .sweep import UsageError, choose_roles, fmt_value  # noqa: E402
 
 KINDS = ("line", "box", "cdf", "heatmap", "hist", "timeline", "tradeoff")
+# Axes that describe the situation, not a choice of the deployment: --kind tradeoff makes
+# them panels by default, so that only configurations of one situation compete.
+ENVIRONMENT = ("users", "population", "group_size", "groups", "trace", "corrupt_mixes",
+               "corrupt_providers", "duration", "app_rate", "burst")
 # tradeoff: the statistics it puts against the latency (metrics names), best first
 TRADEOFF_ANON = "anon_entropy"            # more is better
 TRADEOFF_BW = "bw_bytes_per_client_s"     # less is better
@@ -831,7 +835,12 @@ def draw(sw, spec):
                 raise UsageError("%s is not an axis of this sweep (axes: %s)"
                                  % (n, ", ".join(names) or "none"))
         hue = spec.hue or ("strategy" if "strategy" in names else None)
-        roles = (None, hue, [f for f in spec.facets if f != hue])
+        facets = [f for f in spec.facets if f != hue]
+        if not spec.facets:
+            # What a deployment does not choose (its users, their availability, the
+            # adversary) separates panels: a front across them would compare unlike cases.
+            facets = [n for n in names if n in ENVIRONMENT and n != hue]
+        roles = (None, hue, facets)
     else:
         roles = choose_roles(sw.axes, spec.kind, spec.x, spec.hue, spec.facets)
     configs = sw.configs()

@@ -194,11 +194,11 @@ class HelpTexts(unittest.TestCase):
 
 
 
-def anon_grid(seeds=(1, 2, 3, 4, 5)):
-    """A rate_delay x strategy sweep whose jobs measured anonymity."""
+def anon_grid(seeds=(1, 2, 3, 4, 5), users=(16,)):
+    """A rate_delay x strategy sweep whose jobs measured anonymity (x users when several)."""
     from test_sweep import FakeJob, FakeResults
     jobs = []
-    for rd in (2, 10):
+    for u, rd in ((u, rd) for u in users for rd in (2, 10)):
         for s in ("unicast", "rc-k2-p2"):
             for seed in seeds:
                 c = dict(deliveries=100, expected_deliveries=100, payload_packets=100,
@@ -206,8 +206,9 @@ def anon_grid(seeds=(1, 2, 3, 4, 5)):
                          anon_min_entropy_mean_bits=2.0 + rd / 5,
                          bw_bytes_per_client_s=12000.0 + seed, bw_payload_pps=0.2,
                          bw_cover_pps=5.8)
-                jobs.append(FakeJob(dict(users=16, strategy=s, rate_delay=rd, seed=seed),
-                                    median=(8 if s == "unicast" else 4) / rd ** 0.5 + seed / 50,
+                jobs.append(FakeJob(dict(users=u, strategy=s, rate_delay=rd, seed=seed),
+                                    median=((8 if s == "unicast" else 4) / rd ** 0.5 +
+                                            seed / 50) * u / 16,
                                     counters=c))
     return FakeResults(jobs)
 
@@ -265,6 +266,20 @@ class Tradeoff(unittest.TestCase):
             self.assertEqual(plots.matplotlib.colors.to_hex(c.get_facecolor()[0]),
                              plots.DOMINATED)
         self.assertIn("Pareto front (not dominated)", info["panels"][0]["legend"])
+        plots.plt.close(fig)
+
+    def test_the_situation_makes_panels_not_one_front(self):
+        # users and trace are not choices: by default each of their values is a panel with
+        # its own front (one front across them put every 32-user point behind fan-out's)
+        fig, info = draw(anon_grid(users=(16, 64)), kind="tradeoff")
+        self.assertEqual(len(info["panels"]), 2)
+        self.assertEqual(len(info["pareto"]), 2)
+        for front in info["pareto"]:
+            self.assertEqual(len(front), 2, info["pareto"])
+        plots.plt.close(fig)
+        # an explicit --facet still wins
+        fig, info = draw(anon_grid(users=(16, 64)), kind="tradeoff", facets=["rate_delay"])
+        self.assertEqual(len(info["panels"]), 2)
         plots.plt.close(fig)
 
     def test_without_anonymity_the_bandwidth_is_x_or_no_data(self):
