@@ -39,6 +39,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.colors import LogNorm, Normalize  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
+from matplotlib.transforms import offset_copy  # noqa: E402
 from matplotlib.ticker import (FixedLocator, FuncFormatter, LogLocator,  # noqa: E402
                                NullFormatter, NullLocator)
 
@@ -105,6 +106,27 @@ def pareto(points):
     return front
 
 
+def _dodge(pts, step=7.0):
+    """Horizontal offsets (points) that set apart configurations drawn at the same place
+    (two strategies with equal numbers, e.g. RC and RC-FT always online): otherwise the
+    later marker hides the earlier one, or their rings blend into a colour no legend has.
+    Points within 0.5 % of the panel's range (log scale for the latency) count as one."""
+    ok = [(x, y) for y, x, _ in pts if math.isfinite(x) and math.isfinite(y) and y > 0]
+    if not ok:
+        return [0.0] * len(pts)
+    xs = [x for x, _ in ok]
+    xspan = (max(xs) - min(xs)) or 1.0
+    groups = {}
+    for i, (y, x, _) in enumerate(pts):
+        if math.isfinite(x) and math.isfinite(y) and y > 0:
+            groups.setdefault((round(x / xspan * 200), round(math.log(y) * 100)), []).append(i)
+    out = [0.0] * len(pts)
+    for idx in groups.values():
+        for k, i in enumerate(idx):
+            out[i] = (k - (len(idx) - 1) / 2) * step
+    return out
+
+
 def _tradeoff(fig, axes, panels, sw, spec, roles, marks):
     """Latency (the statistic, default mean) against the anonymity a configuration gives
     (mean entropy of a tracked message, bits), marker area the bandwidth a client spends;
@@ -133,6 +155,7 @@ def _tradeoff(fig, axes, panels, sw, spec, roles, marks):
         pts = [(est(lat, c), est(xm, c), est(bw, c) if bws else 0.0) for c in cfgs]
         costs = [(y, -x if have_ent else x, b) for y, x, b in pts]
         front = set(pareto(costs))
+        dodge = _dodge(pts)
         for i, (c, (y, x, b)) in enumerate(zip(cfgs, pts)):
             if not (math.isfinite(x) and math.isfinite(y)):
                 continue
@@ -142,7 +165,9 @@ def _tradeoff(fig, axes, panels, sw, spec, roles, marks):
             ax.scatter([x], [y], s=size, color=col if on else DOMINATED,
                        edgecolors="black" if on else col, linewidths=0.8 if on else 1.0,
                        zorder=4 if on else 3, alpha=0.95 if on else 0.8,
-                       gid="front" if on else "dominated")
+                       gid="front" if on else "dominated",
+                       transform=offset_copy(ax.transData, fig=fig, x=dodge[i], y=0,
+                                             units="points"))
             allv.append(y)
         fl = sorted((pts[i][1], pts[i][0]) for i in front
                     if math.isfinite(pts[i][0]) and math.isfinite(pts[i][1]))

@@ -4,6 +4,7 @@ shows the same centre over seeds with the same brackets; strategies keep one ord
 colour; the plot refuses what it cannot draw.  Jobs are the stand-ins of test_sweep.py."""
 
 import io
+import math
 import os
 import sys
 import unittest
@@ -280,6 +281,33 @@ class Tradeoff(unittest.TestCase):
         # an explicit --facet still wins
         fig, info = draw(anon_grid(users=(16, 64)), kind="tradeoff", facets=["rate_delay"])
         self.assertEqual(len(info["panels"]), 2)
+        plots.plt.close(fig)
+
+    def test_coincident_configurations_are_set_apart(self):
+        # two strategies with equal numbers (RC and RC-FT always online) drew one marker
+        # over the other: the earlier one was hidden, or their rings blended
+        from test_sweep import FakeJob, FakeResults
+        jobs = list(anon_grid().jobs)
+        for j in anon_grid().jobs:
+            params = dict(kv.split("=", 1) for kv in j.attrs["canonical"].split("\n"))
+            if params["strategy"] != "rc-k2-p2":
+                continue
+            params["strategy"] = "rc-k2-p2-ft"
+            jobs.append(FakeJob(params, median=j.summary["p50"],
+                                counters={k[len("counter_"):]: v for k, v in j.attrs.items()
+                                          if k.startswith("counter_")}))
+        fig, info = draw(FakeResults(jobs), kind="tradeoff")
+        ax = fig.axes[0]
+        fig.canvas.draw()
+        where = []
+        for c in ax.collections:
+            if c.get_gid() in ("front", "dominated"):
+                where.append(tuple(c.get_offset_transform().transform(c.get_offsets())[0]))
+        self.assertEqual(len(where), 6)
+        # every marker at its own place on screen, 7 points (about 10 px) apart at least
+        for i, a in enumerate(where):
+            for b in where[i + 1:]:
+                self.assertGreater(math.hypot(a[0] - b[0], a[1] - b[1]), 5.0, where)
         plots.plt.close(fig)
 
     def test_without_anonymity_the_bandwidth_is_x_or_no_data(self):
