@@ -107,21 +107,29 @@ def pareto(points):
 
 
 def _dodge(pts, step=7.0):
-    """Horizontal offsets (points) that set apart configurations drawn at the same place
-    (two strategies with equal numbers, e.g. RC and RC-FT always online): otherwise the
-    later marker hides the earlier one, or their rings blend into a colour no legend has.
-    Points within 0.5 % of the panel's range (log scale for the latency) count as one."""
-    ok = [(x, y) for y, x, _ in pts if math.isfinite(x) and math.isfinite(y) and y > 0]
-    if not ok:
-        return [0.0] * len(pts)
-    xs = [x for x, _ in ok]
-    xspan = (max(xs) - min(xs)) or 1.0
-    groups = {}
-    for i, (y, x, _) in enumerate(pts):
-        if math.isfinite(x) and math.isfinite(y) and y > 0:
-            groups.setdefault((round(x / xspan * 200), round(math.log(y) * 100)), []).append(i)
+    """Horizontal offsets (points) that set apart configurations drawn at (nearly) the same
+    place (two strategies with equal numbers, e.g. RC and RC-FT always online): otherwise
+    the later marker hides the earlier one, or their rings blend into a colour no legend
+    has.  Points within 2 % of the panel's x range and 3 % of its (log) latency range of a
+    group's first point join that group; a group is spread about its place."""
+    ok = [(x, math.log(y)) for y, x, _ in pts if math.isfinite(x) and math.isfinite(y) and y > 0]
     out = [0.0] * len(pts)
-    for idx in groups.values():
+    if not ok:
+        return out
+    xspan = (max(x for x, _ in ok) - min(x for x, _ in ok)) or 1.0
+    yspan = (max(y for _, y in ok) - min(y for _, y in ok)) or 1.0
+    groups = []   # [(x, log y of the first point, [indices])]
+    for i, (y, x, _) in enumerate(pts):
+        if not (math.isfinite(x) and math.isfinite(y) and y > 0):
+            continue
+        ly = math.log(y)
+        for gx, gy, idx in groups:
+            if abs(x - gx) <= 0.02 * xspan and abs(ly - gy) <= 0.03 * yspan:
+                idx.append(i)
+                break
+        else:
+            groups.append((x, ly, [i]))
+    for _, _, idx in groups:
         for k, i in enumerate(idx):
             out[i] = (k - (len(idx) - 1) / 2) * step
     return out
@@ -168,6 +176,8 @@ def _tradeoff(fig, axes, panels, sw, spec, roles, marks):
                        gid="front" if on else "dominated",
                        transform=offset_copy(ax.transData, fig=fig, x=dodge[i], y=0,
                                              units="points"))
+            # A shifted transform hides the point from autoscaling: say where it is.
+            ax.update_datalim([(x, y)])
             allv.append(y)
         fl = sorted((pts[i][1], pts[i][0]) for i in front
                     if math.isfinite(pts[i][0]) and math.isfinite(pts[i][1]))
@@ -176,6 +186,7 @@ def _tradeoff(fig, axes, panels, sw, spec, roles, marks):
                     linestyle="--", zorder=2, label="_front")
         fronts.append([c.label(([hue] if hue else []) + others)
                        for i, c in enumerate(cfgs) if i in front])
+        ax.autoscale_view()
     logy = _span_log(allv, spec.yscale)
     for ax in axes:
         if logy:

@@ -304,6 +304,10 @@ class Tradeoff(unittest.TestCase):
             if c.get_gid() in ("front", "dominated"):
                 where.append(tuple(c.get_offset_transform().transform(c.get_offsets())[0]))
         self.assertEqual(len(where), 6)
+        # ... and inside the axes (a shifted marker still counts for the axis limits)
+        box = ax.get_window_extent()
+        for x, y in where:
+            self.assertTrue(box.x0 < x < box.x1 and box.y0 < y < box.y1, (where, box))
         # every marker at its own place on screen, 7 points (about 10 px) apart at least
         for i, a in enumerate(where):
             for b in where[i + 1:]:
