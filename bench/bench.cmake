@@ -1,3 +1,4 @@
+# The benchmarks outside the binary (bench/README.md); `rcsim bench` is src/speed/.
 # The event-queue benchmark, not part of `all`: build it with
 #   cmake --build build --target bench_evq
 # bench_evq_heap2b is the engine's queue as it is (src/core/evq.c), built with every
@@ -18,12 +19,6 @@ target_link_libraries(bench_evq_heap2b PRIVATE ${RCSIM_CORE_LIBS})
 add_dependencies(bench_evq_heap2b rcsim_build_info)
 target_compile_definitions(bench_evq_heap2b PRIVATE BENCH_EVQ_NAME="heap2b")
 add_custom_target(bench_evq DEPENDS bench_evq_heap2b)
-
-# `rcsim bench --quick` end to end (a few seconds), registered here because the
-# bench area has no tests/<area>.cmake of its own.
-if(RCSIM_BUILD_TESTING AND COMMAND rcsim_add_script)
-  rcsim_add_script(bench_smoke tests/e2e/bench_smoke.sh TIMEOUT 300 LABELS bench)
-endif()
 
 # Results-file benchmark: writes synthetic sweeps of N jobs through the real
 # writer and journal; bench/ingest.sh runs it and the farm ingest measurements.

@@ -1,9 +1,9 @@
 /* bench_evq: benchmark of the pending-event set.
  *
- * One source, linked once per queue implementation (bench/bench.cmake):
- * bench_evq_heap4 uses the engine's src/core/evq.c, bench_evq_heap2 and
- * bench_evq_pairing use bench/evq_heap2.c and bench/evq_pairing.c in place of
- * it, with the whole simulator core rebuilt around them.  Two modes:
+ * Linked with the whole simulator core around the engine's queue
+ * (src/core/evq.c) as bench_evq_heap2b (bench/bench.cmake); the study's other
+ * queues, each linked in its place, are gone (docs/performance.md, "The
+ * event-queue study").  Two modes:
  *
  *   bench_evq_X hold [--sizes 100,1000,...] [--ops N] [--repeat R]
  *       the classic hold model: fill the queue with N events, then time
@@ -15,8 +15,7 @@
  *       rc_run_job R times in this process and prints events, events/s (best
  *       wall and CPU time) and the results that must not depend on the queue.
  *
- * bench/run_evq.sh runs every variant and prints the comparison.  Exit codes:
- * 0 ok, 2 bad usage, 1 a job failed.
+ * Exit codes: 0 ok, 2 bad usage, 1 a job failed.
  */
 #include <errno.h>
 #include <math.h>

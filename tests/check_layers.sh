@@ -2,9 +2,9 @@
 # Layers point one way (README "Layout", docs/architecture.md): a file in src/AREA/ may
 # include "OTHER/x.h" only when OTHER is AREA itself or a layer below it:
 #
-#   core < trace < loopix < anon < multicast < workload < exp < io < {farm, bench, slurm} < cli
+#   core < trace < loopix < anon < multicast < workload < exp < io < {farm, speed, slurm} < cli
 #
-# io, farm, bench and slurm sit side by side above exp; farm (and bench, slurm) may use
+# io, farm, speed and slurm sit side by side above exp; farm (and speed, slurm) may use
 # io's results writer, io may use none of them, and they do not include each other.
 # Only `#include "..."` lines count; an include without a directory is the file's own
 # area.  A file in an area missing from the order is an error too (add the area here).
@@ -14,7 +14,7 @@
 # so a broken pattern cannot pass silently.  Exit 0: clean; 1: violations (listed).
 set -u
 
-ORDER="core:0 trace:1 loopix:2 anon:3 multicast:4 workload:5 exp:6 io:7 farm:8 bench:8 slurm:8 cli:9"
+ORDER="core:0 trace:1 loopix:2 anon:3 multicast:4 workload:5 exp:6 io:7 farm:8 speed:8 slurm:8 cli:9"
 
 # check DIR: prints one line per violation, returns 1 if there is any.
 check() {
@@ -53,16 +53,16 @@ self_test() {
     local t
     t=$(mktemp -d)
     trap 'rm -rf "$t"' RETURN
-    mkdir -p "$t"/{core,loopix,exp,farm,io,bench}
+    mkdir -p "$t"/{core,loopix,exp,farm,io,speed}
     printf '#include "core/sim.h"\n#include "local.h"\n#include <stdio.h>\n' > "$t/loopix/ok.c"
     printf '#include "exp/job.h"\n' > "$t/loopix/up.h"
     printf '  # include "loopix/net.h"\n' > "$t/core/up.c"
     printf '#include "io/h5out.h"\n#include "exp/job.h"\n' > "$t/farm/ok.c"
     printf '#include "farm/farm.h"\n' > "$t/io/side.c"
-    printf '#include "farm/farm.h"\n' > "$t/bench/side.c"
+    printf '#include "farm/farm.h"\n' > "$t/speed/side.c"
     local got want
     got=$(check "$t" | cut -d: -f1,2 | LC_ALL=C sort)
-    want=$'bench/side.c:1\ncore/up.c:1\nio/side.c:1\nloopix/up.h:1'
+    want=$'core/up.c:1\nio/side.c:1\nloopix/up.h:1\nspeed/side.c:1'
     if [[ $got != "$want" ]]; then
         echo "check_layers.sh self-test failed: expected violations"
         echo "$want"
@@ -81,6 +81,6 @@ self_test || exit 1
 if check "$src"; then
     echo "layers: every include in $src points down"
 else
-    echo "layer order: core < trace < loopix < multicast < workload < exp < io < {farm, bench, slurm} < cli"
+    echo "layer order: core < trace < loopix < multicast < workload < exp < io < {farm, speed, slurm} < cli"
     exit 1
 fi

@@ -1,5 +1,5 @@
 /* cmd_bench: `rcsim bench`, the benchmark suite.  Parses the
- * options and hands them to the harness in bench/bench.h, which owns the
+ * options and hands them to the harness in speed/speed.h, which owns the
  * configurations, the measurements and the output. */
 #include <errno.h>
 #include <getopt.h>
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/bench.h"
+#include "speed/speed.h"
 #include "cli/commands.h"
 #include "core/err.h"
 
@@ -31,7 +31,7 @@ static void print_usage(FILE *out)
             "anon), and the population jobs (pop-*: 10,000 and\n"
             "100,000 users, unicast, 10 min; --only pop-).  Then the sweep throughput:\n"
             "jobs/s of `rcsim sweep` on a\n"
-            "sweep of small jobs (users 32, 10 min, online) under " RC_BENCH_MPIRUN "\n"
+            "sweep of small jobs (users 32, 10 min, online) under " RC_SPEED_MPIRUN "\n"
             "with 1, 2, ... workers (-np workers+1), median of N runs each, and the ratio\n"
             "to the first worker count.\n"
             "Compare two --json files with bench/compare.py OLD.json NEW.json.\n"
@@ -65,14 +65,14 @@ static int parse_int(const char *s, int lo, int hi, int *out)
     return 0;
 }
 
-static int parse_np_list(const char *s, rc_bench_opts *o)
+static int parse_np_list(const char *s, rc_speed_opts *o)
 {
     o->n_np = 0;
     char buf[128];
     if (strlen(s) >= sizeof buf) return -1;
     strcpy(buf, s);
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        if (o->n_np == RC_BENCH_MAX_NP || parse_int(tok, 1, 64, &o->np_list[o->n_np]) != 0) return -1;
+        if (o->n_np == RC_SPEED_MAX_NP || parse_int(tok, 1, 64, &o->np_list[o->n_np]) != 0) return -1;
         o->n_np++;
     }
     return o->n_np > 0 ? 0 : -1;
@@ -94,8 +94,8 @@ int rc_cmd_bench(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    rc_bench_opts o;
-    rc_bench_opts_init(&o);
+    rc_speed_opts o;
+    rc_speed_opts_init(&o);
     optind = 1;
     int c;
     while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
@@ -108,8 +108,8 @@ int rc_cmd_bench(int argc, char **argv)
         case OPT_ONLY: o.only = optarg; break;
         case OPT_DATA_DIR: o.data_dir = optarg; break;
         case OPT_REPEAT:
-            if (parse_int(optarg, 1, RC_BENCH_MAX_REPEAT, &o.repeat) != 0) {
-                fprintf(stderr, "rcsim bench: --repeat wants 1..%d, got '%s'\n", RC_BENCH_MAX_REPEAT,
+            if (parse_int(optarg, 1, RC_SPEED_MAX_REPEAT, &o.repeat) != 0) {
+                fprintf(stderr, "rcsim bench: --repeat wants 1..%d, got '%s'\n", RC_SPEED_MAX_REPEAT,
                         optarg);
                 return RC_EXIT_USAGE;
             }
@@ -125,7 +125,7 @@ int rc_cmd_bench(int argc, char **argv)
                 fprintf(stderr,
                         "rcsim bench: --np-list wants a comma list of worker counts 1..64 "
                         "(at most %d), got '%s'\n",
-                        RC_BENCH_MAX_NP, optarg);
+                        RC_SPEED_MAX_NP, optarg);
                 return RC_EXIT_USAGE;
             }
             break;
@@ -136,5 +136,5 @@ int rc_cmd_bench(int argc, char **argv)
         fprintf(stderr, "rcsim bench: unexpected argument '%s' (try --help)\n", argv[optind]);
         return RC_EXIT_USAGE;
     }
-    return rc_bench_run(&o);
+    return rc_speed_run(&o);
 }

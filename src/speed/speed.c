@@ -1,4 +1,4 @@
-/* bench: the benchmark harness behind `rcsim bench` (bench/bench.h has the
+/* speed: the benchmark harness behind `rcsim bench` (speed/speed.h has the
  * contract; docs/performance.md is the manual and holds the measured numbers).
  *
  * Runs a fixed list of job configurations (24 h simulated, --model paper,
@@ -30,7 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench/bench.h"
+#include "speed/speed.h"
 #include "core/err.h"
 #include "core/log.h"
 #include "core/version.h"
@@ -40,19 +40,19 @@
 #include "io/json.h"
 #include "trace/avail.h"
 
-#define BENCH_MAX_REPEAT RC_BENCH_MAX_REPEAT
-#define BENCH_MAX_NP RC_BENCH_MAX_NP
-#define MPIRUN RC_BENCH_MPIRUN
+#define BENCH_MAX_REPEAT RC_SPEED_MAX_REPEAT
+#define BENCH_MAX_NP RC_SPEED_MAX_NP
+#define MPIRUN RC_SPEED_MPIRUN
 
 /* One configuration: a name (the key bench/compare.py matches on) and the
  * parameters that differ from the base (model paper, seed 1, the duration). */
-typedef struct bench_cfg {
+typedef struct speed_cfg {
     const char *name;
     const char *params; /* "key=value key=value ..." for rc_param_set_by_name */
     bool quick;         /* part of the --quick subset */
-} bench_cfg;
+} speed_cfg;
 
-static const bench_cfg configs[] = {
+static const speed_cfg configs[] = {
     {"unicast-u32-online", "strategy=unicast users=32 trace=online", true},
     {"unicast-u128-online", "strategy=unicast users=128 trace=online", true},
     {"unicast-u256-online", "strategy=unicast users=256 trace=online", false},
@@ -122,7 +122,7 @@ typedef struct child_report {
 } child_report;
 
 typedef struct cfg_result {
-    const bench_cfg *cfg;
+    const speed_cfg *cfg;
     rc_job job;
     enum { CR_OK, CR_SKIPPED, CR_FAILED } status;
     char note[300];
@@ -144,7 +144,7 @@ typedef struct sweep_run {
     int n_runs;          /* repeats done (medians over these) */
 } sweep_run;
 
-typedef rc_bench_opts opts;
+typedef rc_speed_opts opts;
 
 static double now_s(void)
 {
@@ -171,7 +171,7 @@ static double median(const double *v, int n)
 
 /* Builds the job of a configuration: registry defaults, the base values,
  * then the configuration's own parameters.  A bad table entry is a bug. */
-static int build_job(const bench_cfg *c, const opts *o, rc_job *job, rc_err *err)
+static int build_job(const speed_cfg *c, const opts *o, rc_job *job, rc_err *err)
 {
     rc_job_defaults(job);
     const char *dir = o->data_dir ? o->data_dir : getenv("RCSIM_DATA_DIR");
@@ -653,7 +653,7 @@ static int write_json(const char *path, const cfg_result *cr, size_t n, const sw
     return 0;
 }
 
-void rc_bench_opts_init(rc_bench_opts *o)
+void rc_speed_opts_init(rc_speed_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->repeat = -1;
@@ -663,7 +663,7 @@ void rc_bench_opts_init(rc_bench_opts *o)
     o->n_np = 2;
 }
 
-int rc_bench_run(const rc_bench_opts *given)
+int rc_speed_run(const rc_speed_opts *given)
 {
     RC_ASSERT(given->n_np >= 1 && given->n_np <= BENCH_MAX_NP);
     RC_ASSERT(given->repeat <= BENCH_MAX_REPEAT);
