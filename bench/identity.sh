@@ -1,7 +1,7 @@
 #!/bin/bash
 # Bit-identity check for speed work (docs/performance.md): runs a fixed set of jobs that
 # covers every model path (paper and exact models, unicast, RC, RC-FT with and without
-# drop-offline, bursts, traces, lambda/16, --cover full, adversary, gossip with membership
+# drop-offline, bursts, traces, lambda/16, --cover full, adversary, anti-entropy with membership
 # changes, a source going offline, several groups, population mode, and populations of
 # 6,000 that put pulls in the calendar, core/calq.h, in both models) with one binary, and
 # compares two such runs: the JSON summary (without wall time, RSS and the event count),

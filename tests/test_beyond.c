@@ -15,7 +15,7 @@ static rc_result run(rc_job *j)
     return r;
 }
 
-static void scenario(rc_job *j, double gossip)
+static void scenario(rc_job *j, double ae_interval_s)
 {
     rc_job_defaults(j);
     j->users = 64;
@@ -25,7 +25,7 @@ static void scenario(rc_job *j, double gossip)
     /* The sender of the first multicast after 1 h goes offline for 3 h right
      * after its first copy has left. */
     strcpy(j->source_offline, "3600:10800");
-    j->gossip_interval_s = gossip;
+    j->gossip_interval_s = ae_interval_s;
 }
 
 Test(beyond, source_offline_leaves_the_group_waiting_without_reconciliation)

@@ -439,9 +439,9 @@ void rc_job_mc_cfg(const rc_job *job, rc_mc_cfg *out)
     out->nonce_perm = job->quirks.nonce_perm == 1;
     rc_err err = {0};
     RC_ASSERTF(parse_scenarios(job, out, &err) == 0, "a job not validated: %s", err.msg);
-    out->gossip_interval_s = job->gossip_interval_s;
-    out->gossip_push_max = job->gossip_push_max;
-    out->gossip_window_s = job->gossip_window_s;
+    out->ae_interval_s = job->gossip_interval_s;
+    out->ae_push_max = job->gossip_push_max;
+    out->ae_window_s = job->gossip_window_s;
     out->membership_rate = job->membership_rate;
     out->adversary = (rc_adv_kind)job->adversary;
     out->adversary_fraction = job->adversary_fraction;

@@ -91,7 +91,8 @@ typedef struct rc_job {
     /* scenario hooks used by tests and studies */
     char offline_members[128];    /* comma list of group positions forced offline all run */
     char source_offline[64];      /* "" or "AT:FOR" seconds: the first sender goes offline */
-    /* anti-entropy reconciliation; 0 disables */
+    /* anti-entropy reconciliation (multicast/antientropy.h); 0 disables.  Named gossip_*
+     * as the parameters are: the names are in every job's id and results. */
     double gossip_interval_s;
     int gossip_push_max;
     double gossip_window_s;       /* digests cover the payloads created this recently */

@@ -10,7 +10,7 @@
 #include "multicast/mc.h"
 #include "multicast/services.h"
 
-enum { STREAM_GOSSIP = 30 };
+enum { STREAM_AE = 30 };
 enum { DIGEST_FIRST = 0, DIGEST_REPLY = 1 };
 
 /* Its kinds of message, numbered from AE_DIGEST (rc_mc_service_ops.first_type).
@@ -32,12 +32,12 @@ typedef struct rc_ae {
 
 static void *ae_create(rc_mc *mc, rc_sim *sim, const rc_mc_cfg *cfg)
 {
-    if (cfg->gossip_interval_s <= 0) return NULL;
+    if (cfg->ae_interval_s <= 0) return NULL;
     rc_ae *ae = rc_xcalloc(1, sizeof *ae);
     ae->mc = mc;
     ae->sim = sim;
     ae->cfg = cfg;
-    ae->rng = rc_rng_new(cfg->seed, STREAM_GOSSIP);
+    ae->rng = rc_rng_new(cfg->seed, STREAM_AE);
     ae->users = rc_mc_users(mc);
     ae->groups = rc_mc_groups(mc);
     return ae;
@@ -52,18 +52,18 @@ static void ae_destroy(void *self)
 
 static rc_time gap(rc_ae *ae)
 {
-    rc_time g = (rc_time)llround(rc_rng_exp(ae->rng, ae->cfg->gossip_interval_s * 1e6));
+    rc_time g = (rc_time)llround(rc_rng_exp(ae->rng, ae->cfg->ae_interval_s * 1e6));
     rc_time tick = rc_mc_tick(ae->mc);
     if (tick > 1) g = ((g + tick - 1) / tick) * tick;
     return g < 1 ? 1 : g;
 }
 
 /* One timer per (user, group): obj = group * users + user. */
-static void on_gossip(void *ctx, const rc_event *ev)
+static void on_round(void *ctx, const rc_event *ev)
 {
     rc_ae *ae = ctx;
     uint32_t g = ev->obj / ae->users, u = ev->obj % ae->users;
-    rc_sim_at(ae->sim, ev->t + gap(ae), RC_CLS_TIMER, RC_EV_AE_GOSSIP, ev->obj, 0);
+    rc_sim_at(ae->sim, ev->t + gap(ae), RC_CLS_TIMER, RC_EV_AE_ROUND, ev->obj, 0);
     if (!rc_mc_online(ae->mc, u)) return;
     uint32_t n = rc_mc_group_size(ae->mc, g);
     if (rc_mc_group_pos(ae->mc, g, u) < 0 || n < 2) return;
@@ -79,11 +79,11 @@ static void on_gossip(void *ctx, const rc_event *ev)
 static void ae_start(void *self)
 {
     rc_ae *ae = self;
-    rc_sim_on(ae->sim, RC_EV_AE_GOSSIP, on_gossip, ae);
+    rc_sim_on(ae->sim, RC_EV_AE_ROUND, on_round, ae);
     for (uint32_t g = 0; g < ae->groups; g++)
         for (uint32_t u = 0; u < ae->users; u++)
             if (rc_mc_group_pos(ae->mc, g, u) >= 0 || ae->cfg->membership_rate > 0)
-                rc_sim_at(ae->sim, gap(ae), RC_CLS_TIMER, RC_EV_AE_GOSSIP, g * ae->users + u, 0);
+                rc_sim_at(ae->sim, gap(ae), RC_CLS_TIMER, RC_EV_AE_ROUND, g * ae->users + u, 0);
 }
 
 static bool had(const rc_ae *ae, uint32_t user, uint32_t p, double at_s)
@@ -102,7 +102,7 @@ static void ae_receive(void *self, uint32_t user, const rc_msg *m, bool online_l
     }
     /* A digest from m->sender describing its set at m->t. */
     double now_s = (double)rc_mc_now(ae->mc) / 1e6, digest_s = (double)m->t / 1e6;
-    double from_s = now_s - ae->cfg->gossip_window_s;
+    double from_s = now_s - ae->cfg->ae_window_s;
     uint32_t np;
     const uint32_t *ids = rc_mc_group_payloads(ae->mc, m->group, &np);
     int pushed = 0;
@@ -111,7 +111,7 @@ static void ae_receive(void *self, uint32_t user, const rc_msg *m, bool online_l
         uint32_t p = ids[i];
         if ((double)rc_mc_payload_created(ae->mc, p) / 1e6 < from_s) break;
         bool mine = had(ae, user, p, now_s), theirs = had(ae, m->sender, p, digest_s);
-        if (mine && !theirs && pushed < ae->cfg->gossip_push_max) {
+        if (mine && !theirs && pushed < ae->cfg->ae_push_max) {
             rc_msg r = {.type = AE_REPAIR, .group = m->group,
                         .source = rc_mc_payload_source(ae->mc, p), .sender = user,
                         .recipient = m->sender, .payload = p, .t = rc_mc_now(ae->mc)};

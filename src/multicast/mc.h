@@ -49,10 +49,12 @@ typedef struct rc_mc_cfg {
     uint32_t offline_members[RC_MC_OFFLINE_MAX]; /* group-0 positions forced offline all run */
     bool source_offline; /* the sender of the first multicast at or after AT goes offline */
     double source_offline_at_s, source_offline_for_s; /* AT, and for how long */
-    /* anti-entropy reconciliation (antientropy.h); gossip_interval_s 0 disables */
-    double gossip_interval_s;
-    int gossip_push_max;
-    double gossip_window_s;
+    /* anti-entropy reconciliation (antientropy.h): mean time between a member's rounds
+     * (0 disables), payloads pushed per repair, span a digest covers (s); the job's
+     * parameters gossip_interval, gossip_push_max and gossip_window */
+    double ae_interval_s;
+    int ae_push_max;
+    double ae_window_s;
     double membership_rate; /* join/leave events per second per group; 0: static groups */
     /* misbehaving members (adversary.h): kind, fraction of the users, delay (s) */
     rc_adv_kind adversary;
