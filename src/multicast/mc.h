@@ -110,10 +110,6 @@ struct rc_strategy_ops {
     void (*relay)(void *self, uint32_t user, const rc_msg *m);
 };
 
-extern const rc_strategy_ops rc_unicast_ops;
-extern const rc_strategy_ops rc_rollercoaster_ops;
-extern const rc_strategy_ops rc_provider_fanout_ops;
-
 /* Group membership. */
 uint32_t rc_mc_groups(const rc_mc *mc);
 uint32_t rc_mc_group_size(const rc_mc *mc, uint32_t g);

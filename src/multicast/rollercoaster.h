@@ -22,4 +22,7 @@ typedef struct rc_rc_params {
 
 void rc_rc_params_of(const rc_strategy_spec *s, rc_rc_params *out);
 
+/* The strategy (rollercoaster.c), which the row (rollercoaster_name.c) points to. */
+extern const rc_strategy_ops rc_rollercoaster_ops;
+
 #endif

@@ -9,10 +9,11 @@
 
 #include "core/log.h"
 
-#define FAMILIES(X) \
-    X(unicast)      \
-    X(rollercoaster) \
-    X(provider_fanout)
+#define FAMILIES(X)    \
+    X(unicast)         \
+    X(rollercoaster)   \
+    X(provider_fanout) \
+    /* a new family: one line above this one */
 
 #define DECLARE(name) extern const rc_strategy_family rc_##name##_family;
 FAMILIES(DECLARE)
