@@ -261,6 +261,19 @@ static long tasks_that_fit(const part_info *pi, long nodes, long cpus)
 }
 
 /* The `# ...` header of a script: provenance, size and cost of the sweep. */
+/* The headers' command line (" rcsim ARGS", shell-quoted) and the start of their sweep
+ * line, "# sweep:    NAME (PATH"; the caller closes it. */
+static void put_command_and_sweep(sbuf *h, const rc_slurm_opts *o, const rc_sweep *sw)
+{
+    sb_puts(h, " rcsim");
+    for (int i = 0; i < o->argc; i++) {
+        sb_puts(h, " ");
+        sb_shquote(h, o->argv[i]);
+    }
+    sb_printf(h, "\n#\n# sweep:    %s (", rc_sweep_name(sw));
+    sb_puts(h, rc_sweep_path(sw));
+}
+
 static void build_header(sbuf *h, const rc_sweep *sw, const rc_slurm_opts *o, long ntasks,
                          const char *out_abs, const char *log_abs, long time_s,
                          const part_info *pi, const char *merge_script, bool provisional)
@@ -286,13 +299,7 @@ static void build_header(sbuf *h, const rc_sweep *sw, const rc_slurm_opts *o, lo
 
     sb_printf(h, "# rcsim sweep %s for SLURM, written by rcsim %s (%s) on %s with:\n#  ",
               o->array > 0 ? "array job" : "job", RCSIM_VERSION, RCSIM_GIT_REVISION, stamp);
-    sb_puts(h, " rcsim");
-    for (int i = 0; i < o->argc; i++) {
-        sb_puts(h, " ");
-        sb_shquote(h, o->argv[i]);
-    }
-    sb_printf(h, "\n#\n# sweep:    %s (", rc_sweep_name(sw));
-    sb_puts(h, rc_sweep_path(sw));
+    put_command_and_sweep(h, o, sw);
     sb_printf(h, "), hash %s%s\n", hex,
               provisional ? " (provisional: a trace was not found when this was written)" : "");
     sb_printf(h, "# jobs:     %zu\n", n);
@@ -360,13 +367,7 @@ static void build_merge_header(sbuf *h, const rc_sweep *sw, const rc_slurm_opts 
     sb_printf(h, "# rcsim merge job for SLURM (after the array job in ");
     sb_puts(h, array_script);
     sb_printf(h, "),\n# written by rcsim %s (%s) with:\n#  ", RCSIM_VERSION, RCSIM_GIT_REVISION);
-    sb_puts(h, " rcsim");
-    for (int i = 0; i < o->argc; i++) {
-        sb_puts(h, " ");
-        sb_shquote(h, o->argv[i]);
-    }
-    sb_printf(h, "\n#\n# sweep:    %s (", rc_sweep_name(sw));
-    sb_puts(h, rc_sweep_path(sw));
+    put_command_and_sweep(h, o, sw);
     sb_printf(h, "), hash %s%s, %zu jobs in %ld shards\n# parts:    ", hex,
               provisional ? " (provisional: a trace was not found when this was written)" : "",
               rc_sweep_count(sw), o->array);
