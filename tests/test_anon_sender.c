@@ -18,6 +18,7 @@ typedef struct fixture {
     uint8_t role[NODES];
     pool pools[NODES];
     uint8_t dropped[1];
+    tracked tg[16];
 } fixture;
 
 static void setup(fixture *f, bool dense)
@@ -31,6 +32,7 @@ static void setup(fixture *f, bool dense)
     a->role = f->role;
     a->pools = f->pools;
     a->dropped = f->dropped;
+    a->tg = f->tg;
     f->role[U0] = f->role[U1] = ROLE_CLIENT;
     f->role[P] = f->role[Q] = ROLE_MIXING;
     a->sender_view = dense;
@@ -80,15 +82,23 @@ static void take(fixture *f, uint32_t node, pkt *p)
     rc_anon__pool_take(&f->a, &f->pools[node], p);
 }
 
-/* The exit of `p` for a message of `sender` challenged against `partner`. */
+/* The exit of `p` for message k, of `sender` challenged against `partner`; read
+ * at once when `now`, else at the next flush. */
+static void exit_k(fixture *f, const pkt *p, uint32_t k, uint32_t sender, uint32_t partner,
+                   bool now)
+{
+    f->tg[k] = (tracked){0};
+    f->tg[k].sender = sender;
+    f->tg[k].partner = partner;
+    rc_anon__sender_exit(&f->a, p, k);
+    if (now) rc_anon__slog_flush(&f->a);
+}
+
 static double exit_h(fixture *f, const pkt *p, uint32_t sender, uint32_t partner, double *eps)
 {
-    tracked g = {0};
-    g.sender = sender;
-    g.partner = partner;
-    double h = rc_anon__sender_exit(&f->a, p, &g);
-    *eps = g.eps;
-    return h;
+    exit_k(f, p, 0, sender, partner, true);
+    *eps = f->tg[0].eps;
+    return f->tg[0].sender_h;
 }
 
 static void the_case(bool dense)
@@ -152,6 +162,24 @@ static void the_case(bool dense)
     h = exit_h(&f, &none, U0, U1, &eps);
     cr_assert_float_eq(h, 0, 1e-12);
     cr_assert(isnan(eps));
+    /* The exits read together (the log mode reads up to SL_LANES in one pass over
+     * the log, more in several) give each the value it had alone, to the bit. */
+    const pkt *ex[] = {&x1, &x2, &x3, &y, &z, &x5, &x6, &x1, &y, &x6, &x3};
+    const uint32_t n_ex = sizeof ex / sizeof *ex;
+    double alone_h[16], alone_eps[16];
+    for (uint32_t k = 0; k < n_ex; k++) {
+        exit_k(&f, ex[k], k, k % 2 ? U1 : U0, k % 2 ? U0 : U1, true);
+        alone_h[k] = f.tg[k].sender_h;
+        alone_eps[k] = f.tg[k].eps;
+    }
+    for (uint32_t k = 0; k < n_ex; k++) exit_k(&f, ex[k], k, k % 2 ? U1 : U0, k % 2 ? U0 : U1, false);
+    rc_anon__slog_flush(&f.a);
+    for (uint32_t k = 0; k < n_ex; k++) {
+        cr_assert(memcmp(&f.tg[k].sender_h, &alone_h[k], sizeof(double)) == 0,
+                  "exit %u: H %.17g read together, %.17g alone", k, f.tg[k].sender_h, alone_h[k]);
+        cr_assert(memcmp(&f.tg[k].eps, &alone_eps[k], sizeof(double)) == 0,
+                  "exit %u: eps %.17g read together, %.17g alone", k, f.tg[k].eps, alone_eps[k]);
+    }
     pkt *held[] = {&x1, &x2, &x3, &x4, &x5, &x6, &y, &z};
     for (size_t i = 0; i < sizeof held / sizeof *held; i++) rc_anon__pkt_clear(&f.a, held[i]);
     teardown(&f);

@@ -69,8 +69,11 @@ typedef struct pkt {
     double *tq;
 } pkt;
 
-/* Target-list blocks come in classes of 4 << c entries. */
+/* Target-list blocks come in classes of 4 << c entries; a class keeps at most
+ * max(TL_KEEP_MIN, in use / TL_KEEP_DIV) free blocks (anon_pool.c). */
 #define TL_CLASSES 30
+#define TL_KEEP_MIN 64
+#define TL_KEEP_DIV 4
 
 typedef struct event {
     rc_time t, received;
@@ -101,10 +104,19 @@ typedef struct tracked {
  * mean (x: how many entries back that departure is; 0: older than the log)
  * or nothing.  A bundle split in the pool is logged as its parts. */
 enum { SL_DEP = 0, SL_USER = 1, SL_SNAP = 2, SL_NONE = 3 };
+/* Sweeps read in one pass over the log (anon_sender.c): their loops interleave. */
+#define SL_LANES 8
 typedef struct slog_e {
     uint32_t nk; /* node << 2 | kind */
     uint32_t x;
 } slog_e;
+
+/* A tracked exit waiting to be read: from departure `sid`, for message k. */
+struct slog_exit {
+    uint64_t sid;
+    uint32_t k;
+    double h, eps;
+};
 
 typedef struct slog {
     slog_e *e;
@@ -116,15 +128,21 @@ typedef struct slog {
     rc_time *ck_t;
     uint64_t *ck_i;
     size_t ck_n, ck_cap;
-    /* sweep scratch (all zero between sweeps): the weights of departures' means,
-     * a ring longer than max_back indexed by global index; per node; per user */
+    /* tracked exits waiting to be read (rc_anon__slog_flush), in exit order */
+    struct slog_exit *pend;
+    size_t n_pend, cap_pend;
+    /* sweep scratch for SL_LANES sweeps read in one pass (all zero between
+     * passes), lane j of item x at x * SL_LANES + j: the weights of departures'
+     * means, a ring longer than max_back indexed by global index; per node; per
+     * user; and per lane the users touched */
     double *alpha;
     size_t alpha_len;
     double *g, *r;
-    uint32_t *touched, n_touched;
+    uint32_t *touched, n_touched[SL_LANES];
     uint32_t *mixing, n_mixing; /* the honest mixing nodes */
     double max_unresolved;      /* largest share a sweep left unplaced */
     uint64_t swept, sweeps;     /* entries visited, tracked exits read */
+    uint64_t passes, read;      /* passes over the log, and the entries they read */
     size_t peak_n;              /* most entries held */
 } slog;
 
@@ -143,6 +161,7 @@ struct rc_anon {
     sview **sv_free; /* released sender estimates, for reuse (all users4 long) */
     void *tl_free[TL_CLASSES]; /* released target-list blocks by class, linked through
                                   their first word */
+    uint64_t tl_nfree[TL_CLASSES], tl_used[TL_CLASSES]; /* blocks free, and in use */
     uint32_t n_sv_free, cap_sv_free;
     /* packets */
     pkt *slots;
@@ -214,8 +233,12 @@ void rc_anon__slog_free(rc_anon *a);
 void rc_anon__slog_arrive(rc_anon *a, uint32_t node, const pkt *p, uint32_t parts);
 /* A packet leaves pool `node`, which held n packets: it carries that pool mean. */
 void rc_anon__slog_depart(rc_anon *a, uint32_t node, int64_t n, pkt *p);
-/* The packet carrying tracked message g left the mixes: its sender entropy in
- * bits and the message's epsilon (g->eps). */
-double rc_anon__sender_exit(rc_anon *a, const pkt *p, tracked *g);
+/* The packet carrying tracked message k left the mixes: its sender entropy in
+ * bits (tg[k].sender_h) and the message's epsilon (tg[k].eps), at once or, in the
+ * log mode, at the next rc_anon__slog_flush. */
+void rc_anon__sender_exit(rc_anon *a, const pkt *p, uint32_t k);
+/* Reads the exits waiting in the sender log (before the log drops entries, and
+ * at the end of the run); nothing without a log. */
+void rc_anon__slog_flush(rc_anon *a);
 
 #endif

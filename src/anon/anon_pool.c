@@ -72,7 +72,9 @@ void rc_anon__pkt_clear(rc_anon *a, pkt *p)
  * u32.  Blocks are 4 << c entries long and go back to a free list of their
  * class, not to malloc: packets leaving a pool take lists as long as its live
  * targets, millions of times a run, and malloc's bookkeeping for them was a
- * sixth of a population's run. */
+ * sixth of a population's run.  A class's free list holds at most
+ * TL_KEEP_MIN blocks or 1/TL_KEEP_DIV of the class's blocks in use, whichever
+ * is more; the rest go back to malloc. */
 
 static unsigned tl_class(uint32_t need)
 {
@@ -85,8 +87,18 @@ void rc_anon__tl_release(rc_anon *a, pkt *p)
 {
     if (p->tq != NULL) {
         unsigned c = tl_class(p->capt);
-        *(void **)p->tq = a->tl_free[c];
-        a->tl_free[c] = p->tq;
+        a->tl_used[c]--;
+        if (a->tl_nfree[c] > TL_KEEP_MIN && a->tl_nfree[c] > a->tl_used[c] / TL_KEEP_DIV) {
+            /* The class shrank: its blocks go back to malloc, which can give
+             * their memory to the other classes (the lists are long while many
+             * tracked messages are live, short later: unbounded free lists kept
+             * the peak of every class at once). */
+            free(p->tq);
+        } else {
+            *(void **)p->tq = a->tl_free[c];
+            a->tl_free[c] = p->tq;
+            a->tl_nfree[c]++;
+        }
     }
     p->tq = NULL;
     p->tk = NULL;
@@ -100,8 +112,13 @@ void rc_anon__tl_reserve(rc_anon *a, pkt *p, uint32_t need)
     RC_ASSERT(c < TL_CLASSES);
     uint32_t cap = 4u << c;
     double *b = a->tl_free[c];
-    if (b != NULL) a->tl_free[c] = *(void **)b;
-    else b = rc_xmalloc((size_t)cap * (sizeof(double) + sizeof(uint32_t)));
+    if (b != NULL) {
+        a->tl_free[c] = *(void **)b;
+        a->tl_nfree[c]--;
+    } else {
+        b = rc_xmalloc((size_t)cap * (sizeof(double) + sizeof(uint32_t)));
+    }
+    a->tl_used[c]++;
     uint32_t *k = (uint32_t *)(b + cap);
     if (p->nt > 0) {
         memcpy(b, p->tq, p->nt * sizeof *b);
@@ -121,6 +138,7 @@ void rc_anon__tl_free_all(rc_anon *a)
             a->tl_free[c] = *(void **)b;
             free(b);
         }
+    memset(a->tl_nfree, 0, sizeof a->tl_nfree);
 }
 
 void rc_anon__pkt_add_target(rc_anon *a, pkt *p, uint32_t k, double q)

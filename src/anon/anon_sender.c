@@ -53,9 +53,9 @@ void rc_anon__slog_new(rc_anon *a, rc_time keep)
     RC_ASSERT(a->nodes < (1u << 30));
     slog *s = rc_xcalloc(1, sizeof *s);
     s->keep = keep;
-    s->g = rc_xcalloc(a->nodes ? a->nodes : 1, sizeof *s->g);
-    s->r = rc_xcalloc(a->users ? a->users : 1, sizeof *s->r);
-    s->touched = rc_xmalloc((a->users ? a->users : 1) * sizeof *s->touched);
+    s->g = rc_xcalloc((size_t)(a->nodes ? a->nodes : 1) * SL_LANES, sizeof *s->g);
+    s->r = rc_xcalloc((size_t)(a->users ? a->users : 1) * SL_LANES, sizeof *s->r);
+    s->touched = rc_xmalloc((size_t)(a->users ? a->users : 1) * SL_LANES * sizeof *s->touched);
     s->mixing = rc_xmalloc((a->nodes ? a->nodes : 1) * sizeof *s->mixing);
     for (uint32_t v = 0; v < a->nodes; v++)
         if (a->role[v] == ROLE_MIXING) s->mixing[s->n_mixing++] = v;
@@ -67,6 +67,7 @@ void rc_anon__slog_free(rc_anon *a)
     slog *s = a->sl;
     if (s == NULL) return;
     free(s->e);
+    free(s->pend);
     free(s->alpha);
     free(s->ck_t);
     free(s->ck_i);
@@ -89,6 +90,7 @@ static void slog_room(rc_anon *a)
     /* the entries before checkpoint c-1 were all logged at or before its time */
     uint64_t drop = c > 0 ? s->ck_i[c - 1] - s->base : 0;
     if (drop > 0 && drop >= s->n / 2) {
+        rc_anon__slog_flush(a); /* the waiting exits read what the log holds now */
         memmove(s->e, s->e + drop, (s->n - drop) * sizeof *s->e);
         s->n -= drop;
         s->base += drop;
@@ -144,88 +146,199 @@ void rc_anon__slog_depart(rc_anon *a, uint32_t node, int64_t n, pkt *p)
     p->sid1 = slog_put(a, node, SL_DEP, (uint32_t)n) + 1;
 }
 
-/* The backward sweep from departure `sid`: leaves the weights of the clients
- * in s->r (the users in s->touched) and returns the weight that reached
- * them. */
-static double sweep(rc_anon *a, uint64_t sid)
+/* One sweep of a pass: lane `lane` from departure `sid` (or none). */
+typedef struct lane_st {
+    uint64_t sid;
+    size_t pi; /* its exit in s->pend */
+    double placed, lost, done, comp;
+} lane_st;
+
+static void lane_finish(rc_anon *a, lane_st *L, uint32_t j, size_t i);
+
+/* One backward pass over the log for up to SL_LANES sweeps, lanes sorted by
+ * sid, highest first.  Each lane computes exactly what a sweep of its own
+ * would, in the same order (its entries from its departure down, its own
+ * stopping point): the lanes only share the reading of the log, and their
+ * loop-carried sums (the compensated `done` above all) interleave instead of
+ * waiting on each other. */
+static void sweep_pass(rc_anon *a, lane_st *L, uint32_t nl)
 {
     slog *s = a->sl;
-    s->n_touched = 0;
-    s->sweeps++;
-    if (sid < s->base) {
-        s->max_unresolved = 1; /* older than the log: nothing known (not seen in practice) */
-        return 0;
-    }
-    /* The weights of departures' means live in a ring longer than any
-     * distance from an arrival back to its departure, so two live ones never
-     * share a slot. */
-    if (s->alpha_len <= s->max_back) {
-        size_t len = 1024;
-        while (len <= s->max_back) len *= 2;
-        free(s->alpha);
-        s->alpha = rc_xcalloc(len, sizeof *s->alpha);
-        s->alpha_len = len;
-    }
     const size_t mask = s->alpha_len - 1;
-    size_t i = (size_t)(sid - s->base);
-    /* weight placed on clients, on nothing, and older than the log; `done` sums all three
-     * with Kahan's compensation, so that 1 - done is accurate to ~1e-16 after millions of
-     * small additions (plain sums drift by ~1e-13 and a sweep would never stop early) */
-    double placed = 0, gone = 0, lost = 0, done = 0, comp = 0;
     const slog_e *e = s->e;
     double *alpha = s->alpha, *g = s->g, *r = s->r;
     const uint64_t base = s->base;
-    alpha[(base + i) & mask] = 1;
-    size_t visited = 0;
+    uint32_t act[SL_LANES], n_act = 0, next = 0;
+    size_t i = (size_t)(L[0].sid - base);
+    s->passes++;
     for (;;) {
+        s->read++;
+        while (next < nl && L[next].sid - base == i) {
+            alpha[((base + i) & mask) * SL_LANES + next] = 1;
+            act[n_act++] = next++;
+        }
         const slog_e *x = &e[i];
         uint32_t kind = x->nk & 3, node = x->nk >> 2;
+        double *gn = &g[(size_t)node * SL_LANES];
         if (kind == SL_DEP) {
-            double *al = &alpha[(base + i) & mask], gv = g[node];
-            if (*al != 0 || gv != 0) {
-                double n = (double)x->x;
-                g[node] = gv * ((n - 1) / n) + *al / n;
-                *al = 0;
+            double *al = &alpha[((base + i) & mask) * SL_LANES];
+            double n = (double)x->x, f = (n - 1) / n;
+            for (uint32_t q = 0; q < n_act; q++) {
+                uint32_t j = act[q];
+                if (al[j] != 0 || gn[j] != 0) {
+                    gn[j] = gn[j] * f + al[j] / n;
+                    al[j] = 0;
+                }
+            }
+        } else if (kind == SL_USER) {
+            uint32_t u = x->x;
+            double *ru = &r[(size_t)u * SL_LANES];
+            for (uint32_t q = 0; q < n_act; q++) {
+                uint32_t j = act[q];
+                double c = gn[j];
+                if (c == 0) continue;
+                lane_st *l = &L[j];
+                double y = c - l->comp, t = l->done + y;
+                l->comp = (t - l->done) - y;
+                l->done = t;
+                if (ru[j] == 0) s->touched[(size_t)j * a->users + s->n_touched[j]++] = u;
+                ru[j] += c;
+                l->placed += c;
+            }
+        } else if (kind == SL_SNAP && x->x != 0 && x->x <= i) {
+            double *al = &alpha[((base + i - x->x) & mask) * SL_LANES];
+            for (uint32_t q = 0; q < n_act; q++) {
+                uint32_t j = act[q];
+                double c = gn[j];
+                if (c != 0) al[j] += c;
             }
         } else {
-            double c = g[node];
-            if (c != 0) {
-                if (kind != SL_SNAP || x->x == 0 || x->x > i) {
-                    double y = c - comp, t = done + y;
-                    comp = (t - done) - y;
-                    done = t;
-                }
-                if (kind == SL_USER) {
-                    uint32_t u = x->x;
-                    if (r[u] == 0) s->touched[s->n_touched++] = u;
-                    r[u] += c;
-                    placed += c;
-                } else if (kind == SL_NONE) {
-                    gone += c;
-                } else if (x->x != 0 && x->x <= i) {
-                    alpha[(base + i - x->x) & mask] += c;
-                } else {
-                    lost += c;
-                }
+            /* nothing (a mix loop's), or a mean older than the log */
+            bool lost = kind == SL_SNAP;
+            for (uint32_t q = 0; q < n_act; q++) {
+                uint32_t j = act[q];
+                double c = gn[j];
+                if (c == 0) continue;
+                lane_st *l = &L[j];
+                double y = c - l->comp, t = l->done + y;
+                l->comp = (t - l->done) - y;
+                l->done = t;
+                if (lost) l->lost += c;
             }
         }
-        visited++;
-        if (((visited & 1023) == 0 && 1 - done < SL_TOL) || i == 0) break;
-        i--;
+        /* a lane stops when all but SL_TOL is placed (looked at every 1024
+         * entries it visited), or at the log's start */
+        for (uint32_t q = 0; q < n_act;) {
+            uint32_t j = act[q];
+            uint64_t visited = L[j].sid - base - i + 1;
+            if (((visited & 1023) == 0 && 1 - L[j].done < SL_TOL) || i == 0) {
+                s->swept += visited;
+                lane_finish(a, L, j, i);
+                act[q] = act[--n_act];
+            } else {
+                q++;
+            }
+        }
+        if (n_act == 0) {
+            if (next == nl) break;
+            i = (size_t)(L[next].sid - base); /* (nothing to do in between) */
+        } else {
+            i--;
+        }
     }
-    s->swept += visited;
-    /* what did not reach a client or nothing: the truncation's share */
-    double left = 1 - done + lost;
-    if (left > s->max_unresolved) s->max_unresolved = left;
-    /* scratch back to zero: the ring (live weights sit within max_back below i),
-     * and the pools' weights */
-    for (uint64_t k = 0; k <= s->max_back && k <= i; k++) alpha[(base + i - k) & mask] = 0;
-    for (uint32_t k = 0; k < s->n_mixing; k++) g[s->mixing[k]] = 0;
-    return placed;
 }
 
 /* |ln(p0/p1)| (docs/spec.md §10.4): INFINITY when one side is impossible,
  * NaN when both are (the exit says nothing of this pair). */
+static double eps_of(double ps, double pp);
+
+/* Lane j stopped at entry i: its exit's entropy and epsilon, and its scratch
+ * back to zero. */
+static void lane_finish(rc_anon *a, lane_st *L, uint32_t j, size_t i)
+{
+    slog *s = a->sl;
+    lane_st *l = &L[j];
+    const size_t mask = s->alpha_len - 1;
+    const uint64_t base = s->base;
+    /* what did not reach a client or nothing: the truncation's share */
+    double left = 1 - l->done + l->lost;
+    if (left > s->max_unresolved) s->max_unresolved = left;
+    /* the ring (live weights sit within max_back below i), and the pools' weights */
+    for (uint64_t k = 0; k <= s->max_back && k <= i; k++)
+        s->alpha[((base + i - k) & mask) * SL_LANES + j] = 0;
+    for (uint32_t k = 0; k < s->n_mixing; k++) s->g[(size_t)s->mixing[k] * SL_LANES + j] = 0;
+    struct slog_exit *x = &s->pend[l->pi];
+    tracked *g = &a->tg[x->k];
+    double tot = l->placed, h = 0;
+    uint32_t *touched = &s->touched[(size_t)j * a->users];
+    for (uint32_t k = 0; k < s->n_touched[j] && tot > 0; k++) {
+        double v = s->r[(size_t)touched[k] * SL_LANES + j] / tot;
+        if (v > 0) h -= v * log2(v);
+    }
+    x->eps = tot > 0 ? eps_of(s->r[(size_t)g->sender * SL_LANES + j],
+                              s->r[(size_t)g->partner * SL_LANES + j])
+                     : NAN;
+    x->h = h;
+    for (uint32_t k = 0; k < s->n_touched[j]; k++)
+        s->r[(size_t)touched[k] * SL_LANES + j] = 0;
+    s->n_touched[j] = 0;
+}
+
+static int cmp_lane(const void *x, const void *y)
+{
+    const lane_st *p = x, *q = y;
+    return (p->sid < q->sid) - (p->sid > q->sid);
+}
+
+void rc_anon__slog_flush(rc_anon *a)
+{
+    slog *s = a->sl;
+    if (s == NULL || s->n_pend == 0) return;
+    /* The ring of means' weights outgrows the longest distance back. */
+    if (s->alpha_len <= s->max_back) {
+        size_t len = 1024;
+        while (len <= s->max_back) len *= 2;
+        free(s->alpha);
+        s->alpha = rc_xcalloc(len * SL_LANES, sizeof *s->alpha);
+        s->alpha_len = len;
+    }
+    lane_st L[SL_LANES];
+    uint32_t nl = 0;
+    for (size_t pi = 0; pi < s->n_pend; pi++) {
+        struct slog_exit *x = &s->pend[pi];
+        const tracked *g = &a->tg[x->k];
+        x->h = NAN;
+        x->eps = NAN;
+        /* (left out of the sample since its exit: never reported, not read) */
+        if (g->dropped) continue;
+        s->sweeps++;
+        if (x->sid < s->base) {
+            s->max_unresolved = 1; /* older than the log: nothing known (not seen in practice) */
+            x->h = 0;
+            continue;
+        }
+        L[nl++] = (lane_st){x->sid, pi, 0, 0, 0, 0};
+        if (nl == SL_LANES || pi + 1 == s->n_pend) {
+            qsort(L, nl, sizeof *L, cmp_lane);
+            sweep_pass(a, L, nl);
+            nl = 0;
+        }
+    }
+    if (nl > 0) {
+        qsort(L, nl, sizeof *L, cmp_lane);
+        sweep_pass(a, L, nl);
+    }
+    /* in exit order, as if each had been read at its exit */
+    for (size_t pi = 0; pi < s->n_pend; pi++) {
+        const struct slog_exit *x = &s->pend[pi];
+        tracked *g = &a->tg[x->k];
+        if (g->dropped) continue;
+        g->sender_h = x->h;
+        g->eps = x->eps;
+    }
+    s->n_pend = 0;
+}
+
 static double eps_of(double ps, double pp)
 {
     if (ps > 0 && pp > 0) return fabs(log(ps / pp));
@@ -233,8 +346,9 @@ static double eps_of(double ps, double pp)
     return NAN;
 }
 
-double rc_anon__sender_exit(rc_anon *a, const pkt *p, tracked *g)
+void rc_anon__sender_exit(rc_anon *a, const pkt *p, uint32_t k)
 {
+    tracked *g = &a->tg[k];
     double h = 0;
     g->eps = NAN;
     if (a->sender_view) {
@@ -250,20 +364,25 @@ double rc_anon__sender_exit(rc_anon *a, const pkt *p, tracked *g)
         } else if (p->sender != NONE32) {
             g->eps = eps_of(p->sender == g->sender, p->sender == g->partner);
         }
-        return h;
+        g->sender_h = h;
+        return;
     }
-    if (a->sl == NULL || g->dropped) return NAN; /* (left out of the sample: not read) */
+    if (a->sl == NULL || g->dropped) { /* (left out of the sample: not read) */
+        g->sender_h = NAN;
+        return;
+    }
     if (p->sid1 == 0) {
         if (p->sender != NONE32) g->eps = eps_of(p->sender == g->sender, p->sender == g->partner);
-        return 0;
+        g->sender_h = 0;
+        return;
     }
+    /* Read later, many in one pass (rc_anon__slog_flush): before the log drops
+     * anything, so the entries read are those the log held at the exit. */
     slog *s = a->sl;
-    double tot = sweep(a, p->sid1 - 1);
-    for (uint32_t k = 0; k < s->n_touched && tot > 0; k++) {
-        double x = s->r[s->touched[k]] / tot;
-        if (x > 0) h -= x * log2(x);
+    g->sender_h = NAN;
+    if (s->n_pend == s->cap_pend) {
+        s->cap_pend = s->cap_pend ? s->cap_pend * 2 : 256;
+        s->pend = rc_xrealloc(s->pend, s->cap_pend * sizeof *s->pend);
     }
-    if (tot > 0) g->eps = eps_of(s->r[g->sender], s->r[g->partner]);
-    for (uint32_t k = 0; k < s->n_touched; k++) s->r[s->touched[k]] = 0;
-    return h;
+    s->pend[s->n_pend++] = (struct slog_exit){p->sid1 - 1, k, NAN, NAN};
 }

@@ -223,7 +223,7 @@ static void exit_packet(rc_anon *a, pkt *p, rc_time t)
         tracked *g = &a->tg[p->target];
         g->exited = true;
         g->left = t;
-        g->sender_h = rc_anon__sender_exit(a, p, g);
+        rc_anon__sender_exit(a, p, p->target);
     }
 }
 
@@ -670,6 +670,7 @@ static double percentile(const double *v, size_t n, double q)
 int rc_anon_finish(rc_anon *a, rc_err *err)
 {
     drain(a, a->stop);
+    rc_anon__slog_flush(a);
     a->rec = rc_xcalloc(a->n_tg ? a->n_tg : 1, sizeof *a->rec);
     double *h = rc_xmalloc((a->n_tg ? a->n_tg : 1) * sizeof *h);
     double hsum = 0, minsum = 0, ssum = 0;
@@ -717,12 +718,15 @@ int rc_anon_finish(rc_anon *a, rc_err *err)
     a->sum.eps_p95 = percentile(eps, n_eps, 0.95);
     a->sum.delta = n_pair ? (double)(n_pair - n_eps) / (double)n_pair : NAN;
     free(eps);
+    /* The sender log's own figures, for sizing it (docs/anonymity.md, "Sender view"). */
     if (getenv("RCSIM_ANON_SLOG_DEBUG") && a->sl)
         fprintf(stderr,
                 "anonymity: sender log: %zu entries at most (%zu allocated, ring %zu), %llu "
-                "exits read, %llu entries visited, largest share unplaced %.3g\n",
+                "exits read, %llu entries visited, largest share unplaced %.3g; %llu passes "
+                "read %llu entries\n",
                 a->sl->peak_n, a->sl->cap, a->sl->alpha_len, (unsigned long long)a->sl->sweeps,
-                (unsigned long long)a->sl->swept, a->sl->max_unresolved);
+                (unsigned long long)a->sl->swept, a->sl->max_unresolved,
+                (unsigned long long)a->sl->passes, (unsigned long long)a->sl->read);
     if (a->trace == NULL) return 0;
     /* The simulator's own values, beside the observations, for comparison. */
     int bad = ferror(a->trace);
