@@ -302,8 +302,10 @@ void rc_anon__slog_flush(rc_anon *a)
         s->alpha = rc_xcalloc(len * SL_LANES, sizeof *s->alpha);
         s->alpha_len = len;
     }
-    lane_st L[SL_LANES];
-    uint32_t nl = 0;
+    /* The sweeps by departure, latest first, read in groups of SL_LANES: the
+     * members of a group start close together and read mostly the same entries. */
+    lane_st *L = rc_xmalloc(s->n_pend * sizeof *L);
+    size_t nl = 0;
     for (size_t pi = 0; pi < s->n_pend; pi++) {
         struct slog_exit *x = &s->pend[pi];
         const tracked *g = &a->tg[x->k];
@@ -318,16 +320,11 @@ void rc_anon__slog_flush(rc_anon *a)
             continue;
         }
         L[nl++] = (lane_st){x->sid, pi, 0, 0, 0, 0};
-        if (nl == SL_LANES || pi + 1 == s->n_pend) {
-            qsort(L, nl, sizeof *L, cmp_lane);
-            sweep_pass(a, L, nl);
-            nl = 0;
-        }
     }
-    if (nl > 0) {
-        qsort(L, nl, sizeof *L, cmp_lane);
-        sweep_pass(a, L, nl);
-    }
+    qsort(L, nl, sizeof *L, cmp_lane);
+    for (size_t i = 0; i < nl; i += SL_LANES)
+        sweep_pass(a, L + i, (uint32_t)(nl - i < SL_LANES ? nl - i : SL_LANES));
+    free(L);
     /* in exit order, as if each had been read at its exit */
     for (size_t pi = 0; pi < s->n_pend; pi++) {
         const struct slog_exit *x = &s->pend[pi];
