@@ -188,3 +188,37 @@ static void the_case(bool dense)
 Test(anon_sender, dense_vectors_give_the_hand_computed_posteriors) { the_case(true); }
 
 Test(anon_sender, the_log_read_backward_gives_the_hand_computed_posteriors) { the_case(false); }
+
+/* A class of target-list blocks keeps at most max(TL_KEEP_MIN, in use / TL_KEEP_DIV)
+ * free blocks (anon_pool.c): a burst of long lists does not stay allocated once it
+ * is over. */
+Test(anon_sender, target_list_free_blocks_are_capped)
+{
+    fixture f;
+    setup(&f, true);
+    rc_anon *a = &f.a;
+    enum { N = 1000 };
+    static pkt p[N];
+    memset(p, 0, sizeof p);
+    for (int i = 0; i < N; i++) rc_anon__tl_reserve(a, &p[i], 100); /* class of 128 */
+    unsigned c = 5;
+    cr_assert_eq(4u << c, 128u);
+    cr_assert_eq(a->tl_used[c], (uint64_t)N);
+    /* half released: a quarter of the 500 still in use may stay free */
+    for (int i = 0; i < N / 2; i++) rc_anon__tl_release(a, &p[i]);
+    cr_assert_eq(a->tl_used[c], (uint64_t)N / 2);
+    cr_assert_leq(a->tl_nfree[c], (uint64_t)(N / 2) / TL_KEEP_DIV, "free %llu",
+                  (unsigned long long)a->tl_nfree[c]);
+    /* all released: TL_KEEP_MIN stay */
+    for (int i = N / 2; i < N; i++) rc_anon__tl_release(a, &p[i]);
+    cr_assert_eq(a->tl_used[c], 0);
+    cr_assert_leq(a->tl_nfree[c], (uint64_t)TL_KEEP_MIN, "free %llu",
+                  (unsigned long long)a->tl_nfree[c]);
+    cr_assert_geq(a->tl_nfree[c], (uint64_t)TL_KEEP_MIN);
+    /* and they are reused */
+    rc_anon__tl_reserve(a, &p[0], 100);
+    cr_assert_eq(a->tl_nfree[c], (uint64_t)TL_KEEP_MIN - 1);
+    rc_anon__tl_release(a, &p[0]);
+    rc_anon__tl_free_all(a);
+    teardown(&f);
+}
