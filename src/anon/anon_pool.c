@@ -27,16 +27,6 @@ static void vec_scale(double *restrict y, const double *restrict x, double f, ui
     }
 }
 
-static void vec_div(double *restrict y, double d, uint32_t n4)
-{
-    for (uint32_t u = 0; u < n4; u += 4) {
-        y[u] = y[u] / d;
-        y[u + 1] = y[u + 1] / d;
-        y[u + 2] = y[u + 2] / d;
-        y[u + 3] = y[u + 3] / d;
-    }
-}
-
 static void vec_axpy(double *restrict y, const double *restrict x, double w, uint32_t n4)
 {
     for (uint32_t u = 0; u < n4; u += 4) {
@@ -227,17 +217,9 @@ void rc_anon__pool_take(rc_anon *a, pool *q, pkt *p)
     uint8_t *in_act = q->in_act;
     double *tq = p->tq;
     uint32_t kept = 0, nt = 0, n_act = q->n_act;
-    /* The means first, into tq in blocks of 4 (the compiler makes them vector
-     * divisions: the divider's throughput bounded this loop); tq is at least
-     * n_act long, in whole blocks of 4, and the padding is 0. */
-    uint32_t n4 = (n_act + 3) / 4 * 4;
-    for (uint32_t i = 0; i < n_act; i++) tq[i] = s[act[i]];
-    for (uint32_t i = n_act; i < n4; i++) tq[i] = 0;
-    vec_div(tq, n, n4);
     for (uint32_t i = 0; i < n_act; i++) {
         uint32_t k = act[i];
-        /* (tq[i] is read before tq[nt], nt <= i, is written) */
-        double m = tq[i], rest = s[k] - m;
+        double m = s[k] / n, rest = s[k] - m;
         bool drop = dropped[k];
         if (drop || rest < PRUNE) {
             s[k] = 0;
