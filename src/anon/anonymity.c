@@ -373,7 +373,7 @@ static void on_link(void *ctx, const rc_wire_link *l)
     if (l->kind == RC_WIRE_PULL) {
         uint32_t k = map_get(a->bkey, a->bval, a->bcap, l->body);
         if (k != NONE32) {
-            a->tg[k].pulled = l->sent;
+            a->tg[k].pulled = l->received; /* at the client (a link after the provider) */
             map_del(a->bkey, a->bval, a->bcap, &a->bn, l->body);
         }
         trace_row(a, 'P', seq, RC_WIRE_NONE, RC_WIRE_NONE, l->from, l->to, l->sent, l->received,

@@ -8,6 +8,7 @@
 #include "anon/anonymity.h"
 #include "core/log.h"
 #include "exp/param.h"
+#include "loopix/linkmap.h"
 #include "loopix/net.h"
 #include "multicast/adversary.h"
 #include "multicast/mc.h"
@@ -380,6 +381,9 @@ void rc_job_net_cfg(const rc_job *job, rc_net_cfg *out)
     out->mix_threshold = job->mix_threshold;
     out->mix_pool = job->mix_pool;
     out->mix_period_s = job->mix_period_s;
+    out->link_latency_s = job->link_latency_s;
+    out->topology = (rc_topology)job->topology;
+    out->link_map = NULL; /* exp/run.c loads link_latency_file for the run */
 }
 
 /* The scenario options, offline_members and source_offline, read from the
@@ -463,6 +467,37 @@ void rc_job_app_cfg(const rc_job *job, rc_app_cfg *out)
     out->heavy_weight = job->heavy_weight;
 }
 
+/* The link latency file (docs/spec.md §1.14): it reads, and places only
+ * providers and mixes the network has; not with --link-latency too. */
+static int validate_links(const rc_job *job, rc_err *err)
+{
+    /* Nodes that serve or batch move packets hop by hop (loopix/node.c), a path
+     * that does not take links or topologies yet: refused rather than ignored. */
+    bool links = job->link_latency_s > 0 || job->link_latency_file[0] != '\0' ||
+                 job->topology != RC_TOPO_STRATIFIED;
+    if (links && (job->node_service == RC_SERVICE_SERVE || job->mix_kind != RC_MIX_POISSON))
+        return rc_err_set(err, RC_EXIT_USAGE,
+                          "%s: not yet with --node-service serve or a --mix-kind other than "
+                          "poisson (docs/spec.md §1.16)",
+                          job->topology != RC_TOPO_STRATIFIED ? "topology"
+                          : job->link_latency_s > 0          ? "link_latency"
+                                                             : "link_latency_file");
+    if (job->link_latency_file[0] == '\0') return 0;
+    if (job->link_latency_s > 0)
+        return rc_err_set(err, RC_EXIT_USAGE,
+                          "link_latency_file: '%s' and link_latency %g s both given (the file "
+                          "sets every link's latency)",
+                          job->link_latency_file, job->link_latency_s);
+    rc_linkmap *m = rc_linkmap_load(job->link_latency_file, err);
+    if (m == NULL) return err && err->code ? err->code : RC_EXIT_USAGE;
+    uint32_t upp = (uint32_t)job->users_per_provider;
+    uint32_t providers = ((uint32_t)job->users + upp - 1) / upp;
+    uint32_t mixes = (uint32_t)job->mix_layers * (uint32_t)rc_job_mixes_per_layer(job);
+    int rc = rc_linkmap_check(m, providers, mixes, err);
+    rc_linkmap_free(m);
+    return rc;
+}
+
 int rc_job_validate(const rc_job *job, rc_err *err)
 {
     int prc = validate_population(job, err);
@@ -494,6 +529,8 @@ int rc_job_validate(const rc_job *job, rc_err *err)
     rc = validate_mixes(job, err);
     if (rc) return rc;
     rc = validate_nodes(job, err);
+    if (rc) return rc;
+    rc = validate_links(job, err);
     if (rc) return rc;
     if (job->quirks.lattice == 1) {
         double ticks = job->duration_s / job->tick_s;

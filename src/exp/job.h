@@ -85,6 +85,12 @@ typedef struct rc_job {
     int queue_limit;
     int mix_kind, mix_threshold, mix_pool;
     double mix_period_s;
+    /* links and paths (docs/spec.md §1.14, §1.15): a fixed latency per link
+     * (s), or per region pair from a file ("" = none); how packets pick mixes
+     * (rc_topology: stratified | cascade | free-route) */
+    double link_latency_s;
+    char link_latency_file[256];
+    int topology;
     /* strategy options not expressed in the name */
     double rc_base_delay_factor;  /* docs/spec.md §2.4: factor 2 in t_msg */
     double provider_rate;         /* provider-fanout: packets a provider injects per second (0 = unlimited) */

@@ -11,6 +11,7 @@
 #include "core/build.h"
 #include "core/log.h"
 #include "core/sim.h"
+#include "loopix/linkmap.h"
 #include "loopix/net.h"
 #include "multicast/mc.h"
 #include "trace/avail.h"
@@ -90,8 +91,18 @@ static int run_resolved(rc_job job, rc_result *out, rc_run_progress_fn progress,
     rc_mc_cfg mc_cfg;
     rc_job_net_cfg(&job, &net_cfg);
     rc_job_mc_cfg(&job, &mc_cfg);
+    rc_linkmap *links = NULL; /* the link latency file, while the net lives */
+    if (job.link_latency_file[0] != '\0') {
+        links = rc_linkmap_load(job.link_latency_file, err);
+        if (links == NULL) {
+            rc_sim_free(&sim);
+            return err && err->code ? err->code : RC_EXIT_USAGE;
+        }
+        net_cfg.link_map = links;
+    }
     rc_mc *mc = rc_mc_new(&sim, &mc_cfg, &net_cfg, trace, err);
     if (mc == NULL) {
+        rc_linkmap_free(links);
         rc_sim_free(&sim);
         return err && err->code ? err->code : RC_EXIT_USAGE;
     }
@@ -111,6 +122,7 @@ static int run_resolved(rc_job job, rc_result *out, rc_run_progress_fn progress,
         anon = rc_anon_new(&sim, rc_mc_net(mc), &acfg, err);
         if (anon == NULL) {
             rc_mc_free(mc);
+            rc_linkmap_free(links);
             rc_sim_free(&sim);
             return err && err->code ? err->code : RC_EXIT_USAGE;
         }
@@ -162,6 +174,7 @@ static int run_resolved(rc_job job, rc_result *out, rc_run_progress_fn progress,
 
     rc_app_free(app);
     rc_mc_free(mc);
+    rc_linkmap_free(links);
     rc_sim_free(&sim);
     if (rc) rc_result_free(out);
     return rc;

@@ -132,6 +132,10 @@ static inline __attribute__((always_inline)) void emit(rc_net *n, uint32_t ui, r
     /* at_provider: when it has left the sender's provider; at_last: when it
      * reaches the last layer, which delays each sub-message separately */
     rc_time at_provider = t, at_last = t;
+    /* the link to the sender's provider (docs/spec.md §1.14), and the last
+     * mix of the path (a node id; located only with a link map or a wire) */
+    uint32_t last_mix = 0;
+    rc_time up = n->region_lat ? link_lat(n, ui, provider_node(n, ui)) : n->link_fixed;
     rc_wire_link wl; /* WAY_WIRE: the bundle as the observer sees it travel */
     uint32_t pk = 0; /* WAY_NODES: the bundle's packet (node.c) */
     if (way == WAY_NODES)
@@ -142,14 +146,21 @@ static inline __attribute__((always_inline)) void emit(rc_net *n, uint32_t ui, r
         uint32_t parts = way == WAY_WIRE ? p - relayed_in_bundle(u, p) : 0;
         if (way == WAY_WIRE) n->wops->bundle_enter(n, ui, t, parts, any_real, &wl);
         if (way == WAY_WIRE || any_real)
-            at_provider = t + hand + (n->ingress_delay ? rc_net__hop_delay(n) : 0);
+            at_provider = t + hand + up + (n->ingress_delay ? rc_net__hop_delay(n) : 0);
         if (way == WAY_WIRE ? parts > 0 : any_real) {
             rc_time dep = at_provider;
+            uint32_t node = 0, chain = 0;
+            if (way == WAY_WIRE || n->region_lat) node = provider_node(n, ui);
             for (uint32_t layer = 0; layer < n->layers; layer++) {
-                at_last = dep + hand;
-                if (way == WAY_WIRE) n->wops->hop(n, &wl, layer, dep, at_last, parts, p);
+                uint32_t mix = way == WAY_WIRE ? route_mix(n, n->rng_wire, layer, &chain)
+                               : n->region_lat ? route_mix(n, n->rng_path, layer, &chain)
+                                               : 0;
+                at_last = dep + hand + link_lat(n, node, mix);
+                if (way == WAY_WIRE) n->wops->hop(n, &wl, mix, layer, dep, at_last, parts, p);
                 if (layer + 1 < n->layers) dep = at_last + rc_net__hop_delay(n);
+                node = mix;
             }
+            last_mix = node;
         } else if (way == WAY_HOPS) {
             /* Nobody observes an all-cover bundle's path: consume its delay
              * draws (the stream stays where it would be) without computing them. */
@@ -174,7 +185,7 @@ static inline __attribute__((always_inline)) void emit(rc_net *n, uint32_t ui, r
                 rc_net__traffic_route(n, covers);
                 for (uint32_t c = 0; c < covers; c++)
                     rc_net__cover_send(n, (uint8_t)(n->layers + (n->ingress_delay ? 1 : 0)),
-                                       t + hand);
+                                       t + hand + up);
             } /* (WAY_SUM: nobody observes its path: no delay is drawn) */
             continue;
         }
@@ -192,18 +203,22 @@ static inline __attribute__((always_inline)) void emit(rc_net *n, uint32_t ui, r
             /* Ends at the provider (provider.c): the strategy acts there, at
              * that time (an event, so providers serve in time order). */
             n->subs_relayed++;
-            if (way == WAY_SUM && n->ingress_delay) at_provider = t + rc_net__hops_delay(n, 1);
+            if (way == WAY_SUM) at_provider = t + up + (n->ingress_delay ? rc_net__hops_delay(n, 1) : 0);
             rc_sim_at(n->sim, at_provider, RC_CLS_PROVIDER, RC_EV_RELAY, ui, q.body);
             continue;
         }
         rc_time arrive;
         if (way == WAY_SUM) {
-            arrive = t + rc_net__hops_delay(n, (n->ingress_delay ? 1u : 0u) + n->layers);
+            /* (no link map here: rc_net_start; layers + 2 links of link_fixed) */
+            arrive = t + rc_net__hops_delay(n, (n->ingress_delay ? 1u : 0u) + n->layers) +
+                     (rc_time)(n->layers + 2) * n->link_fixed;
         } else {
             /* the last layer's delay, then the egress provider files it in
-             * the next tick (delay 0) */
+             * the next tick (delay 0), after the link from the last mix */
             rc_time leave = at_last + rc_net__hop_delay(n);
-            arrive = leave + hand;
+            arrive = leave + hand +
+                     (n->region_lat ? link_lat(n, last_mix, provider_node(n, q.recipient))
+                                    : n->link_fixed);
             if (way == WAY_WIRE) n->wops->bundle_part(n, &wl, t, leave, &q);
             if (n->cover_full) {
                 n->ctr.mix_packets += n->layers;

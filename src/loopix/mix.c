@@ -93,8 +93,11 @@ void rc_net__on_cover_hop(void *ctx, const rc_event *ev)
     c->hops_left--;
     n->ctr.mix_packets++;
     rc_time hand = n->lattice ? n->tick : 0, delay = rc_net__hop_delay(n);
-    if (n->wire.link != NULL) n->wops->loop_hop(n, ev->obj, n->sim->now, delay, hand);
-    cover_hop_schedule(n, ev->obj, n->sim->now + delay + hand);
+    /* An unobserved cover packet is only counted and has no located path: its
+     * links take link_fixed (0 with a link map; docs/spec.md §1.14). */
+    rc_time at = n->wire.link != NULL ? n->wops->loop_hop(n, ev->obj, n->sim->now, delay, hand)
+                                      : n->sim->now + delay + hand + n->link_fixed;
+    cover_hop_schedule(n, ev->obj, at);
 }
 
 void rc_net__on_mix_loop(void *ctx, const rc_event *ev)

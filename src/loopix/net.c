@@ -10,6 +10,7 @@
 
 #include "core/log.h"
 #include "core/rng.h"
+#include "loopix/linkmap.h"
 #include "loopix/net_internal.h"
 
 /* ---------- availability ---------- */
@@ -110,6 +111,36 @@ void rc_net_force_offline(rc_net *n, uint32_t ui, rc_time from, rc_time until)
 
 /* ---------- construction ---------- */
 
+/* A link's latency in us, lifted to ticks on the lattice (as every delay is there). */
+static rc_time link_us(const rc_net *n, double s)
+{
+    rc_time us = (rc_time)llround(s * 1e6);
+    return n->lattice ? (us + n->tick - 1) / n->tick * n->tick : us;
+}
+
+/* Links and topology (docs/spec.md §1.14, §1.15): every node's region, from
+ * the map (clients in their provider's). */
+static void links_new(rc_net *n, const rc_net_cfg *cfg)
+{
+    n->topology = cfg->topology;
+    n->link_fixed = link_us(n, cfg->link_latency_s);
+    const rc_linkmap *m = cfg->link_map;
+    if (m == NULL) return;
+    n->link_fixed = 0;
+    uint32_t R = m->n_regions, mixes = n->layers * n->width;
+    n->n_regions = R;
+    n->region_lat = rc_xmalloc((size_t)R * R * sizeof *n->region_lat);
+    for (size_t i = 0; i < (size_t)R * R; i++) n->region_lat[i] = link_us(n, m->lat_s[i]);
+    n->node_region = rc_xmalloc((n->n_users + n->n_providers + mixes) * sizeof *n->node_region);
+    for (uint32_t p = 0; p < n->n_providers; p++)
+        n->node_region[n->n_users + p] = rc_linkmap_region(m, RC_LINKMAP_PROVIDER, p);
+    for (uint32_t i = 0; i < n->n_users; i++)
+        n->node_region[i] = n->node_region[n->n_users + n->users[i].provider];
+    for (uint32_t x = 0; x < mixes; x++)
+        n->node_region[n->n_users + n->n_providers + x] = rc_linkmap_region(m, RC_LINKMAP_MIX, x);
+    n->rng_path = rc_rng_new(cfg->seed, STREAM_PATH);
+}
+
 enum { CALENDAR_MIN_USERS = 4096 }; /* clients from which pulls go to a calendar */
 
 rc_net *rc_net_new(rc_sim *sim, const rc_net_cfg *cfg, const rc_trace *trace, int split,
@@ -192,6 +223,7 @@ rc_net *rc_net_new(rc_sim *sim, const rc_net_cfg *cfg, const rc_trace *trace, in
     n->n_providers = (n->n_users + upp - 1) / upp;
     n->provider_free = rc_xcalloc(n->n_providers, sizeof *n->provider_free);
     n->provider_gap = cfg->provider_rate > 0 ? 1e6 / cfg->provider_rate : 0;
+    links_new(n, cfg);
     /* Pulls are most of a population's events, each a little ahead of now: a
      * calendar of 1/64-period buckets spanning 64 periods keeps them out of
      * the heap (core/calq.h; the order of events does not change).  Below a
@@ -223,7 +255,7 @@ void rc_net_start(rc_net *n)
     /* Model 2's aggregate cover applies only where a cover firing can never
      * share a bundle with a real message nor be seen (client.c, flush_covers). */
     n->aggregate = n->aggregate && n->p == 1 && !n->lattice && !n->cover_full &&
-                   n->wire.link == NULL;
+                   n->wire.link == NULL && n->region_lat == NULL; /* (a map locates paths) */
     /* Model 3's direct pulls need pull instants of one phase for the whole
      * run (not the lattice's ticks, not the paper's frozen countdown), no
      * observer of each pull, and a wait for the pull that fits the event's
@@ -289,6 +321,9 @@ void rc_net_free(rc_net *n)
     rc_rng_free(n->rng_delay);
     rc_rng_free(n->rng_mixloop);
     if (n->rng_wire) rc_rng_free(n->rng_wire);
+    if (n->rng_path) rc_rng_free(n->rng_path);
+    free(n->region_lat);
+    free(n->node_region);
     free(n->wloop);
     free(n);
 }

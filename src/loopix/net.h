@@ -36,6 +36,15 @@
 #include "trace/avail.h"
 
 typedef struct rc_net rc_net;
+typedef struct rc_linkmap rc_linkmap;
+
+/* How packets choose their mixes (docs/spec.md §1.15, "Topologies"). */
+typedef enum {
+    RC_TOPO_STRATIFIED = 0, /* one mix of each layer, uniformly (Loopix; the default) */
+    RC_TOPO_CASCADE = 1,    /* a packet picks one of mixes_per_layer fixed chains uniformly;
+                               chain c is mix c of every layer */
+    RC_TOPO_FREE_ROUTE = 2, /* every hop any mix of the network, uniformly */
+} rc_topology;
 
 /* The net's event kinds (core/sim.h): the lowest layer with events, it numbers
  * from RC_SIM_KIND_FIRST; the layers above number on from RC_NET_KINDS_END. */
@@ -109,6 +118,14 @@ typedef struct rc_net_cfg {
     int queue_limit;
     int mix_kind, mix_threshold, mix_pool;
     double mix_period_s;
+    /* Link latency (docs/spec.md §1.14): every link -- client to provider,
+     * provider to mix, mix to mix, mix to provider, and a pull's answer from
+     * provider to client -- takes link_latency_s, or with link_map the
+     * latency between the regions of its two ends (lifted to ticks on the
+     * lattice).  0 and NULL: links take no time (the paper's model). */
+    double link_latency_s;
+    const rc_linkmap *link_map; /* read while the net lives; the caller owns it */
+    rc_topology topology;
 } rc_net_cfg;
 
 /* What the network counts; the net owns them (rc_net_counts).  The fields
@@ -236,6 +253,9 @@ uint32_t rc_net_mixes_per_layer(const rc_net *n);
 uint32_t rc_net_node_provider(const rc_net *n, uint32_t provider);
 uint32_t rc_net_node_mix(const rc_net *n, uint32_t layer, uint32_t index);
 uint32_t rc_net_nodes(const rc_net *n); /* clients + providers + mixes */
+/* The latency of the link from node `from` to node `to` (us, docs/spec.md §1.14). */
+rc_time rc_net_link_latency(const rc_net *n, uint32_t from, uint32_t to);
+rc_topology rc_net_topology(const rc_net *n);
 /* Whether the sender's provider delays packets (cfg->ingress_delay). */
 bool rc_net_provider_mixes(const rc_net *n);
 

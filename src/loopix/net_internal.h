@@ -53,7 +53,8 @@
 
 /* Random streams of the net (core/rng.h stream ids). */
 enum { STREAM_COVER = 1, STREAM_DELAY = 2, STREAM_PHASE = 3, STREAM_MIXLOOP = 4, STREAM_WIRE = 5,
-       STREAM_ROUTE = 6, STREAM_NODE = 7, STREAM_SERVICE = 8 };
+       STREAM_ROUTE = 6, STREAM_NODE = 7, STREAM_SERVICE = 8,
+       STREAM_PATH = 9 };
 
 #define NEVER INT64_MAX
 
@@ -252,6 +253,17 @@ struct rc_net {
     uint32_t cap_wloop;
     nodes nd;              /* node.c */
     uint64_t subs_dropped; /* real messages a full node dropped */
+    /* Links (docs/spec.md §1.14) and topology (§1.15).  link_fixed: every
+     * link's latency (us) without a map; with one, region_lat (n_regions
+     * squared, us, row = from) by node_region (per node id).  A path's mixes
+     * matter to latency only with a map: then unobserved paths draw them from
+     * rng_path (observed ones from rng_wire, as always). */
+    rc_time link_fixed;
+    rc_time *region_lat;
+    uint32_t *node_region;
+    uint32_t n_regions;
+    rc_topology topology;
+    gsl_rng *rng_path;
 };
 
 /* ---------- small helpers ---------- */
@@ -279,6 +291,36 @@ static inline rc_time grid_at_or_after(rc_time base, rc_time period, rc_time a)
 {
     if (a <= base) return base;
     return base + (a - base + period - 1) / period * period;
+}
+
+/* The latency of the link from node a to node b (us). */
+static inline rc_time link_lat(const rc_net *n, uint32_t a, uint32_t b)
+{
+    if (n->region_lat == NULL) return n->link_fixed;
+    return n->region_lat[(size_t)n->node_region[a] * n->n_regions + n->node_region[b]];
+}
+
+static inline uint32_t provider_node(const rc_net *n, uint32_t ui)
+{
+    return n->n_users + n->users[ui].provider;
+}
+
+/* The mix (node id) at hop `hop` (0 .. layers-1) of a path through the
+ * mixes, drawn from r by the topology: stratified, one of layer hop's mixes;
+ * cascade, mix *chain of layer hop, the chain drawn at hop 0; free-route, any
+ * mix.  Stratified draws exactly what the wire always drew. */
+static inline uint32_t route_mix(const rc_net *n, gsl_rng *r, uint32_t hop, uint32_t *chain)
+{
+    uint32_t first = n->n_users + n->n_providers;
+    switch (n->topology) {
+    case RC_TOPO_CASCADE:
+        if (hop == 0) *chain = rc_rng_below(r, n->width);
+        return first + hop * n->width + *chain;
+    case RC_TOPO_FREE_ROUTE:
+        return first + rc_rng_below(r, n->layers * n->width);
+    default:
+        return first + hop * n->width + rc_rng_below(r, n->width);
+    }
 }
 
 /* ---------- availability, read by net.c (which drives it) and client.c ---------- */

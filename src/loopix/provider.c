@@ -173,6 +173,10 @@ void rc_net__deliver_to_postbox(rc_net *n, uint32_t recipient, uint32_t body, rc
                                 rc_time arrive)
 {
     if (n->hooks.arrived) n->hooks.arrived(n->hooks.ctx, recipient, body, emitted, arrive);
+    /* A pull's answer crosses the link from the provider to the client: a
+     * pull at instant t takes what its provider held at t minus that link's
+     * latency (docs/spec.md §1.14), so the entry is filed as ready then. */
+    arrive += n->region_lat ? link_lat(n, provider_node(n, recipient), recipient) : n->link_fixed;
     if (n->direct) {
         direct_file(n, recipient, body, arrive);
         return;
@@ -294,11 +298,20 @@ void rc_net__provider_inject(rc_net *n, uint32_t ui, uint32_t recipient, uint32_
     bool observed = n->wire.link != NULL;
     rc_wire_link wl; /* observed: the packet as the observer sees it travel (wire.c) */
     if (observed) n->wops->inject_enter(n, ui, recipient, body, t, &wl);
+    /* its path's mixes: located only when observed or with a link map (client.c, emit) */
+    bool located = observed || n->region_lat != NULL;
+    uint32_t node = located ? provider_node(n, ui) : 0, chain = 0;
     for (uint32_t l = 0; l < n->layers; l++) {
-        if (observed) n->wops->hop(n, &wl, l, dep, dep + hand, 1, 1);
-        dep += hand + rc_net__hop_delay(n);
+        uint32_t mix = observed       ? route_mix(n, n->rng_wire, l, &chain)
+                       : n->region_lat ? route_mix(n, n->rng_path, l, &chain)
+                                      : 0;
+        rc_time at = dep + hand + link_lat(n, node, mix);
+        if (observed) n->wops->hop(n, &wl, mix, l, dep, at, 1, 1);
+        dep = at + rc_net__hop_delay(n);
+        node = mix;
     }
-    rc_time arrive = dep + hand;
+    rc_time arrive =
+        dep + hand + (located ? link_lat(n, node, provider_node(n, recipient)) : n->link_fixed);
     if (observed) n->wops->inject_exit(n, &wl, recipient, body, dep, arrive);
     /* the mixes' load (not a client's: no bw_payload); wire.c counts the mixes it chose */
     else if (n->cover_full) rc_net__traffic_route(n, 1);

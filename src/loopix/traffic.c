@@ -50,9 +50,10 @@ void rc_net__traffic_free(rc_net *n)
 void rc_net__traffic_route(rc_net *n, uint32_t count)
 {
     traffic *t = &n->tr;
+    uint32_t first = n->n_users + n->n_providers, chain = 0;
     for (uint32_t i = 0; i < count; i++)
         for (uint32_t l = 0; l < n->layers; l++)
-            t->mix_in[l * n->width + rc_rng_below(t->rng_route, n->width)]++;
+            t->mix_in[route_mix(n, t->rng_route, l, &chain) - first]++;
 }
 
 void rc_net__traffic_at_node(rc_net *n, uint32_t node, uint32_t count)
@@ -64,9 +65,13 @@ void rc_net__traffic_at_node(rc_net *n, uint32_t node, uint32_t count)
 void rc_net__traffic_mix_loop(rc_net *n, uint32_t mix)
 {
     traffic *t = &n->tr;
-    uint32_t own = mix / n->width;
-    for (uint32_t l = 0; l < n->layers; l++)
-        if (l != own) t->mix_in[l * n->width + rc_rng_below(t->rng_route, n->width)]++;
+    uint32_t own = mix / n->width, chain = mix % n->width;
+    uint32_t first = n->n_users + n->n_providers;
+    for (uint32_t l = 0; l < n->layers; l++) {
+        if (l == own) continue;
+        if (n->topology == RC_TOPO_CASCADE) t->mix_in[l * n->width + chain]++;
+        else t->mix_in[route_mix(n, t->rng_route, l, &chain) - first]++;
+    }
     t->mix_in[mix]++; /* it comes back */
 }
 

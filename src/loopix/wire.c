@@ -25,10 +25,11 @@ uint32_t rc_net_nodes(const rc_net *n) { return n->n_users + n->n_providers + n-
 bool rc_net_provider_mixes(const rc_net *n) { return n->ingress_delay; }
 bool rc_net_observed(const rc_net *n) { return n->wire.link != NULL; }
 
-static uint32_t any_mix(rc_net *n, uint32_t layer)
+rc_time rc_net_link_latency(const rc_net *n, uint32_t from, uint32_t to)
 {
-    return rc_net_node_mix(n, layer, rc_rng_below(n->rng_wire, n->width));
+    return link_lat(n, from, to);
 }
+rc_topology rc_net_topology(const rc_net *n) { return n->topology; }
 
 static void report(rc_net *n, rc_wire_kind kind, uint64_t id, uint32_t from, uint32_t to,
                    rc_time sent, rc_time received)
@@ -47,23 +48,25 @@ static void wire_bundle_enter(rc_net *n, uint32_t ui, rc_time t, uint32_t parts,
                               rc_wire_link *l)
 {
     rc_time hand = n->lattice ? n->tick : 0;
+    uint32_t prov = provider_node(n, ui);
     *l = (rc_wire_link){RC_WIRE_LINK, n->wire_seq++, RC_WIRE_NONE, ui,
-                        rc_net_node_provider(n, n->users[ui].provider), t, t + hand,
+                        prov, t, t + hand + link_lat(n, ui, prov),
                         parts == 0 ? 0 : 1, UINT32_MAX, ui, false, real};
     n->wire.link(n->wire.ctx, l);
 }
 
 /* Packet l (a bundle, or a provider's injection) leaves its node at `sent`
- * for a mix of `layer`, arriving at `received`; the last layer splits it into
- * `split`; `load`: the sub-messages' bytes it carries. */
-static void wire_hop(rc_net *n, rc_wire_link *l, uint32_t layer, rc_time sent, rc_time received,
-                     uint32_t split, uint32_t load)
+ * for mix `to` (its hop `hop`; the caller drew it, route_mix), arriving at
+ * `received`; the last hop's mix splits it into `split`; `load`: the
+ * sub-messages' bytes it carries. */
+static void wire_hop(rc_net *n, rc_wire_link *l, uint32_t to, uint32_t hop, rc_time sent,
+                     rc_time received, uint32_t split, uint32_t load)
 {
     l->from = l->to;
-    l->to = any_mix(n, layer);
+    l->to = to;
     l->sent = sent;
     l->received = received;
-    if (layer + 1 == n->layers) l->split = split;
+    if (hop + 1 == n->layers) l->split = split;
     n->wire.link(n->wire.ctx, l);
     rc_net__traffic_at_node(n, l->to, load);
 }
@@ -86,10 +89,21 @@ static void wire_bundle_part(rc_net *n, const rc_wire_link *l, rc_time t, rc_tim
     } else {
         part.to = rc_net_node_provider(n, rc_rng_below(n->rng_wire, n->n_providers));
     }
+    part.received += link_lat(n, part.from, part.to);
     n->wire.link(n->wire.ctx, &part);
 }
 
 /* ---------- mix loops ---------- */
+
+/* A mix of layer `layer` for a mix loop from `origin` (route_mix's rule:
+ * stratified, any of that layer's; cascade, the origin's chain; free-route,
+ * any mix). */
+static uint32_t loop_mix(rc_net *n, uint32_t origin, uint32_t layer)
+{
+    uint32_t chain = (origin - n->n_users - n->n_providers) % n->width;
+    if (n->topology == RC_TOPO_CASCADE) return rc_net_node_mix(n, layer, chain);
+    return route_mix(n, n->rng_wire, layer, &chain);
+}
 
 /* A loop from a mix of layer `o` visits layers o+1 .. L-1, a provider, layers
  * 0 .. o-1 and its own mix (docs/spec.md §1.6): hop j (1-based) goes to ... */
@@ -100,9 +114,9 @@ static uint32_t loop_next(rc_net *n, const wire_loop *w, uint32_t hops_left)
     uint32_t j = L + 1 - hops_left; /* hops_left already counts this hop off */
     if (j == L + 1) return w->origin;
     uint32_t k = origin_layer + j;
-    if (k < L) return any_mix(n, k);
+    if (k < L) return loop_mix(n, w->origin, k);
     if (k == L) return rc_net_node_provider(n, rc_rng_below(n->rng_wire, n->n_providers));
-    return any_mix(n, k - L - 1);
+    return loop_mix(n, w->origin, k - L - 1);
 }
 
 static void wire_loop_start(rc_net *n, uint32_t m, rc_time t)
@@ -119,17 +133,19 @@ static void wire_loop_start(rc_net *n, uint32_t m, rc_time t)
     report(n, RC_WIRE_CREATE, n->wloop[pk].id, node, node, t, t);
 }
 
-static void wire_loop_hop(rc_net *n, uint32_t pk, rc_time now, rc_time delay, rc_time hand)
+static rc_time wire_loop_hop(rc_net *n, uint32_t pk, rc_time now, rc_time delay, rc_time hand)
 {
     wire_loop *w = &n->wloop[pk];
     uint32_t next = loop_next(n, w, n->cpk[pk].hops_left);
     rc_wire_link l = {RC_WIRE_LINK, w->id, RC_WIRE_NONE, w->node, next, now + delay,
-                      now + delay + hand, 1, UINT32_MAX, UINT32_MAX, false, false};
+                      now + delay + hand + link_lat(n, w->node, next), 1, UINT32_MAX,
+                      UINT32_MAX, false, false};
     /* Arriving at a provider from the last layer ends a path through the mixes. */
     l.exits = next >= n->n_users && next < n->n_users + n->n_providers;
     n->wire.link(n->wire.ctx, &l);
     rc_net__traffic_at_node(n, next, 1);
     w->node = next;
+    return l.received;
 }
 
 static void wire_loop_end(rc_net *n, uint32_t pk, rc_time now)
@@ -168,11 +184,13 @@ static void wire_inject_exit(rc_net *n, rc_wire_link *l, uint32_t recipient, uin
     n->wire.link(n->wire.ctx, l);
 }
 
+/* A pull at `now` hands over what the provider held a link's latency
+ * earlier (provider.c, rc_net__deliver_to_postbox): the answer leaves then. */
 static void wire_pull(rc_net *n, uint32_t ui, uint32_t body, rc_time now)
 {
-    rc_wire_link l = {RC_WIRE_PULL, RC_WIRE_NONE, RC_WIRE_NONE,
-                      rc_net_node_provider(n, n->users[ui].provider), ui, now, now, 1, body,
-                      UINT32_MAX, false, true};
+    uint32_t prov = provider_node(n, ui);
+    rc_wire_link l = {RC_WIRE_PULL, RC_WIRE_NONE, RC_WIRE_NONE, prov, ui,
+                      now - link_lat(n, prov, ui), now, 1, body, UINT32_MAX, false, true};
     n->wire.link(n->wire.ctx, &l);
 }
 

@@ -31,10 +31,11 @@ typedef struct wire_ops {
                          rc_wire_link *l);
     void (*bundle_part)(rc_net *n, const rc_wire_link *l, rc_time t, rc_time sent,
                         const qmsg *q);
-    /* packet l (a bundle or an injection) reaches a mix of `layer`; the last
-     * layer splits it into `split`; `load`: the sub-messages' bytes it carries */
-    void (*hop)(rc_net *n, rc_wire_link *l, uint32_t layer, rc_time sent, rc_time received,
-                uint32_t split, uint32_t load);
+    /* packet l (a bundle or an injection) reaches mix `to` (node id), its hop
+     * `hop` through the mixes; the last hop's mix splits it into `split`;
+     * `load`: the sub-messages' bytes it carries */
+    void (*hop)(rc_net *n, rc_wire_link *l, uint32_t to, uint32_t hop, rc_time sent,
+                rc_time received, uint32_t split, uint32_t load);
     /* provider.c's rc_net_provider_send: user ui's provider makes a packet
      * (body, for recipient) at t, which then hops every layer (hop) and
      * leaves the last for the recipient's provider (inject_exit) */
@@ -44,8 +45,9 @@ typedef struct wire_ops {
                         rc_time sent, rc_time received);
     /* a mix loop starts at mix index m (layer-major) at t */
     void (*loop_start)(rc_net *n, uint32_t m, rc_time t);
-    /* mix loop pk, now at its node, leaves after `delay` and arrives `hand` later */
-    void (*loop_hop)(rc_net *n, uint32_t pk, rc_time now, rc_time delay, rc_time hand);
+    /* mix loop pk, now at its node, leaves after `delay` and arrives `hand`
+     * and its link's latency later: returns when */
+    rc_time (*loop_hop)(rc_net *n, uint32_t pk, rc_time now, rc_time delay, rc_time hand);
     /* mix loop pk is back at its mix */
     void (*loop_end)(rc_net *n, uint32_t pk, rc_time now);
     void (*pull)(rc_net *n, uint32_t ui, uint32_t body, rc_time now);
