@@ -1,4 +1,4 @@
-/* Links and paths (docs/spec.md §1.14, §1.15): a fixed link latency adds
+/* Links and paths (docs/spec.md §1.16, §1.17): a fixed link latency adds
  * exactly its sum over the path to every message's time in the network, the
  * random draws unchanged; a link map's latencies are what the observed wire
  * shows on every link; each topology's routes; the map file's errors. */

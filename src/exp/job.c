@@ -467,7 +467,7 @@ void rc_job_app_cfg(const rc_job *job, rc_app_cfg *out)
     out->heavy_weight = job->heavy_weight;
 }
 
-/* The link latency file (docs/spec.md §1.14): it reads, and places only
+/* The link latency file (docs/spec.md §1.16): it reads, and places only
  * providers and mixes the network has; not with --link-latency too. */
 static int validate_links(const rc_job *job, rc_err *err)
 {

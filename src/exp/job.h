@@ -85,7 +85,7 @@ typedef struct rc_job {
     int queue_limit;
     int mix_kind, mix_threshold, mix_pool;
     double mix_period_s;
-    /* links and paths (docs/spec.md §1.14, §1.15): a fixed latency per link
+    /* links and paths (docs/spec.md §1.16, §1.17): a fixed latency per link
      * (s), or per region pair from a file ("" = none); how packets pick mixes
      * (rc_topology: stratified | cascade | free-route) */
     double link_latency_s;

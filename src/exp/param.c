@@ -147,15 +147,15 @@ static const rc_param_def table[] = {
     {"link_latency", RC_PT_DURATION, OFF(link_latency_s), 0, "0", 0, 3600, "s", NULL,
      C | A | N,
      "one-way latency of every link: client-provider, provider-mix, mix-mix, mix-provider and "
-     "a pull's answer (seconds, or 120ms; 0 = links take no time; docs/spec.md §1.14)"},
+     "a pull's answer (seconds, or 120ms; 0 = links take no time; docs/spec.md §1.16)"},
     {"link_latency_file", RC_PT_STRING, OFF(link_latency_file), SZ(link_latency_file), "", 0, 0,
      "", NULL, C | A | N,
      "per-link latencies from a file of regions, a region-by-region matrix (ms) and node "
-     "placements (replaces --link-latency; format in docs/spec.md §1.14)"},
+     "placements (replaces --link-latency; format in docs/spec.md §1.16)"},
     {"topology", RC_PT_ENUM, OFF(topology), 0, "stratified", 0, 2, "",
      "stratified|cascade|free-route", C | A | N,
      "how a packet picks its mixes: stratified = one of each layer; cascade = one of "
-     "mixes_per_layer fixed chains; free-route = any mix at every hop (docs/spec.md §1.15)"},
+     "mixes_per_layer fixed chains; free-route = any mix at every hop (docs/spec.md §1.17)"},
     {"users_per_provider", RC_PT_INT, OFF(users_per_provider), 0, "16", 1, 1 << 20, "", NULL,
      C | A, "clients per provider (filled greedily)"},
     {"rc_base_delay_factor", RC_PT_DOUBLE, OFF(rc_base_delay_factor), 0, "2", 0, 1e6, "", NULL,

@@ -132,7 +132,7 @@ static inline __attribute__((always_inline)) void emit(rc_net *n, uint32_t ui, r
     /* at_provider: when it has left the sender's provider; at_last: when it
      * reaches the last layer, which delays each sub-message separately */
     rc_time at_provider = t, at_last = t;
-    /* the link to the sender's provider (docs/spec.md §1.14), and the last
+    /* the link to the sender's provider (docs/spec.md §1.16), and the last
      * mix of the path (a node id; located only with a link map or a wire) */
     uint32_t last_mix = 0;
     rc_time up = n->region_lat ? link_lat(n, ui, provider_node(n, ui)) : n->link_fixed;

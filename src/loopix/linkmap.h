@@ -1,4 +1,4 @@
-/* linkmap: per-node-pair link latencies from a file (docs/spec.md §1.14,
+/* linkmap: per-node-pair link latencies from a file (docs/spec.md §1.16,
  * "Link latency").  Nodes are placed in regions and a region x region matrix
  * gives the one-way latency of a link between them.  A small CSV, one record
  * a line, '#' starts a comment:

@@ -94,7 +94,7 @@ void rc_net__on_cover_hop(void *ctx, const rc_event *ev)
     n->ctr.mix_packets++;
     rc_time hand = n->lattice ? n->tick : 0, delay = rc_net__hop_delay(n);
     /* An unobserved cover packet is only counted and has no located path: its
-     * links take link_fixed (0 with a link map; docs/spec.md §1.14). */
+     * links take link_fixed (0 with a link map; docs/spec.md §1.16). */
     rc_time at = n->wire.link != NULL ? n->wops->loop_hop(n, ev->obj, n->sim->now, delay, hand)
                                       : n->sim->now + delay + hand + n->link_fixed;
     cover_hop_schedule(n, ev->obj, at);

@@ -118,7 +118,7 @@ static rc_time link_us(const rc_net *n, double s)
     return n->lattice ? (us + n->tick - 1) / n->tick * n->tick : us;
 }
 
-/* Links and topology (docs/spec.md §1.14, §1.15): every node's region, from
+/* Links and topology (docs/spec.md §1.16, §1.17): every node's region, from
  * the map (clients in their provider's). */
 static void links_new(rc_net *n, const rc_net_cfg *cfg)
 {

@@ -38,7 +38,7 @@
 typedef struct rc_net rc_net;
 typedef struct rc_linkmap rc_linkmap;
 
-/* How packets choose their mixes (docs/spec.md §1.15, "Topologies"). */
+/* How packets choose their mixes (docs/spec.md §1.17, "Topologies"). */
 typedef enum {
     RC_TOPO_STRATIFIED = 0, /* one mix of each layer, uniformly (Loopix; the default) */
     RC_TOPO_CASCADE = 1,    /* a packet picks one of mixes_per_layer fixed chains uniformly;
@@ -118,7 +118,7 @@ typedef struct rc_net_cfg {
     int queue_limit;
     int mix_kind, mix_threshold, mix_pool;
     double mix_period_s;
-    /* Link latency (docs/spec.md §1.14): every link -- client to provider,
+    /* Link latency (docs/spec.md §1.16): every link -- client to provider,
      * provider to mix, mix to mix, mix to provider, and a pull's answer from
      * provider to client -- takes link_latency_s, or with link_map the
      * latency between the regions of its two ends (lifted to ticks on the
@@ -253,7 +253,7 @@ uint32_t rc_net_mixes_per_layer(const rc_net *n);
 uint32_t rc_net_node_provider(const rc_net *n, uint32_t provider);
 uint32_t rc_net_node_mix(const rc_net *n, uint32_t layer, uint32_t index);
 uint32_t rc_net_nodes(const rc_net *n); /* clients + providers + mixes */
-/* The latency of the link from node `from` to node `to` (us, docs/spec.md §1.14). */
+/* The latency of the link from node `from` to node `to` (us, docs/spec.md §1.16). */
 rc_time rc_net_link_latency(const rc_net *n, uint32_t from, uint32_t to);
 rc_topology rc_net_topology(const rc_net *n);
 /* Whether the sender's provider delays packets (cfg->ingress_delay). */

@@ -253,7 +253,7 @@ struct rc_net {
     uint32_t cap_wloop;
     nodes nd;              /* node.c */
     uint64_t subs_dropped; /* real messages a full node dropped */
-    /* Links (docs/spec.md §1.14) and topology (§1.15).  link_fixed: every
+    /* Links (docs/spec.md §1.16) and topology (§1.17).  link_fixed: every
      * link's latency (us) without a map; with one, region_lat (n_regions
      * squared, us, row = from) by node_region (per node id).  A path's mixes
      * matter to latency only with a map: then unobserved paths draw them from

@@ -175,7 +175,7 @@ void rc_net__deliver_to_postbox(rc_net *n, uint32_t recipient, uint32_t body, rc
     if (n->hooks.arrived) n->hooks.arrived(n->hooks.ctx, recipient, body, emitted, arrive);
     /* A pull's answer crosses the link from the provider to the client: a
      * pull at instant t takes what its provider held at t minus that link's
-     * latency (docs/spec.md §1.14), so the entry is filed as ready then. */
+     * latency (docs/spec.md §1.16), so the entry is filed as ready then. */
     arrive += n->region_lat ? link_lat(n, provider_node(n, recipient), recipient) : n->link_fixed;
     if (n->direct) {
         direct_file(n, recipient, body, arrive);
