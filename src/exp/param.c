@@ -142,8 +142,6 @@ static const rc_param_def table[] = {
      "mix_kind timed: a mix flushes every this long (each on a phase of its own)"},
     {"mix_pool", RC_PT_INT, OFF(mix_pool), 0, "0", 0, 1 << 20, "", NULL, C | A | N,
      "mix_kind pool: packets a flush keeps, chosen at random (>= 1)"},
-     "sizes the layers to the clients' and mixes' nominal rates (0 = none; sizes only: no node "
-     "has a service rate)"},
     {"link_latency", RC_PT_DURATION, OFF(link_latency_s), 0, "0", 0, 3600, "s", NULL,
      C | A | N,
      "one-way latency of every link: client-provider, provider-mix, mix-mix, mix-provider and "
