@@ -65,6 +65,8 @@ bad "$T/bad.csv:3: field 3 (region): 'us'" --link-latency-file "$T/bad.csv"
 printf 'region,eu\nlatency,eu,eu,5\nplace,mix,99,eu\n' >"$T/big.csv"
 bad "$T/big.csv:3: field 3 (index): mix 99, but the network has 9" --link-latency-file "$T/big.csv"
 bad "cannot open '$T/none.csv'" --link-latency-file "$T/none.csv"
+bad "topology: not yet with --node-service serve" --topology cascade --mix-kind threshold --cover full
+bad "link_latency: not yet with --node-service serve" --link-latency 10ms --node-service serve --mix-capacity 1000 --cover full
 bad "both given" --link-latency-file "$RCSIM_SOURCE_DIR/data/links/four_regions.csv" --link-latency 10ms
 "$RCSIM" run --help >"$T/help" 2>&1
 for o in --link-latency --link-latency-file --topology; do
