@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/sweep_until.h"
 #include "core/err.h"
@@ -144,31 +145,6 @@ static int parse_count(const char *opt, const char *text, long *out)
 
 static void abort_hook(void) { MPI_Abort(MPI_COMM_WORLD, RC_EXIT_RUNTIME); }
 
-/* Appends `word` to `out` as a POSIX shell reads it back: as it is when it
- * holds only characters no shell treats specially, else in single quotes (a
- * quote inside as '\'').  `out` has room for 4 * strlen(word) + 3 bytes. */
-static void shell_quote(char *out, const char *word)
-{
-    size_t n = strlen(word);
-    if (n > 0 && strspn(word, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-                              "_-+=/.,:@%") == n) {
-        memcpy(out, word, n + 1);
-        return;
-    }
-    char *p = out;
-    *p++ = '\'';
-    for (const char *c = word; *c; c++) {
-        if (*c == '\'') {
-            memcpy(p, "'\\''", 4);
-            p += 4;
-        } else {
-            *p++ = *c;
-        }
-    }
-    *p++ = '\'';
-    *p = '\0';
-}
-
 int rc_cmd_sweep(int argc, char **argv)
 {
     enum {
@@ -207,16 +183,8 @@ int rc_cmd_sweep(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     rc_farm_opts o = {.progress_s = 10, .grace_s = 60, .isolate = true, .lock_wait_s = 60};
-    /* Provenance: the command line as typed (before getopt permutes argv), each
-     * word shell-quoted where it needs it, so that it can be rerun as written. */
-    size_t clen = 8;
-    for (int i = 0; i < argc; i++) clen += 4 * strlen(argv[i]) + 3;
-    char *command = rc_xcalloc(clen, 1);
-    strcat(command, "rcsim");
-    for (int i = 0; i < argc; i++) {
-        strcat(command, " ");
-        shell_quote(command + strlen(command), argv[i]);
-    }
+    /* Provenance: the command line as typed, before getopt permutes argv. */
+    char *command = rc_cli_command_line(argc, argv);
 
     bool allow_other_build = false;
     const char *until_rule = NULL;

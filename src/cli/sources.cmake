@@ -1,7 +1,7 @@
 # Each subcommand lives in its own file; main.c dispatches by name.  The commands only parse
 # options and call the modules that do the work (bench/, slurm/, exp/, farm/, ...).
 set(RCSIM_CLI_SOURCES src/cli/main.c src/cli/cmd_run.c src/cli/cmd_strategies.c src/cli/share.c
-    src/cli/sweep_until.c)
+    src/cli/sweep_until.c src/cli/command_line.c)
 foreach(cmd sweep plan slurm trace bench analysis merge convert)
   if(EXISTS ${CMAKE_SOURCE_DIR}/src/cli/cmd_${cmd}.c)
     list(APPEND RCSIM_CLI_SOURCES src/cli/cmd_${cmd}.c)
