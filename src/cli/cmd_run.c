@@ -160,7 +160,8 @@ static void put_population(json_t *o, const rc_job *job, const rc_result *r)
 
 /* When `rcsim run --json` prints a counter (the json column of multicast/counters.def). */
 typedef enum {
-    WHEN_ALWAYS, WHEN_IF_SO, WHEN_IF_ADV, WHEN_IF_ANON, WHEN_IF_SERVE, WHEN_LAST, WHEN_NEVER
+    WHEN_ALWAYS, WHEN_IF_SO, WHEN_IF_ADV, WHEN_IF_ANON, WHEN_IF_SERVE, WHEN_IF_DISC, WHEN_LAST,
+    WHEN_NEVER
 } json_when;
 
 /* The counters printed at `when`, in the list's order, under their json_key (never
@@ -223,6 +224,7 @@ static void print_json(const rc_job *job, const rc_result *r)
     }
     if (job->anonymity) put_counters(o, &r->c, WHEN_IF_ANON);
     if (job->node_service == RC_SERVICE_SERVE) put_counters(o, &r->c, WHEN_IF_SERVE); /* §1.14 */
+    if (job->disclosure) put_counters(o, &r->c, WHEN_IF_DISC);
     put_counters(o, &r->c, WHEN_LAST);
 #undef PUT
     rc_json_print(stdout, o, JSON_COMPACT | RC_JSON_FIXED);

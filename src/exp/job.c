@@ -260,10 +260,39 @@ int rc_job_anon_group(const char *text, rc_anon_group_kind *kind, uint32_t *valu
 /* The adversary's options (docs/spec.md §10). */
 static int validate_anonymity(const rc_job *job, rc_err *err)
 {
+    if (!job->disclosure) {
+        const char *stray = job->disclosure_window_s != 15 ? "disclosure_window"
+                            : strcmp(job->disclosure_group, "largest") != 0 ? "disclosure_group"
+                                                                            : NULL;
+        if (stray)
+            return rc_err_set(err, RC_EXIT_USAGE, "%s: has no effect without --disclosure on",
+                              stray);
+    } else {
+        rc_anon_group_kind gk;
+        uint32_t gv;
+        if (rc_job_anon_group(job->disclosure_group, &gk, &gv, NULL) != 0 ||
+            gk == RC_ANON_GROUP_ALL)
+            return rc_err_set(err, RC_EXIT_USAGE,
+                              "disclosure_group: '%s' is not a group index, largest or size:M "
+                              "(M >= 1)",
+                              job->disclosure_group);
+        if (gk == RC_ANON_GROUP_INDEX && gv >= (uint32_t)job->groups)
+            return rc_err_set(err, RC_EXIT_USAGE,
+                              "disclosure_group: '%s': the job has %d groups (0 .. %d)",
+                              job->disclosure_group, job->groups, job->groups - 1);
+        if (job->membership_rate > 0)
+            return rc_err_set(err, RC_EXIT_USAGE,
+                              "disclosure: needs static groups (membership_rate 0): the target "
+                              "group's membership is the truth it scores against");
+    }
     if (!job->anonymity) {
-        const char *stray = job->corrupt_mixes > 0         ? "corrupt_mixes"
+        /* the corrupted nodes serve the long-term adversary too */
+        const char *stray = job->disclosure                ? NULL
+                            : job->corrupt_mixes > 0       ? "corrupt_mixes"
                             : job->corrupt_providers > 0   ? "corrupt_providers"
-                            : job->anon_trace[0] != '\0'   ? "anon_trace"
+                            : NULL;
+        if (stray == NULL)
+            stray = job->anon_trace[0] != '\0'   ? "anon_trace"
                             : strcmp(job->anon_group, "all") != 0 ? "anon_group"
                             : job->anon_sender != 0        ? "anon_sender"
                                                            : NULL;

@@ -128,6 +128,10 @@ typedef struct rc_job {
     char anon_group[32];
     char anon_trace[256];         /* "" or a file for the raw observations (output only) */
     int anon_sender;              /* the sender view: 0 auto, 1 dense, 2 log (rc_anon_sender) */
+    /* the long-term adversary (anon/disclosure.h, docs/spec.md §11) */
+    bool disclosure;
+    double disclosure_window_s;   /* arrivals attributed to a multicast this long after it */
+    char disclosure_group[32];    /* the target group: G | largest | size:M (rc_job_anon_group) */
     /* output-only options (not part of the job id) */
     bool store_raw;               /* keep raw per-delivery latencies in the result */
     bool check;                   /* run-time invariant checks for this job */

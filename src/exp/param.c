@@ -205,10 +205,12 @@ static const rc_param_def table[] = {
      "measure anonymity against a global passive adversary (docs/spec.md §10; implies "
      "--cover full)"},
     {"corrupt_mixes", RC_PT_DOUBLE, OFF(corrupt_mixes), 0, "0", 0, 1, "", NULL, C | A | N,
-     "anonymity: fraction of the mixes the adversary owns, chosen by the seed (rounded)"},
+     "anonymity and disclosure: fraction of the mixes the adversary owns, chosen by the seed "
+     "(rounded)"},
     {"corrupt_providers", RC_PT_DOUBLE, OFF(corrupt_providers), 0, "0", 0, 1, "", NULL,
      C | A | N,
-     "anonymity: fraction of the providers the adversary owns, chosen by the seed (rounded)"},
+     "anonymity and disclosure: fraction of the providers the adversary owns, chosen by the "
+     "seed (rounded)"},
     {"anon_targets", RC_PT_INT, OFF(anon_targets), 0, "1000", 1, 1 << 24, "", NULL, C | A | N,
      "anonymity: real sub-messages tracked, at times drawn by the seed between a warm-up and "
      "a cool-down (docs/spec.md §10.2)"},
@@ -224,6 +226,16 @@ static const rc_param_def table[] = {
      "anonymity: how the sender view is computed: dense vectors (up to 1024 users), a log of "
      "the pools read backward from each tracked exit, or auto (dense up to 1024 users, else "
      "the log); the same values to within 10^-12 (docs/spec.md §10.4)"},
+    {"disclosure", RC_PT_BOOL, OFF(disclosure), 0, "off", 0, 1, "", NULL, C | A | N,
+     "measure what an adversary watching the whole run learns of the target group: "
+     "membership and multicast sources (docs/spec.md §11, docs/disclosure.md)"},
+    {"disclosure_window", RC_PT_DURATION, OFF(disclosure_window_s), 0, "15", 1e-3, 1e9, "s",
+     NULL, C | A | N,
+     "disclosure: how long after a multicast the adversary attributes arrivals to it"},
+    {"disclosure_group", RC_PT_STRING, OFF(disclosure_group), SZ(disclosure_group), "largest",
+     0, 0, "", NULL, C | A | N,
+     "disclosure: the target group: G (group index, 0-based) | largest | size:M (the group "
+     "whose size is nearest M; the lowest index among equals)"},
     {"store_raw", RC_PT_BOOL, OFF(store_raw), 0, "false", 0, 1, "", NULL, RC_PF_STORED,
      "keep raw per-delivery latencies in the results"},
     {"check", RC_PT_BOOL, OFF(check), 0, "false", 0, 1, "", NULL, 0,

@@ -26,6 +26,9 @@ void rc_result_init(rc_result *r)
     r->c.anon_entropy_mean_bits = r->c.anon_entropy_median_bits = r->c.anon_entropy_p5_bits = NAN;
     r->c.anon_min_entropy_mean_bits = r->c.anon_sender_entropy_mean_bits = NAN;
     r->c.anon_eps_mean = r->c.anon_eps_p95 = r->c.anon_delta = NAN;
+    r->c.disclosure_membership_auc = r->c.disclosure_membership_precision = NAN;
+    r->c.disclosure_membership_recall = r->c.disclosure_multicasts_to_90 = NAN;
+    r->c.disclosure_source_top1 = r->c.disclosure_source_entropy_bits = NAN;
 }
 
 void rc_result_free(rc_result *r)

@@ -33,10 +33,10 @@
 #include "core/err.h"
 #include "core/hist.h"
 
-#define RC_RESULT_LAYOUT 6 /* 2: the build that ran the job; 3: compact image (sparse buckets);
+#define RC_RESULT_LAYOUT 7 /* 2: the build that ran the job; 3: compact image (sparse buckets);
                              4: adversary counters and the population section;
                              5: anonymity, bandwidth and unobservability;
-                             6: nodes' service (node_*) */
+                             6: nodes' service (node_*); 7: disclosure */
 
 /* Histogram geometry: core/hist.h (RC_HIST_BINS, rc_hist_bin, rc_hist_edge). */
 

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "anon/anonymity.h"
+#include "anon/disclosure.h"
 #include "core/build.h"
 #include "core/log.h"
 #include "core/sim.h"
@@ -54,6 +55,58 @@ static uint32_t anon_group_pick(const rc_mc *mc, rc_anon_group_kind kind, uint32
         if (better) best = g;
     }
     return best;
+}
+
+/* disclosure (docs/spec.md §11): the multicast layer's tap feeds the
+ * long-term observer what the adversary sees, and the target group's truth. */
+typedef struct disc_ctx {
+    rc_disc *d;
+    const rc_mc *mc;
+    uint32_t group;
+} disc_ctx;
+
+static void disc_online(void *ctx, uint32_t user, bool online, rc_time now)
+{
+    rc_disc_online(((disc_ctx *)ctx)->d, user, online, now);
+}
+
+static void disc_arrived(void *ctx, uint32_t user, uint32_t body, rc_time now)
+{
+    (void)body; /* the adversary cannot tell one real message from another */
+    rc_disc_arrived(((disc_ctx *)ctx)->d, user, now);
+}
+
+static void disc_relay(void *ctx, uint32_t user, uint32_t body, rc_time now)
+{
+    disc_ctx *c = ctx;
+    if (rc_mc_body_group(c->mc, body) == c->group) rc_disc_relay(c->d, user, now);
+}
+
+static void disc_multicast(void *ctx, uint32_t group, uint32_t source, rc_time now)
+{
+    disc_ctx *c = ctx;
+    if (group == c->group) rc_disc_multicast(c->d, source, now);
+}
+
+static rc_disc *disc_new(const rc_job *job, rc_mc *mc, disc_ctx *c)
+{
+    rc_net *net = rc_mc_net(mc);
+    uint32_t users = rc_net_users(net), upp = (uint32_t)job->users_per_provider;
+    uint32_t *prov = rc_xmalloc((users ? users : 1) * sizeof *prov);
+    for (uint32_t u = 0; u < users; u++) prov[u] = u / upp; /* loopix/net.c's greedy filling */
+    rc_disc_cfg cfg = {job->seed, users, rc_net_providers(net), prov, job->corrupt_providers,
+                       (rc_time)llround(job->disclosure_window_s * 1e6)};
+    rc_disc *d = rc_disc_new(&cfg);
+    free(prov);
+    rc_anon_group_kind gk;
+    uint32_t gv;
+    rc_job_anon_group(job->disclosure_group, &gk, &gv, NULL);
+    *c = (disc_ctx){d, mc, anon_group_pick(mc, gk, gv)};
+    const uint32_t *mem = rc_mc_group_members(mc, c->group);
+    for (uint32_t i = 0; i < rc_mc_group_size(mc, c->group); i++) rc_disc_member(d, mem[i]);
+    rc_mc_tap tap = {c, disc_online, disc_arrived, disc_relay, disc_multicast};
+    rc_mc_set_tap(mc, &tap);
+    return d;
 }
 
 static double wall_now(void)
@@ -127,11 +180,20 @@ static int run_resolved(rc_job job, rc_result *out, rc_run_progress_fn progress,
             return err && err->code ? err->code : RC_EXIT_USAGE;
         }
     }
+    disc_ctx dc;
+    rc_disc *disc = job.disclosure ? disc_new(&job, mc, &dc) : NULL;
     rc_app_cfg app_cfg;
     rc_job_app_cfg(&job, &app_cfg);
     rc_app *app = rc_app_new(&sim, mc, &app_cfg);
     rc_mc_start(mc);
     rc_app_start(app);
+    if (disc != NULL) {
+        uint32_t users = rc_mc_users(mc);
+        bool *on = rc_xmalloc((users ? users : 1) * sizeof *on);
+        for (uint32_t u = 0; u < users; u++) on[u] = rc_mc_online(mc, u);
+        rc_disc_start(disc, on);
+        free(on);
+    }
     progress_ctx pc = {progress, ctx};
     rc_sim_run(&sim, progress ? progress_hook : NULL, &pc, (rc_time)3600 * 1000000);
 
@@ -164,6 +226,19 @@ static int run_resolved(rc_job job, rc_result *out, rc_run_progress_fn progress,
             out->n_anon_records = nr;
         }
         rc_anon_free(anon);
+    }
+    if (disc != NULL) {
+        rc_disc_summary ds;
+        rc_disc_finish(disc, sim.stop, &ds);
+        out->c.disclosure_multicasts = ds.multicasts;
+        out->c.disclosure_corrupt_providers = ds.corrupt_providers;
+        out->c.disclosure_membership_auc = ds.membership_auc;
+        out->c.disclosure_membership_precision = ds.membership_precision;
+        out->c.disclosure_membership_recall = ds.membership_recall;
+        out->c.disclosure_multicasts_to_90 = ds.multicasts_to_90;
+        out->c.disclosure_source_top1 = ds.source_top1;
+        out->c.disclosure_source_entropy_bits = ds.source_entropy_bits;
+        rc_disc_free(disc);
     }
     out->c.events = sim.events;
     out->c.sim_s = job.duration_s;

@@ -53,6 +53,7 @@ static void hook_relay(void *ctx, uint32_t user, uint32_t body)
 {
     rc_mc *mc = ctx;
     RC_DCHECK(!rc_bodies_is_compact(body), "compact body %x sent to a provider", body);
+    if (mc->tap.relay) mc->tap.relay(mc->tap.ctx, user, body, mc->sim->now);
     rc_msg m = *rc_bodies_at(&mc->bodies, body);
     rc_bodies_release(&mc->bodies, body);
     RC_DCHECK(mc->ops->relay != NULL, "strategy %s sent to a provider without a relay op",
@@ -75,9 +76,17 @@ static void hook_prefetch_user(void *ctx, uint32_t user, unsigned ahead)
 
 static void hook_online(void *ctx, uint32_t user, bool online, rc_time now)
 {
-    (void)now;
     rc_mc *mc = ctx;
+    if (mc->tap.online) mc->tap.online(mc->tap.ctx, user, online, now);
     if (mc->ops->online) mc->ops->online(mc->strategy, user, online);
+}
+
+/* A real sub-message reached `user`'s postbox: only an observer above wants it. */
+static void hook_arrived(void *ctx, uint32_t user, uint32_t body, rc_time emitted, rc_time now)
+{
+    (void)emitted;
+    rc_mc *mc = ctx;
+    if (mc->tap.arrived) mc->tap.arrived(mc->tap.ctx, user, body, now);
 }
 
 static void on_timer(void *ctx, const rc_event *ev)
@@ -88,7 +97,7 @@ static void on_timer(void *ctx, const rc_event *ev)
 
 rc_net_hooks rc_mc__net_hooks(rc_mc *mc)
 {
-    return (rc_net_hooks){mc, hook_sent, hook_deliver, hook_online, NULL, hook_prefetch,
+    return (rc_net_hooks){mc, hook_sent, hook_deliver, hook_online, hook_arrived, hook_prefetch,
                           hook_relay, hook_prefetch_user};
 }
 

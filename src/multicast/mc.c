@@ -116,8 +116,11 @@ double rc_mc_payload_rate(const rc_mc *mc) { return rc_net_payload_rate(mc->net)
 uint32_t rc_mc_hops(const rc_mc *mc) { return rc_net_hops(mc->net); }
 rc_net *rc_mc_net(rc_mc *mc) { return mc->net; }
 
+void rc_mc_set_tap(rc_mc *mc, const rc_mc_tap *tap) { mc->tap = *tap; }
+
 void rc_mc_multicast(rc_mc *mc, uint32_t group, uint32_t source, uint32_t p)
 {
+    if (mc->tap.multicast) mc->tap.multicast(mc->tap.ctx, group, source, mc->sim->now);
     mc->ops->multicast(mc->strategy, group, source, p);
 }
 

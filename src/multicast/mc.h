@@ -176,6 +176,21 @@ const uint32_t *rc_mc_group_payloads(const rc_mc *mc, uint32_t g, uint32_t *n);
 /* Anti-entropy only: when `user` got payload p (seconds), or -1. */
 double rc_mc_delivered_at(const rc_mc *mc, uint32_t user, uint32_t p);
 
+/* An observer of the layer above (the long-term adversary, anon/disclosure.h,
+ * wired by exp/run.c): what it may see, each call optional.  `online`: a user
+ * went on- or offline; `arrived`: a real sub-message reached `user`'s
+ * postbox; `relay`: a message `user` sent to its own provider got there;
+ * `multicast`: a payload of `group` from `source` enters the strategy now. */
+typedef struct rc_mc_tap {
+    void *ctx;
+    void (*online)(void *ctx, uint32_t user, bool online, rc_time now);
+    void (*arrived)(void *ctx, uint32_t user, uint32_t body, rc_time now);
+    void (*relay)(void *ctx, uint32_t user, uint32_t body, rc_time now);
+    void (*multicast)(void *ctx, uint32_t group, uint32_t source, rc_time now);
+} rc_mc_tap;
+/* Before rc_mc_start. */
+void rc_mc_set_tap(rc_mc *mc, const rc_mc_tap *tap);
+
 /* Lifecycle (used by exp/run.c).  mc builds the net below it from net_cfg;
  * mc keeps a copy of cfg, so the caller need not keep either.  Returns NULL
  * with err set on a bad strategy name or size distribution. */

@@ -58,6 +58,7 @@ struct rc_mc {
     void *strategy;
     gsl_rng *rng_strategy;
     rc_strategy_spec spec;
+    rc_mc_tap tap; /* an observer above (rc_mc_set_tap); its functions NULL when none */
     /* groups.c.  Population mode (multicast/poptab.h): groups, payloads,
      * latencies and load live in pt instead of the dense tables (members,
      * pos, the ledger's sets and samples), which stay NULL/empty; size is

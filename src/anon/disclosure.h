@@ -1,0 +1,97 @@
+/* disclosure: the adversary who watches for months (docs/spec.md §11,
+ * docs/disclosure.md).
+ *
+ * A long-term observer that accumulates, over a whole run and in aggregated
+ * counts (memory linear in the users and the target group, no logs), what a
+ * coalition sees:
+ *   - the global passive view of the links: when each client is online
+ *     (its sends and pulls run at constant rates while it is, so they carry
+ *     nothing else: Loopix's design);
+ *   - corrupted providers (a seeded fraction): the real sub-messages reaching
+ *     each of their clients' postboxes and when (a pull hands over no more
+ *     than what reached the postbox before it, so the estimators read the
+ *     arrivals), and (provider fan-out) the messages their clients address
+ *     to the provider itself.
+ * It scores two attacks against the model's truth, which the layer above
+ * (multicast, through exp/run.c) hands in with rc_disc_member and
+ * rc_disc_multicast: which users are in the target group, and which member
+ * sent each of its multicasts.  The adversary is granted the times of the
+ * target group's multicasts (as the statistical disclosure attack is
+ * granted the rounds in which its target sends) and, for the source attack,
+ * the group's membership.
+ *
+ * The estimators are plain functions of the counts (rc_disc_membership_eval
+ * below and the source posterior in disclosure.c) so that a test can feed
+ * them textbook rounds directly.
+ */
+#ifndef RCSIM_ANON_DISCLOSURE_H
+#define RCSIM_ANON_DISCLOSURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/sim.h"
+
+typedef struct rc_disc rc_disc;
+
+typedef struct rc_disc_cfg {
+    uint64_t seed;            /* the job seed (the corrupted providers: a stream of their own) */
+    uint32_t users, providers;
+    const uint32_t *provider_of; /* users entries; copied */
+    double corrupt_providers; /* fraction, rounded to whole providers */
+    rc_time window;           /* how long after a multicast its arrivals are attributed to it */
+} rc_disc_cfg;
+
+/* What one job's adversary achieved (NaN where undefined). */
+typedef struct rc_disc_summary {
+    uint64_t multicasts;       /* target-group multicasts observed */
+    uint64_t corrupt_providers;
+    double membership_auc;     /* P(score of a member > score of a non-member), ties 1/2 */
+    double membership_precision, membership_recall; /* of the top m (m = group size) */
+    double multicasts_to_90;   /* first count at which both reached 0.9; NaN if never */
+    double source_top1;        /* mean over multicasts of P(first guess = source) */
+    double source_entropy_bits; /* mean entropy of the source posterior */
+} rc_disc_summary;
+
+/* One point of the learning curve (store_raw): after `multicasts` multicasts. */
+typedef struct rc_disc_point {
+    uint32_t multicasts;
+    uint32_t pad;
+    double precision; /* of the top m (= its recall: the top m has m users) */
+} rc_disc_point;
+
+rc_disc *rc_disc_new(const rc_disc_cfg *cfg);
+void rc_disc_free(rc_disc *d);
+
+/* Truth, from the layer above: `user` is in the target group (before the run). */
+void rc_disc_member(rc_disc *d, uint32_t user);
+/* The users online at time 0 (after the net started). */
+void rc_disc_start(rc_disc *d, const bool *online);
+
+/* Observations, in time order (but rc_disc_arrived). */
+void rc_disc_online(rc_disc *d, uint32_t user, bool online, rc_time now);
+/* A real sub-message reaches `user`'s postbox at `at` (which may be ahead of
+ * the run: it is taken in time order). */
+void rc_disc_arrived(rc_disc *d, uint32_t user, rc_time at);
+/* `user` sent a message to its own provider for the target group (provider fan-out). */
+void rc_disc_relay(rc_disc *d, uint32_t user, rc_time now);
+/* The target group's member `source` multicasts now (truth and trigger). */
+void rc_disc_multicast(rc_disc *d, uint32_t source, rc_time now);
+
+/* End of the run at `now`: closes the open windows and scores. */
+void rc_disc_finish(rc_disc *d, rc_time now, rc_disc_summary *out);
+/* The learning curve (valid until rc_disc_free). */
+const rc_disc_point *rc_disc_curve(const rc_disc *d, size_t *n);
+bool rc_disc_provider_corrupt(const rc_disc *d, uint32_t provider);
+
+/* ---------- the estimators on their own (tests, docs/spec.md §11.3) ---------- */
+
+/* Scores of the top-m ranking against `member` (n users): the expected
+ * share of members in the top m with ties broken uniformly, and the AUC
+ * (Mann-Whitney, ties 1/2).  `work`: n doubles of scratch. */
+double rc_disc_top_m_precision(const double *score, const bool *member, uint32_t n, uint32_t m,
+                               double *work);
+double rc_disc_auc(const double *score, const bool *member, uint32_t n);
+
+#endif
