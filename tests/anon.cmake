@@ -5,3 +5,6 @@ rcsim_add_unit(anonymity TIMEOUT 900)
 # The sender view and epsilon on a case computed by hand, dense and by the log
 # (docs/spec.md §10.4; white-box: it drives src/anon/'s pools directly).
 rcsim_add_unit(anon_sender TIMEOUT 60)
+# The long-term observer's estimators (docs/spec.md §11): ranking metrics by hand, planted
+# cases, and the textbook statistical disclosure attack against its closed form.
+rcsim_add_unit(disclosure TIMEOUT 120)
