@@ -8,3 +8,4 @@ rcsim_add_unit(anon_sender TIMEOUT 60)
 # The long-term observer's estimators (docs/spec.md §11): ranking metrics by hand, planted
 # cases, and the textbook statistical disclosure attack against its closed form.
 rcsim_add_unit(disclosure TIMEOUT 120)
+rcsim_add_script(disclosure e2e/disclosure.sh TIMEOUT 300)
