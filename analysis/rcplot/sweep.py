@@ -56,6 +56,10 @@ UNITS = {
     "adversary": None, "adversary_fraction": "fraction", "adversary_delay": "s",
     "population": "count", "population_model": None, "group_size_dist": None,
     "packet_size": "B",
+    "node_service": None, "provider_capacity": "1/s", "queue_limit": "count",
+    "mix_kind": None, "mix_threshold": "count", "mix_period": "s", "mix_pool": "count",
+    "link_latency": "s", "link_latency_file": None, "topology": None,
+    "disclosure": None, "disclosure_window": "s", "disclosure_group": None,
     # The strategy's structure (strategies.structure_names), not registry parameters: the
     # family, the branching factor and parallelism of the tree, RC-FT and its timeout
     # multiplier, and whether members that got their copy offline drop out.
