@@ -155,6 +155,14 @@ typedef struct lane_st {
 
 static void lane_finish(rc_anon *a, lane_st *L, uint32_t j, size_t i);
 
+/* Adds c to the lane's compensated (Kahan) sum of what is placed or lost. */
+static inline void lane_done_add(lane_st *l, double c)
+{
+    double y = c - l->comp, t = l->done + y;
+    l->comp = (t - l->done) - y;
+    l->done = t;
+}
+
 /* One backward pass over the log for up to SL_LANES sweeps, lanes sorted by
  * sid, highest first.  Each lane computes exactly what a sweep of its own
  * would, in the same order (its entries from its departure down, its own
@@ -198,9 +206,7 @@ static void sweep_pass(rc_anon *a, lane_st *L, uint32_t nl)
                 double c = gn[j];
                 if (c == 0) continue;
                 lane_st *l = &L[j];
-                double y = c - l->comp, t = l->done + y;
-                l->comp = (t - l->done) - y;
-                l->done = t;
+                lane_done_add(l, c);
                 if (ru[j] == 0) s->touched[(size_t)j * a->users + s->n_touched[j]++] = u;
                 ru[j] += c;
                 l->placed += c;
@@ -220,9 +226,7 @@ static void sweep_pass(rc_anon *a, lane_st *L, uint32_t nl)
                 double c = gn[j];
                 if (c == 0) continue;
                 lane_st *l = &L[j];
-                double y = c - l->comp, t = l->done + y;
-                l->comp = (t - l->done) - y;
-                l->done = t;
+                lane_done_add(l, c);
                 if (lost) l->lost += c;
             }
         }
