@@ -92,7 +92,7 @@ def recompute(meta, corrupt, rows, ties="arrivals-first", rule="pool-mean"):
             split_of[packet] = split
     for r in rows:
         if r[1] == "P" and r[10] >= 0 and targets[r[10]]["pulled"] is None:
-            targets[r[10]]["pulled"] = r[6]
+            targets[r[10]]["pulled"] = r[7]  # at the client: the pull answer's link ends there
 
     # The adversary's order: (time, arrivals before departures, row).
     events = []
