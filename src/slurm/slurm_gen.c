@@ -23,6 +23,7 @@
 
 #include "core/err.h"
 #include "core/log.h"
+#include "core/shquote.h"
 #include "core/version.h"
 #include "exp/cost.h"
 #include "exp/job.h"
@@ -77,24 +78,12 @@ static void sb_printf(sbuf *b, const char *fmt, ...)
     sb_putn(b, tmp, (size_t)k);
 }
 
-/* Shell-quotes `s` for bash: bare when it only has safe characters (so the
- * script stays readable), otherwise in single quotes with ' as '\''. */
+/* Shell-quotes `s` for bash (core/shquote.h). */
 static void sb_shquote(sbuf *b, const char *s)
 {
-    bool safe = s[0] != '\0';
-    for (const char *c = s; *c && safe; c++)
-        safe = strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-+=/.,:@%",
-                      *c) != NULL;
-    if (safe) {
-        sb_puts(b, s);
-        return;
-    }
-    sb_puts(b, "'");
-    for (const char *c = s; *c; c++) {
-        if (*c == '\'') sb_puts(b, "'\\''");
-        else sb_putn(b, c, 1);
-    }
-    sb_puts(b, "'");
+    char *q = rc_xcalloc(RC_SHELL_QUOTE_ROOM(strlen(s)), 1);
+    sb_putn(b, q, rc_shell_quote(q, s));
+    free(q);
 }
 
 /* Placeholder table: name -> value. */
