@@ -47,6 +47,12 @@ BURSTS = [1, 2, 4, 8, 16, 32]
 LAMBDA_DIVS = [1, 2, 4, 8, 16]
 KS = [1, 2, 4, 8, 16]
 HEATMAP_TRACES = ["gen_os10", "gen_os15", "gen_os20", "online"]
+# The heatmaps' colour map (figures 9 and 14): cividis, whose lightness rises steadily from
+# dark blue (short latency) to yellow (long), so it reads the same to the colour-blind and
+# in grey; a red-green map puts its two ends at one lightness (tests/analysis/
+# test_heatmap_colours.py).  A cell without results is white, which the map never is.
+HEATMAP_CMAP = "cividis"
+HEATMAP_BAD = "#ffffff"
 BOX_STATS = ("p1", "p25", "p50", "p75", "p99")
 # The value axes of the paper's box figures (seconds), kept so ours can be laid over them.
 YLIM = {5: (0, 110), 6: (1, 50000), 7: (1, 300), 8: (1, 50000)}
@@ -243,15 +249,30 @@ def _heat_norm(grids):
     return matplotlib.colors.LogNorm(lo, hi if hi > lo else lo * 10)
 
 
+def _ink(colour):
+    """Black or white, whichever stands out more on a cell of this colour (the contrast
+    ratio of the two relative luminances, as WCAG defines them)."""
+    lum = relative_luminance(colour)
+    return "black" if (lum + 0.05) / 0.05 >= 1.05 / (lum + 0.05) else "white"
+
+
+def relative_luminance(colour):
+    """Relative luminance (0 black .. 1 white) of a matplotlib colour, from linear sRGB."""
+    rgb = matplotlib.colors.to_rgb(colour)
+    lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
 def _heatmap(ax, grid, trace, p_equals_k, norm):
-    cmap = matplotlib.colormaps["RdYlGn_r"].copy()
-    cmap.set_bad("#dddddd")
+    cmap = matplotlib.colormaps[HEATMAP_CMAP].copy()
+    cmap.set_bad(HEATMAP_BAD)
     ax.imshow(np.ma.masked_invalid(grid), cmap=cmap, norm=norm, aspect="auto")
     for r in range(grid.shape[0]):
         for c in range(grid.shape[1]):
             v = grid[r, c]
             ax.text(c, r, "%.0f" % v if math.isfinite(v) else "n/a", ha="center",
-                    va="center", fontsize=8, color="black")
+                    va="center", fontsize=8, color=_ink(cmap(norm(v)) if math.isfinite(v)
+                                                         else HEATMAP_BAD))
     ax.set_xticks(range(len(KS)))
     ax.set_xticklabels(["%d" % k for k in KS], fontsize=8)
     ax.set_xlabel("branching factor k = parallelism p" if p_equals_k
@@ -291,7 +312,7 @@ def draw_fig14(res, model):
 
 
 def _colourbar(fig, axes, norm):
-    sm = matplotlib.cm.ScalarMappable(cmap="RdYlGn_r", norm=norm)
+    sm = matplotlib.cm.ScalarMappable(cmap=HEATMAP_CMAP, norm=norm)
     cb = fig.colorbar(sm, ax=axes, label="mean latency [s] (log scale)", shrink=0.9)
     cb.ax.yaxis.set_major_locator(matplotlib.ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
     cb.ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: "%g" % v))

@@ -752,7 +752,9 @@ def main(argv=None):
              "histograms and divide by the number of seeds (counts per run, like the "
              "paper's single runs). A box or whisker beyond the paper's value axis is marked "
              "on the axis edge with a red triangle and its value; heatmaps use a logarithmic "
-             "colour scale shared by their panels. Tolerances are those of docs/spec.md §9.3, with a ±0.3 s floor "
+             "colour scale shared by their panels, in cividis (dark blue: short, yellow: "
+             "long), which reads the same to colour-blind readers, where the paper used "
+             "red-yellow-green. Tolerances are those of docs/spec.md §9.3, with a ±0.3 s floor "
              "for online p1/p99 (the paper's values are read off at ±0.15 s) and the ±0.5 s "
              "rounding of the heatmaps' integer cells.", ""]
     if not tags:
