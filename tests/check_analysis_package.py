@@ -26,20 +26,15 @@ import tempfile
 # Scripts beside rcplot/ that may stay there, and still edit sys.path, for the reason given.
 # Reword this list when it shrinks; a file listed here that is gone or clean is only noted.
 TOP_LEVEL = {
-    # Hashed byte for byte into the committed figure sets (analysis/rcplot/provenance.py):
-    # editing one marks paper, exact, paper-quick and exact-quick stale.  They move into
-    # rcplot/tools (figures, paper_check, means_spread) when those sets are next redrawn
-    # (docs/figures.md, scripts/reproduce.sh --redraw).
-    "figures.py": "hashed into the paper's figure sets until their next redraw",
-    "compare.py": "hashed into the paper's figure sets until their next redraw "
-                  "(then rcplot/tools/paper_check.py)",
-    "means_spread.py": "hashed into the paper's figure sets until their next redraw",
-    # Owned with its study, which is being redrawn on its own schedule.
-    "fig_trilemma.py": "the trilemma study's figure script (docs/trilemma.md)",
+    # Hashed byte for byte, with every module it loads, into figures/paper's comparison
+    # (analysis/rcplot/provenance.py), which cannot be redrawn until the misses study
+    # (experiments/misses-spread.yaml, results/paper/misses-spread.h5) is rerun in full.
+    # Then it moves to rcplot/tools/paper_check.py (python3 -m rcplot paper-check).
+    "compare.py": "hashed into figures/paper's comparison until the misses study is rerun",
 }
 # The one reader of results files (HDF5), and summarize's column path, which reads the same
-# table column by column for 10^6-job files; it joins results.py when the figure sets' hash
-# of results.py next changes (a redraw).
+# table column by column for 10^6-job files; it joins results.py when figures/paper's
+# comparison, which hashes results.py, is next redrawn.
 READERS = {"rcplot/results.py", "rcplot/coltable.py"}
 
 PATH_EDIT = re.compile(r"\bsys\.path\s*(\.\s*(insert|append|extend)\b|\[[^\]]*\]\s*=|\+?=(?!=))"

@@ -11,23 +11,22 @@ import runpy
 import sys
 
 # TOOL: (module under rcplot.tools, what it does).  A module name starting with "../" is a
-# script beside rcplot/ in analysis/, run as it is: the drawing scripts hashed into the
-# committed figure sets (analysis/rcplot/provenance.py) stay byte for byte where they are
-# until those sets are next redrawn (docs/figures.md), and the trilemma study's figure
-# script, owned with its study.
+# script beside rcplot/ in analysis/, run as it is: compare.py, which the committed figure
+# set figures/paper hashes byte for byte with the modules it loads (its comparison reads
+# results of the misses study that are not on hand to redraw it; docs/analysis.md,
+# "Committed figures: provenance and check-figures").
 TOOLS = {
     "plot": ("plot", "figures of any sweep (rcsim plot)"),
     "report": ("report", "one self-contained HTML report of a sweep (rcsim report)"),
     "summarize": ("summarize", "one line per configuration, seeds pooled (rcsim summarize)"),
     "baseline": ("baseline", "strategies against a baseline, paired by seed (rcsim compare)"),
     "diff": ("diff", "two results files: what differs beyond seed noise (rcsim diff)"),
-    "figures": ("../figures.py", "the paper's figures 5-16 (rcsim figures)"),
+    "figures": ("figures", "the paper's figures 5-16 (rcsim figures)"),
     "paper-check": ("../compare.py", "our numbers against the paper's published ones"),
-    "means-spread": ("../means_spread.py", "where the paper's single-run means fall among ours"),
+    "means-spread": ("means_spread", "where the paper's single-run means fall among ours"),
     "check-figures": ("check_figures", "each committed figure set drawn by today's code?"),
     "make-docs": ("make_docs", "docs/figures.md from the figure sets"),
     "study-figures": ("study_figures", "the adversary and reconcile studies' figures"),
-    "fig-trilemma": ("../fig_trilemma.py", "the trilemma study's figure (docs/trilemma.md)"),
     "unobs-table": ("unobs_table", "the unobservability table (docs/trilemma.md)"),
     "anon-recompute": ("anon_recompute", "the anonymity metric from the observation file"),
     "adaptive-seeds": ("adaptive_seeds", "more seeds where the interval is still wide"),

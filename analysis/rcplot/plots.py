@@ -45,7 +45,7 @@ from matplotlib.ticker import (FixedLocator, FuncFormatter, LogLocator,  # noqa:
 
 from . import metrics, palette, results  # noqa: E402
 from .stats import LOG_T, MIN_SEEDS_CI, RANGE, seed_interval  # noqa: E402
-from .sweep import UsageError, choose_roles, fmt_value  # noqa: E402
+from .sweep import UsageError, choose_roles, fmt_value, sweep_info  # noqa: E402
 
 KINDS = ("line", "box", "cdf", "heatmap", "hist", "timeline", "tradeoff")
 # Axes that describe the situation, not a choice of the deployment: --kind tradeoff makes
@@ -56,6 +56,8 @@ ENVIRONMENT = ("users", "population", "group_size", "groups", "trace", "corrupt_
 TRADEOFF_ANON = "anon_entropy"            # more is better
 TRADEOFF_BW = "bw_bytes_per_client_s"     # less is better
 DOMINATED = "#c8c8c8"
+# tradeoff --marker: one shape per value of an axis, in the axis's value order
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "h", "<", ">")
 SPAN = 10.0          # max/min at or above which an axis goes logarithmic
 MAX_PANELS = 36
 MAX_POINTS = 20000   # timeline: scatter points per series (all points enter the medians)
@@ -73,7 +75,7 @@ class NoData(NoRecords):
 
 class PlotSpec:
     def __init__(self, kind="line", stat=None, x=None, hue=None, facets=None, ylim=None,
-                 xscale="auto", yscale="auto", title=None):
+                 xscale="auto", yscale="auto", title=None, marker=None, join=None):
         if kind not in KINDS:
             raise UsageError("unknown --kind %r (one of %s)" % (kind, ", ".join(KINDS)))
         self.kind = kind
@@ -82,6 +84,7 @@ class PlotSpec:
         self.ylim = ylim
         self.xscale, self.yscale = xscale, yscale
         self.title = title
+        self.marker, self.join = marker, join   # --kind tradeoff only
 
 
 def default_stat(kind):
@@ -135,13 +138,23 @@ def _dodge(pts, step=7.0):
     return out
 
 
+def _with_prefix(v, unit):
+    """12300 B/s as "12.3 kB/s": a size key reads at a glance without exponents."""
+    for f, p in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(v) >= f:
+            return "%.3g %s%s" % (v / f, p, unit)
+    return "%.3g %s" % (v, unit)
+
+
 def _tradeoff(fig, axes, panels, sw, spec, roles, marks):
     """Latency (the statistic, default mean) against the anonymity a configuration gives
     (mean entropy of a tracked message, bits), marker area the bandwidth a client spends;
     each configuration one point (estimates over seeds, as in the tables).  The Pareto
     front (lower latency, higher entropy, lower bandwidth) is drawn in colour and joined;
     dominated configurations are grey.  Without entropy (a sweep without anonymity) the
-    bandwidth takes the x axis."""
+    bandwidth takes the x axis.  spec.marker: an axis whose values get one marker shape
+    each; spec.join: an axis whose values thin lines join, in the colour of their
+    configurations, for each setting of the other axes."""
     _, hue, _ = roles
     lat = metrics.lookup(spec.stat)
     ent, bw = metrics.lookup(TRADEOFF_ANON), metrics.lookup(TRADEOFF_BW)
@@ -159,18 +172,40 @@ def _tradeoff(fig, axes, panels, sw, spec, roles, marks):
     bmax = max([v for v in bws if math.isfinite(v)] or [1.0])
     allv, fronts = [], []
     others = [a.name for a in sw.axes if a.name not in (hue,) and a.name not in roles[2]]
+    shape = {}
+    if spec.marker:
+        vals = sw.axis(spec.marker).values
+        shape = {v: MARKERS[i] for i, v in enumerate(vals)}
     for ax, (title, cfgs) in zip(axes, panels):
         pts = [(est(lat, c), est(xm, c), est(bw, c) if bws else 0.0) for c in cfgs]
         costs = [(y, -x if have_ent else x, b) for y, x, b in pts]
         front = set(pareto(costs))
         dodge = _dodge(pts)
+        if spec.join:
+            # One line per setting of every other axis, through the join axis's values
+            # in their order; under the points.
+            order = sw.axis(spec.join).values
+            lines = {}
+            for c, (y, x, _) in zip(cfgs, pts):
+                if math.isfinite(x) and math.isfinite(y):
+                    rest = tuple((k, v) for k, v in sorted(c.key.items()) if k != spec.join)
+                    lines.setdefault(rest, []).append((order.index(c.key[spec.join]), x, y,
+                                                       c))
+            for line in lines.values():
+                if len(line) < 2:
+                    continue
+                line.sort(key=lambda t: t[0])
+                col = colours[line[0][3].key[hue]] if hue else colours[None]
+                ax.plot([t[1] for t in line], [t[2] for t in line], color=col,
+                        linewidth=0.6, alpha=0.6, zorder=1, label="_join", gid="join")
         for i, (c, (y, x, b)) in enumerate(zip(cfgs, pts)):
             if not (math.isfinite(x) and math.isfinite(y)):
                 continue
             col = colours[c.key[hue]] if hue else colours[None]
             size = 25 + 175 * (b / bmax) if bws and math.isfinite(b) else 40
             on = i in front
-            ax.scatter([x], [y], s=size, color=col if on else DOMINATED,
+            ax.scatter([x], [y], s=size, marker=shape.get(c.key.get(spec.marker), "o"),
+                       color=col if on else DOMINATED,
                        edgecolors="black" if on else col, linewidths=0.8 if on else 1.0,
                        zorder=4 if on else 3, alpha=0.95 if on else 0.8,
                        gid="front" if on else "dominated",
@@ -205,11 +240,20 @@ def _tradeoff(fig, axes, panels, sw, spec, roles, marks):
                label="Pareto front (not dominated)"),
         Line2D([], [], marker="o", linestyle="none", color=DOMINATED,
                markeredgecolor="black", label="dominated")]
+    for v, m in shape.items():
+        fig._rcsim_extra_legend.append(Line2D(
+            [], [], marker=m, linestyle="none", color="white", markeredgecolor="black",
+            label="%s = %s%s" % (spec.marker, fmt_value(v), _unit_suffix(sw, spec.marker))))
+    if spec.join:
+        fig._rcsim_extra_legend.append(Line2D(
+            [], [], color="grey", linewidth=0.6, label="joins %s = %s%s" % (
+                spec.join, ", ".join(fmt_value(v) for v in sw.axis(spec.join).values),
+                _unit_suffix(sw, spec.join))))
     if bws:
         for frac in (0.25, 0.5, 1.0):
             fig._rcsim_extra_legend.append(Line2D(
                 [], [], marker="o", linestyle="none", color="white", markeredgecolor="black",
-                markersize=math.sqrt(25 + 175 * frac), label="%.3g %s" % (bmax * frac, bw.unit)))
+                markersize=math.sqrt(25 + 175 * frac), label=_with_prefix(bmax * frac, bw.unit)))
     fig._rcsim_pareto = fronts
     return ("%s against %s%s; estimates over seeds;\ncoloured and joined: the Pareto front "
             "(lower latency, %s%s), grey: dominated" % (
@@ -860,13 +904,15 @@ def draw(sw, spec):
                              "give a positive low end or --yscale linear"
                              % (spec.ylim[0], spec.ylim[1], spec.ylim[0]))
         spec.yscale = "linear"   # the range asked for includes 0: a linear axis
+    if (spec.marker or spec.join) and spec.kind != "tradeoff":
+        raise UsageError("--marker and --join apply to --kind tradeoff only")
     if spec.kind == "tradeoff":
         # Every configuration is a point of one panel (they compete); colour = strategy.
         if spec.x:
             raise UsageError("--x does not apply to --kind tradeoff: x is the entropy (or "
                              "the bandwidth); use --hue or --facet")
         names = [a.name for a in sw.axes]
-        for n in [spec.hue] + list(spec.facets):
+        for n in [spec.hue, spec.marker, spec.join] + list(spec.facets):
             if n and n not in names:
                 raise UsageError("%s is not an axis of this sweep (axes: %s)"
                                  % (n, ", ".join(names) or "none"))
@@ -876,6 +922,15 @@ def draw(sw, spec):
             # What a deployment does not choose (its users, their availability, the
             # adversary) separates panels: a front across them would compare unlike cases.
             facets = [n for n in names if n in ENVIRONMENT and n != hue]
+        for opt, n in (("--marker", spec.marker), ("--join", spec.join)):
+            if n and (n == hue or n in facets):
+                raise UsageError("%s %s: that axis is already the %s" % (
+                    opt, n, "colour (--hue)" if n == hue else "panels (--facet)"))
+        if spec.marker and spec.marker == spec.join:
+            raise UsageError("--marker and --join name the same axis, %s" % spec.marker)
+        if spec.marker and len(sw.axis(spec.marker).values) > len(MARKERS):
+            raise UsageError("--marker %s: %d values, more than the %d marker shapes"
+                             % (spec.marker, len(sw.axis(spec.marker).values), len(MARKERS)))
         roles = (None, hue, facets)
     else:
         roles = choose_roles(sw.axes, spec.kind, spec.x, spec.hue, spec.facets)
@@ -926,7 +981,7 @@ def draw(sw, spec):
                                    label="recipient offline")],
                    loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2, fontsize=8,
                    frameon=False)
-    names = sorted({i.get("sweep_name", "?") for i in results.sweep_info(sw.res)})
+    names = sorted({i.get("sweep_name", "?") for i in sweep_info(sw.res)})
     where = " ".join("%s=%s" % (k, "|".join(v)) for k, v in sw.where.items())
     fig.suptitle(spec.title or "%s%s\n%s" % (", ".join(names), " (%s)" % where if where else "",
                                              note), fontsize=10)

@@ -16,6 +16,13 @@ drawing process when it finished (sys.modules), plus the data files the tool nam
 does: a new import can only come from an edit to a file already loaded.
 python3 -m rcplot check-figures reads these records back.
 
+A file of a set that no tool of today can redraw -- its results files are not kept, or it
+is a committed input the drawings read (a study's table of configurations) -- is recorded
+by keep() instead: kept[name] = {sha256, made_by (the command that made it), inputs (what
+it was made from), why}.  check() holds it to its recorded bytes and names it, but it has
+no code hash to go stale; a later record() of the same name (a rerun study) replaces the
+entry.
+
 This module itself is left out of the hash: it writes the record and draws nothing.
 """
 
@@ -24,7 +31,9 @@ import json
 import os
 import sys
 
-ANALYSIS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# Through links: a build tree's share/rcsim/analysis links to the checkout's, whose
+# repository the records name paths in.
+ANALYSIS = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 ROOT = os.path.dirname(ANALYSIS)
 NAME = "provenance.json"
 # Written beside the figures by other programs, not drawn by the analysis code:
@@ -139,8 +148,8 @@ def record(outdir, outputs, results_paths, tool, extra_code=(), roots=None):
     `extra_code`.  Call after the files are written and closed."""
     prov = load(outdir) or {}
     prov["about"] = ("Which analysis code and results drew each file here; written by the "
-                     "drawing scripts (analysis/rcplot/provenance.py), checked by "
-                     "analysis/check_figures.py.")
+                     "drawing tools (analysis/rcplot/provenance.py), checked by "
+                     "python3 -m rcplot check-figures.")
     code = code_files(extra_code, roots)
     code_h = digest(code)
     res = {_shown(p): {"sha256": sha256_file(p), "bytes": os.path.getsize(p)}
@@ -150,8 +159,10 @@ def record(outdir, outputs, results_paths, tool, extra_code=(), roots=None):
     prov.setdefault("results", {})[res_h] = res
     outs = prov.setdefault("outputs", {})
     for p in outputs:
-        outs[os.path.relpath(os.path.realpath(p), os.path.realpath(outdir))] = {
-            "sha256": sha256_file(p), "tool": tool, "code": code_h, "results": res_h}
+        name = os.path.relpath(os.path.realpath(p), os.path.realpath(outdir))
+        outs[name] = {"sha256": sha256_file(p), "tool": tool, "code": code_h,
+                      "results": res_h}
+        prov.get("kept", {}).pop(name, None)
     # Keep only the code and results records some output still refers to.
     used_c = {o["code"] for o in outs.values()}
     used_r = {o["results"] for o in outs.values()}
@@ -164,6 +175,31 @@ def record(outdir, outputs, results_paths, tool, extra_code=(), roots=None):
     os.replace(tmp, os.path.join(outdir, NAME))
 
 
+def keep(outdir, name, made_by, inputs, why):
+    """Records the file `name` of the set in outdir as kept (see the module's text):
+    `made_by` the command that made it, `inputs` the files it was made from (paths as
+    text; they need not exist here), `why` the reason it is not redrawn."""
+    prov = load(outdir) or {}
+    prov.setdefault("about", "Which analysis code and results drew each file here; written "
+                    "by the drawing tools (analysis/rcplot/provenance.py), checked by "
+                    "python3 -m rcplot check-figures.")
+    if name in prov.get("outputs", {}):
+        raise ValueError("%s: drawn by a recorded tool; it is not kept" % name)
+    prov.setdefault("kept", {})[name] = {
+        "sha256": sha256_file(os.path.join(outdir, name)), "made_by": made_by,
+        "inputs": list(inputs), "why": why}
+    tmp = os.path.join(outdir, NAME + ".tmp")
+    with open(tmp, "w") as f:
+        json.dump(prov, f, indent=1, sort_keys=True)
+        f.write("\n")
+    os.replace(tmp, os.path.join(outdir, NAME))
+
+
+def kept(outdir):
+    """{name: entry} of the files kept as committed (keep())."""
+    return (load(outdir) or {}).get("kept", {})
+
+
 def check(outdir, results_root=None):
     """Problems with the set in outdir, as sentences ([] when current).  With
     results_root, the recorded results files found under it are compared too."""
@@ -171,11 +207,20 @@ def check(outdir, results_root=None):
     if prov is None:
         return ["no %s (drawn by code that recorded no provenance)" % NAME]
     outs = prov.get("outputs", {})
+    keep_ = prov.get("kept", {})
     problems = []
     for name in sorted(os.listdir(outdir)):
         full = os.path.join(outdir, name)
-        if os.path.isfile(full) and name not in NOT_DRAWN and name not in outs:
+        if os.path.isfile(full) and name not in NOT_DRAWN and name not in outs and \
+                name not in keep_:
             problems.append("%s: not recorded (drawn by older code, or not redrawn)" % name)
+    for name, k in sorted(keep_.items()):
+        full = os.path.join(outdir, name)
+        if not os.path.exists(full):
+            problems.append("%s: kept but missing" % name)
+        elif sha256_file(full) != k["sha256"]:
+            problems.append("%s: changed since it was kept (redraw it with %s, which records "
+                            "it)" % (name, k["made_by"]))
     stale_code = {}
     for name, o in sorted(outs.items()):
         full = os.path.join(outdir, name)

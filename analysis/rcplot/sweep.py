@@ -33,7 +33,7 @@ import math
 import os
 import re
 
-from . import journal, results, strategies
+from . import configtable, journal, results, strategies
 
 # Unit of each registry parameter: the registry's own unit when it has one ("s", "1/s"),
 # otherwise what a dimensionless number is ("count", "factor", "fraction"); None for
@@ -178,7 +178,17 @@ def load(paths):
     for p in paths:
         if not os.path.isfile(p):
             raise UsageError("%s: no such file" % p)
+    tables = [p for p in paths if configtable.is_table(p)]
+    if tables and len(tables) < len(paths):
+        raise UsageError("%s: a table of configurations is read alone or with other tables, "
+                         "not with results files (its rows lack their other parameters)"
+                         % tables[0])
     try:
+        if tables:
+            res = configtable.load(paths)
+            if not res.jobs:
+                raise ValueError("no rows")
+            return res
         journal.check_files(paths)
         res = results.load(paths)
     except (OSError, ValueError) as e:
@@ -187,6 +197,13 @@ def load(paths):
         res.close()
         raise UsageError("%s: no finished jobs" % ", ".join(paths))
     return res
+
+
+def sweep_info(res):
+    """results.sweep_info(res), or what a table of configurations says of itself
+    (configtable.Tables: its file's name)."""
+    own = getattr(res, "sweep_info", None)
+    return own() if own is not None else results.sweep_info(res)
 
 
 def parse_where(items):

@@ -51,6 +51,33 @@ class Provenance(unittest.TestCase):
         self.assertEqual(prov["outputs"]["fig5.png"]["tool"], "test")
         self.assertEqual(list(prov["results"].values())[0]["fig5.h5"]["bytes"], 7)
 
+    def test_kept_file_is_held_to_its_bytes_and_ends_when_drawn(self):
+        old = os.path.join(self.set, "study.md")
+        with open(old, "w") as f:
+            f.write("a table whose results are gone\n")
+        self.assertIn("study.md: not recorded (drawn by older code, or not redrawn)",
+                      provenance.check(self.set))
+        provenance.keep(self.set, "study.md", "python3 -m rcplot x r.h5", ["r.h5"],
+                        "its results are not kept")
+        self.assertEqual(provenance.check(self.set), [])
+        rc, out = self.run_check("paper")
+        self.assertEqual(rc, 0, out)
+        self.assertIn("1 kept as committed", out)
+        self.assertIn("kept study.md: its results are not kept", out)
+        with open(old, "a") as f:
+            f.write("edited\n")
+        self.assertIn("study.md: changed since it was kept (redraw it with python3 -m rcplot "
+                      "x r.h5, which records it)", provenance.check(self.set))
+        os.remove(old)
+        self.assertIn("study.md: kept but missing", provenance.check(self.set))
+        with open(old, "w") as f:
+            f.write("redrawn\n")
+        provenance.record(self.set, [old], [self.res], "x")
+        self.assertNotIn("study.md", provenance.kept(self.set))
+        self.assertEqual(provenance.check(self.set), [])
+        with self.assertRaises(ValueError):   # a drawn file is not kept
+            provenance.keep(self.set, "study.md", "x", [], "no")
+
     def test_edited_output(self):
         with open(self.out, "ab") as f:
             f.write(b"!")

@@ -41,7 +41,7 @@ VERSION=$("$RCSIM" --version | sed -n '1s/^rcsim \([^ ]*\) .*/\1/p')
 P="$WORK/prefix"
 cmake --install "$RCSIM_BUILD_DIR" --prefix "$P" >"$WORK/install.log" 2>&1 ||
     { cat "$WORK/install.log"; fail "cmake --install failed"; }
-for f in bin/rcsim share/rcsim/analysis/figures.py share/rcsim/analysis/rcplot/__main__.py \
+for f in bin/rcsim share/rcsim/analysis/rcplot/tools/figures.py share/rcsim/analysis/rcplot/__main__.py \
          share/rcsim/analysis/rcplot/tools/summarize.py \
          share/rcsim/analysis/rcplot/figures.py share/rcsim/analysis/paper-values.csv \
          share/rcsim/slurm/rcsim-sweep.sbatch.in share/rcsim/slurm/rcsim-merge.sbatch.in \

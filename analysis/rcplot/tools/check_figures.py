@@ -4,11 +4,13 @@
   python3 -m rcplot check-figures [--results] [SET ...]
 
 A set is a directory figures/SET.  Each file in it must be recorded in
-figures/SET/provenance.json (written by the drawing scripts: analysis/figures.py,
-compare.py, means_spread.py, fig_*.py) with the same bytes as when it was drawn, and the
+figures/SET/provenance.json (written by the drawing tools: figures, paper-check,
+means-spread, study-figures, plot) with the same bytes as when it was drawn, and the
 analysis sources that drew it (those the drawing loaded, and the data files it read)
-must be unchanged.  Checked by default: paper, exact, paper-quick and exact-quick, which
-must have a record, and every other set that has one (figures/study once redrawn).
+must be unchanged.  A file no tool of today can redraw (its results are not kept, or it
+is a committed input of the drawings) is recorded as kept: it must keep its bytes, and is
+named with the reason.  Checked by default: paper, exact, paper-quick and exact-quick,
+which must have a record, and every other set that has one (deployment, study).
 --results also compares the results files recorded (results/<tag>/*.h5) with those in
 this checkout, where they exist (results are not committed).
 
@@ -61,7 +63,11 @@ def main(argv=None):
                 print("  - %s" % p)
         else:
             n = len((provenance.load(d) or {}).get("outputs", {}))
-            print("ok    figures/%s: %d files drawn by today's analysis code" % (s, n))
+            kept = provenance.kept(d)
+            print("ok    figures/%s: %d files drawn by today's analysis code%s" % (
+                s, n, ", %d kept as committed" % len(kept) if kept else ""))
+            for name, k in sorted(kept.items()):
+                print("      kept %s: %s" % (name, k["why"]))
     others = sorted(d for d in os.listdir(a.figures) if d not in sets and
                     os.path.isdir(os.path.join(a.figures, d))) if not a.sets else []
     for d in others:

@@ -27,6 +27,11 @@ examples:
   rcsim plot r.h5 --kind heatmap --x users --hue strategy --stat mean --out hm.png
   rcsim plot r.h5 --kind timeline --out tod.png            # needs store_raw: true
   rcsim plot r.h5 --kind tradeoff --out to.png    # latency vs entropy, Pareto front
+  rcsim plot figures/study/trilemma.csv --kind tradeoff --facet trace \
+      --facet corrupt_mixes --marker lambda_div --join rate_delay \
+      --out figures/study/trilemma.png --record
+                     # the trilemma study's figure (docs/trilemma.md), from its
+                     # committed table of configurations, into its figure set's record
   rcsim plot r.h5 --list                                   # axes and statistics
   rcsim plot deployment-*.h5 --kind deployment --out figures/deployment
                      # the deployment study's figure set (docs/deployment.md): --out is
@@ -66,7 +71,9 @@ def parser():
                                  + "\n  ".join(metrics.describe()) +
                                  "\n  latency                (--kind box) the latency "
                                  "distribution itself")
-    ap.add_argument("results", nargs="+", help="rcsim results file(s) (HDF5); several are pooled")
+    ap.add_argument("results", nargs="+", help="rcsim results file(s) (HDF5); several are "
+                    "pooled; or tables of configurations (.csv, one seed a row: a study's "
+                    "committed numbers, e.g. figures/study/trilemma.csv)")
     ap.add_argument("--kind", default=None, choices=plots.KINDS + ("deployment",),
                     help="line (default for a numeric x), box (default for a named x), cdf, "
                     "heatmap, hist, timeline, tradeoff (latency against entropy and "
@@ -78,6 +85,14 @@ def parser():
     ap.add_argument("--hue", help="axis shown as colours")
     ap.add_argument("--facet", action="append", default=[],
                     help="axis shown as panels (repeatable or comma-separated)")
+    ap.add_argument("--marker", metavar="AXIS",
+                    help="tradeoff: one marker shape per value of this axis")
+    ap.add_argument("--join", metavar="AXIS",
+                    help="tradeoff: thin lines join this axis's values, for each setting "
+                    "of the other axes")
+    ap.add_argument("--record", action="store_true",
+                    help="add the figure to the provenance record of its directory (a "
+                    "committed figure set: python3 -m rcplot check-figures)")
     ap.add_argument("--where", action="append", default=[], metavar="KEY=VALUE",
                     help="keep only jobs with this parameter value (repeatable; the same "
                     "key twice keeps either value)")
@@ -109,9 +124,10 @@ def run_deployment(args):
     """--kind deployment: the deployment study's figure, tables and provenance record
     (rcplot/deployment.py), into the directory --out; the roles do not apply."""
     from rcplot import deployment
-    given = [o for o in ("stat", "x", "hue", "ylim", "title", "axes_json")
+    given = [o for o in ("stat", "x", "hue", "ylim", "title", "axes_json", "marker", "join")
              if getattr(args, o) is not None] + (["facet"] if args.facet else []) + (
-        ["where"] if args.where else []) + (["list"] if args.list else [])
+        ["where"] if args.where else []) + (["list"] if args.list else []) + (
+        ["record"] if args.record else [])
     if given:
         raise UsageError("--kind deployment takes only results files, --out DIR and --dpi "
                          "(not --%s)" % ", --".join(g.replace("_", "-") for g in given))
@@ -129,6 +145,31 @@ def run_deployment(args):
     print("%s: deployment, %s (not measured: %s)" % (args.out, ", ".join(
         os.path.basename(o) for o in outs), ", ".join(missing) or "none"))
     return 0
+
+
+def record(out, args):
+    """The figure into its directory's provenance record: drawn by the plot code (the
+    modules plots.py takes names from, not the other plot kinds' tools) with these options
+    from these inputs, each hashed (a table of configurations as any results file)."""
+    from rcplot import provenance
+    opts = []
+    for name in ("kind", "stat", "x", "hue", "marker", "join", "title"):
+        v = getattr(args, name)
+        if v is not None:
+            opts += ["--" + name, v]
+    for f in args.facet:
+        opts += ["--facet", f]
+    for w in args.where:
+        opts += ["--where", w]
+    if args.ylim:
+        opts += ["--ylim", "%g,%g" % args.ylim]
+    for name in ("xscale", "yscale"):
+        if getattr(args, name) != "auto":
+            opts += ["--" + name, getattr(args, name)]
+    if args.dpi != 150:
+        opts += ["--dpi", str(args.dpi)]
+    provenance.record(os.path.dirname(os.path.abspath(out)), [out], args.results,
+                      " ".join(["plot"] + opts), roots=[plots])
 
 
 def run(args):
@@ -158,7 +199,8 @@ def run(args):
             return 0
         spec = plots.PlotSpec(kind=kind, stat=args.stat, x=args.x, hue=args.hue,
                               facets=facets, ylim=args.ylim, xscale=args.xscale,
-                              yscale=args.yscale, title=args.title)
+                              yscale=args.yscale, title=args.title, marker=args.marker,
+                              join=args.join)
         out = args.out
         if out is None:
             stem = os.path.splitext(os.path.basename(args.results[0]))[0]
@@ -167,6 +209,8 @@ def run(args):
         fig, info = plots.draw(sw, spec)
         plots.save(fig, out, dpi=args.dpi)
         plots.plt.close(fig)
+    if args.record:
+        record(out, args)
     info["out"] = out
     if args.axes_json:
         with open(args.axes_json, "w") as f:

@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 """means_spread: where the paper's single-run means fall among our per-run means.
 
 The paper ran each configuration once (seed 0).  With availability traces a run's mean is
@@ -7,7 +6,7 @@ every paper "mean" row whose configuration is in the results, this prints our pe
 means (min, median, mean, max over seeds), the paper's value, its rank among our runs (as
 a percentile) and the share of our runs within the §9.3 tolerance of the paper's value.
 
-Usage: analysis/means_spread.py [--model paper] [--md OUT.md] [--min-seeds N] RESULTS.h5 ...
+Usage: python3 -m rcplot means-spread [--model paper] [--md OUT.md] [--min-seeds N] RESULTS.h5 ...
 Needs only Debian's python3-h5py and python3-numpy (run with /usr/bin/python3).
 """
 import argparse
@@ -17,12 +16,11 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rcplot import provenance, results  # noqa: E402
-from rcplot.compare import find_config, read_paper  # noqa: E402
-from rcplot.stats import tolerance_rule, within  # noqa: E402
+from rcplot import provenance, results
+from rcplot.compare import find_config, read_paper
+from rcplot.stats import tolerance_rule, within
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+PAPER_VALUES = os.path.join(provenance.ANALYSIS, "paper-values.csv")
 
 
 def rows_for(res, model, paper_rows, min_seeds=5):
@@ -78,26 +76,26 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("results", nargs="+")
     ap.add_argument("--model", default="paper")
-    ap.add_argument("--paper", default=os.path.join(HERE, "paper-values.csv"))
+    ap.add_argument("--paper", default=PAPER_VALUES)
     ap.add_argument("--md", help="also write the table to this Markdown file")
     ap.add_argument("--min-seeds", type=int, default=5,
                     help="skip configurations with fewer seeds (default 5)")
     a = ap.parse_args(argv)
     for p in a.results:
         if not os.path.exists(p):
-            sys.exit("means_spread: %s does not exist" % p)
+            sys.exit("means-spread: %s does not exist" % p)
     with results.load(a.results) as res:
         rows = rows_for(res, a.model, read_paper(a.paper), a.min_seeds)
     if not rows:
-        sys.exit("means_spread: no configuration with a paper mean and >= %d seeds in the results" % a.min_seeds)
+        sys.exit("means-spread: no configuration with a paper mean and >= %d seeds in the results" % a.min_seeds)
     md = markdown(rows)
     sys.stdout.write(md)
     if a.md:
         with open(a.md, "w") as f:
             f.write(md)
-        # Which code and results drew the table (analysis/check_figures.py).
+        # Which code and results drew the table (python3 -m rcplot check-figures).
         provenance.record(os.path.dirname(os.path.abspath(a.md)), [a.md], a.results,
-                          "means_spread.py", extra_code=[a.paper])
+                          "means-spread", extra_code=[a.paper])
 
 
 if __name__ == "__main__":

@@ -1,11 +1,10 @@
-#!/usr/bin/python3
 """Draw the paper's figures (5, 6, 7, 8, 9, 14, 15, 16) from rcsim results files.
 
-  analysis/figures.py [--out DIR] [--model paper|exact] [--fig N ...] RESULTS.h5 ...
+  python3 -m rcplot figures [--out DIR] [--model paper|exact] [--fig N ...] RESULTS.h5 ...
 
 Writes DIR/figN.png and DIR/figN.pdf for each figure and DIR/coverage.json (which
-configurations each figure found or missed, seeds, durations; read by make_docs.py), and
-records the code and results that drew them in DIR/provenance.json (check_figures.py).
+configurations each figure found or missed, seeds, durations; read by make-docs), and
+records the code and results that drew them in DIR/provenance.json (check-figures).
 All given files are pooled; each figure picks its configurations by their parameters
 (docs/spec.md §6), so one file holding everything or one file per figure both work.
 Exit status: 0 when every requested figure was drawn, 1 when one could not be drawn
@@ -18,9 +17,7 @@ import os
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-from rcplot import figures, provenance, results  # noqa: E402
+from rcplot import figures, provenance, results
 
 
 def main(argv=None):
@@ -86,8 +83,8 @@ def main(argv=None):
                      % len(cov.offscale) if cov.offscale else ""))
         with open(cov_path, "w") as f:
             json.dump(coverage, f, indent=1, sort_keys=True)
-        # Which code and results drew these files (analysis/check_figures.py).
-        provenance.record(args.out, written + [cov_path], args.results, "figures.py")
+        # Which code and results drew these files (python3 -m rcplot check-figures).
+        provenance.record(args.out, written + [cov_path], args.results, "figures")
         return rc
 
 
