@@ -9,3 +9,5 @@ rcsim_add_unit(anon_sender TIMEOUT 60)
 # cases, and the textbook statistical disclosure attack against its closed form.
 rcsim_add_unit(disclosure TIMEOUT 120)
 rcsim_add_script(disclosure e2e/disclosure.sh TIMEOUT 300)
+# The learning curve under store_raw through a real mpirun sweep and the analysis reader.
+rcsim_add_script(disclosure_curve e2e/disclosure_curve.sh TIMEOUT 300 LABELS analysis)

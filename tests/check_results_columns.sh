@@ -34,7 +34,7 @@ for line in src.splitlines():
 # The label of each declared list in the layout tree of docs/results-layout.md.
 labels = {"HIST": ["online/", "all/"], "UNDELIVERED": ["undelivered/"],
           "DELIVERIES": ["deliveries/"], "SIZES": ["sizes/"], "USERS": ["users/"],
-          "ANON": ["targets/"]}
+          "ANON": ["targets/"], "DISC": ["curve/"]}
 bad = 0
 if set(labels) != set(decl):
     print(f"check_results_columns: declared lists {sorted(decl)}, this script knows "
@@ -78,6 +78,12 @@ fields = re.findall(r'"([^"]+)"', m.group(1)) if m else None
 if fields != decl.get("DELIVERIES"):
     print(f"analysis/rcplot/results.py: DELIVERY_FIELDS = {fields}; src/io/h5out_ragged.def "
           f"declares {decl.get('DELIVERIES')}")
+    bad = 1
+m = re.search(r"^DISCLOSURE_CURVE_FIELDS\s*=\s*\(([^)]*)\)", py, re.M)
+fields = re.findall(r'"([^"]+)"', m.group(1)) if m else None
+if fields != decl.get("DISC"):
+    print(f"analysis/rcplot/results.py: DISCLOSURE_CURVE_FIELDS = {fields}; "
+          f"src/io/h5out_ragged.def declares {decl.get('DISC')}")
     bad = 1
 sys.exit(bad)
 PY

@@ -27,7 +27,7 @@ Test(disclosure, auc_and_top_m_by_hand)
 static rc_disc *make(uint32_t n, double corrupt, rc_time window)
 {
     uint32_t *prov = calloc(n, sizeof *prov);
-    rc_disc_cfg cfg = {1, n, 1, prov, corrupt, window};
+    rc_disc_cfg cfg = {1, n, 1, prov, corrupt, window, 0, 0, 0, false};
     rc_disc *d = rc_disc_new(&cfg);
     free(prov);
     return d;
@@ -54,8 +54,8 @@ Test(disclosure, planted_membership_and_source)
         rc_time t = (rc_time)k * 100000000; /* every 100 s */
         uint32_t src = (uint32_t)(k % 2);
         rc_disc_multicast(d, src, t);
-        rc_disc_arrived(d, 1 - src, t + 1000000);
-        rc_disc_arrived(d, 2 + (uint32_t)(k % 8), t + 50000000);
+        rc_disc_arrived(d, 1 - src, t + 1000000, RC_DISC_UNLINKED, 0);
+        rc_disc_arrived(d, 2 + (uint32_t)(k % 8), t + 50000000, RC_DISC_UNLINKED, 0);
     }
     rc_disc_summary s;
     rc_disc_finish(d, (rc_time)40 * 100000000, &s);
@@ -87,7 +87,7 @@ Test(disclosure, blind_and_fanout)
     for (int k = 0; k < 10; k++) {
         rc_time t = (rc_time)k * 10000000;
         rc_disc_multicast(d, (uint32_t)k % 4, t);
-        for (uint32_t u = 0; u < N; u++) rc_disc_arrived(d, u, t + 1000 * u);
+        for (uint32_t u = 0; u < N; u++) rc_disc_arrived(d, u, t + 1000 * u, RC_DISC_UNLINKED, 0);
     }
     rc_disc_summary s;
     rc_disc_finish(d, 100000000, &s);
@@ -144,11 +144,11 @@ static double textbook(uint64_t seed, uint32_t N, uint32_t m, uint32_t b, uint32
     for (uint32_t k = 0; k < rounds; k++) {
         /* Alice's round */
         rc_disc_multicast(d, N, t);
-        rc_disc_arrived(d, rc_rng_below(r, m), t + 1);
-        for (uint32_t j = 1; j < b; j++) rc_disc_arrived(d, rc_rng_below(r, N), t + 1);
+        rc_disc_arrived(d, rc_rng_below(r, m), t + 1, RC_DISC_UNLINKED, 0);
+        for (uint32_t j = 1; j < b; j++) rc_disc_arrived(d, rc_rng_below(r, N), t + 1, RC_DISC_UNLINKED, 0);
         t += 1000000;
         /* a round without her */
-        for (uint32_t j = 0; j < b; j++) rc_disc_arrived(d, rc_rng_below(r, N), t + 1);
+        for (uint32_t j = 0; j < b; j++) rc_disc_arrived(d, rc_rng_below(r, N), t + 1, RC_DISC_UNLINKED, 0);
         t += 1000000;
     }
     rc_disc_summary s;
@@ -181,4 +181,108 @@ Test(disclosure, textbook_sda_within_the_closed_form)
     cr_assert_geq(reached, seeds - 1, "reached 0.9 within t* = %.0f in %d of %d", tstar, reached,
                   seeds);
     cr_assert_lt(early_sum / seeds, 0.75, "precision after t*/8: %g", early_sum / seeds);
+}
+
+/* The learning curve (stored with store_raw): a point after each multicast (here
+ * fewer than 64), the last one the summary's values, the AUC and source metrics
+ * as they stood then. */
+Test(disclosure, curve_points_follow_the_multicasts)
+{
+    enum { N = 10 };
+    rc_disc *d = make(N, 1.0, 5000000);
+    rc_disc_member(d, 0);
+    rc_disc_member(d, 1);
+    start_all_online(d, N);
+    for (int k = 0; k < 40; k++) {
+        rc_time t = (rc_time)k * 100000000;
+        uint32_t src = (uint32_t)(k % 2);
+        rc_disc_multicast(d, src, t);
+        rc_disc_arrived(d, 1 - src, t + 1000000, RC_DISC_UNLINKED, 0);
+        rc_disc_arrived(d, 2 + (uint32_t)(k % 8), t + 50000000, RC_DISC_UNLINKED, 0);
+    }
+    rc_disc_summary s;
+    rc_disc_finish(d, (rc_time)40 * 100000000, &s);
+    size_t n;
+    const rc_disc_point *c = rc_disc_curve(d, &n);
+    cr_assert_eq(n, 40);
+    for (size_t i = 0; i < n; i++) {
+        cr_assert_eq(c[i].multicasts, i + 1);
+        cr_assert_float_eq(c[i].time_s, i + 1 < n ? 100.0 * (double)(i + 1) : 4000.0, 1e-9);
+        cr_assert_eq(c[i].precision, c[i].recall);
+    }
+    /* after the first multicast only member 1 has received in the window: it leads;
+     * member 0 ties at 0 with the 7 users that received nothing (user 2 received
+     * outside the window: below 0), so the second place is a member 1/8 of the time */
+    cr_assert_float_eq(c[0].precision, (1 + 1.0 / 8) / 2, 1e-12);
+    cr_assert_lt(c[0].auc, 1.0);
+    /* its window closed 95 s before the second multicast: one source guess so far */
+    cr_assert(!isnan(c[0].source_top1));
+    cr_assert_float_eq(c[n - 1].precision, s.membership_precision, 1e-12);
+    cr_assert_float_eq(c[n - 1].auc, s.membership_auc, 1e-12);
+    cr_assert_float_eq(c[n - 1].source_top1, s.source_top1, 1e-12);
+    cr_assert_float_eq(c[n - 1].source_entropy_bits, s.source_entropy_bits, 1e-12);
+    cr_assert_float_eq(c[1].auc, 1.0, 1e-12);
+    rc_disc_free(d);
+}
+
+/* Corrupted mixes (docs/spec.md §11.3): M members on one corrupted provider;
+ * each multicast, every member receives exactly one message in the window (the
+ * source too, from outside), so the window counts say nothing.  The source's
+ * copies leave first; the others forward later; a member's send from before
+ * the multicast arrives in the window as a decoy.  With every mix corrupted
+ * each send is linked, and the earliest linked sender is the source: top-1
+ * near 1.  With none, every member ties: top-1 exactly 1/M. */
+static rc_disc_summary linked_case(double corrupt_mixes, uint64_t *linked)
+{
+    enum { N = 40, M = 8, K = 60 };
+    uint32_t *prov = calloc(N, sizeof *prov);
+    rc_disc_cfg cfg = {7, N, 1, prov, 1.0, 15000000, corrupt_mixes, 3, 2, false};
+    rc_disc *d = rc_disc_new(&cfg);
+    free(prov);
+    for (uint32_t u = 0; u < M; u++) rc_disc_member(d, u);
+    start_all_online(d, N);
+    for (int k = 0; k < K; k++) {
+        rc_time t = (rc_time)k * 100000000 + 1000000;
+        uint32_t src = (uint32_t)((k * 3) % M);
+        rc_disc_multicast(d, src, t);
+        /* a decoy: member src+1 sent before the multicast, arriving inside the window */
+        rc_disc_arrived(d, (src + 2) % M, t + 500000, (src + 1) % M, t - 400000);
+        /* the source's copy to its child, then the child's to the others */
+        uint32_t child = (src + 4) % M;
+        rc_disc_arrived(d, child, t + 2000000, src, t + 100000);
+        for (uint32_t i = 1; i < M; i++) {
+            uint32_t r = (src + i) % M;
+            if (r == child || r == (src + 2) % M) continue;
+            rc_disc_arrived(d, r, t + 6000000 + i, child, t + 3000000 + i);
+        }
+        /* the source receives one message too, unlinked (say, another group's) */
+        rc_disc_arrived(d, src, t + 4000000, RC_DISC_UNLINKED, 0);
+        /* and non-members receive as much, far from the windows */
+        rc_disc_arrived(d, M + (uint32_t)(k % (N - M)), t + 50000000, RC_DISC_UNLINKED, 0);
+    }
+    rc_disc_summary s;
+    rc_disc_finish(d, (rc_time)K * 100000000, &s);
+    *linked = s.linked;
+    rc_disc_free(d);
+    return s;
+}
+
+Test(disclosure, corrupted_mixes_link_the_source)
+{
+    uint64_t linked;
+    rc_disc_summary all = linked_case(1.0, &linked);
+    cr_assert_eq(all.corrupt_mixes, 6);
+    cr_assert_eq(linked, 60 * 7, "every member's send linked: %llu", (unsigned long long)linked);
+    cr_assert_gt(all.source_top1, 0.9, "top1 %g with every mix corrupted", all.source_top1);
+    rc_disc_summary none = linked_case(0.0, &linked);
+    cr_assert_eq(none.corrupt_mixes, 0);
+    cr_assert_eq(linked, 0);
+    cr_assert_float_eq(none.source_top1, 1.0 / 8, 1e-12);
+    cr_assert_float_eq(none.source_entropy_bits, 3.0, 1e-9);
+    /* half the mixes: a path is linked when its 3 mixes are corrupted (3 of 6
+     * corrupted, one of two per layer drawn: 1/8 to 1, by the draw) */
+    rc_disc_summary half = linked_case(0.5, &linked);
+    cr_assert_eq(half.corrupt_mixes, 3);
+    cr_assert_lt(linked, 60 * 7);
+    cr_assert_geq(half.source_top1, none.source_top1);
 }

@@ -339,6 +339,15 @@ Test(h5out, rows_read_back_as_the_same_images)
     rc_job job;
     rc_result r;
     make_job(&job, &r, 3);
+    /* a disclosure curve of two points: the reader rebuilds them in order */
+    r.n_disc_curve = 2;
+    r.disc_curve = calloc(2, sizeof *r.disc_curve);
+    r.disc_curve[0] = (rc_disc_point){.multicasts = 1, .time_s = 10, .precision = 0.125,
+                                      .recall = 0.125, .auc = 0.5, .source_top1 = NAN,
+                                      .source_entropy_bits = NAN};
+    r.disc_curve[1] = (rc_disc_point){.multicasts = 2, .time_s = 20, .precision = 0.25,
+                                      .recall = 0.25, .auc = 0.625, .source_top1 = 0.5,
+                                      .source_entropy_bits = 3};
     rc_err err = {0};
     rc_h5out *h = rc_h5out_open(path, &sweep_a, 1024, &err);
     add_one(h, &job, &r);
@@ -547,6 +556,10 @@ static const struct want wants[] = {
     {"anonymity/targets", "latency_s", 75.5}, {"anonymity/targets", "entropy_bits", 76.5},
     {"anonymity/targets", "min_entropy_bits", 77.5},
     {"anonymity/targets", "sender_entropy_bits", 78.5}, {"anonymity/targets", "mass", 79.5},
+    {"disclosure/curve", "multicasts", 81}, {"disclosure/curve", "time_s", 82.5},
+    {"disclosure/curve", "precision", 83.5}, {"disclosure/curve", "recall", 84.5},
+    {"disclosure/curve", "auc", 85.5}, {"disclosure/curve", "source_top1", 86.5},
+    {"disclosure/curve", "source_entropy_bits", 87.5},
 };
 
 static double want_of(const char *gpath, const char *name)
@@ -606,6 +619,11 @@ Test(h5out, ragged_columns_are_the_declared_ones_each_holding_its_field)
                                        .sent_s = 74.5, .latency_s = 75.5, .entropy_bits = 76.5,
                                        .min_entropy_bits = 77.5, .sender_entropy_bits = 78.5,
                                        .mass = 79.5};
+    r.n_disc_curve = 1;
+    r.disc_curve = calloc(1, sizeof *r.disc_curve);
+    *r.disc_curve = (rc_disc_point){.multicasts = 81, .time_s = 82.5, .precision = 83.5,
+                                    .recall = 84.5, .auc = 85.5, .source_top1 = 86.5,
+                                    .source_entropy_bits = 87.5};
     rc_err err = {0};
     rc_h5out *h = rc_h5out_open(path, &sweep_a, 1024, &err);
     cr_assert_not_null(h, "%s", err.msg);
@@ -615,9 +633,10 @@ Test(h5out, ragged_columns_are_the_declared_ones_each_holding_its_field)
     rc_result_free(&r);
 
     static const char *paths[] = {"hist/online", "hist/all", "undelivered", "deliveries",
-                                  "population/sizes", "population/users", "anonymity/targets"};
+                                  "population/sizes", "population/users", "anonymity/targets",
+                                  "disclosure/curve"};
     static const int lists[] = {RGD_HIST, RGD_HIST, RGD_UNDELIVERED, RGD_DELIVERIES,
-                                RGD_SIZES, RGD_USERS, RGD_ANON};
+                                RGD_SIZES, RGD_USERS, RGD_ANON, RGD_DISC};
     size_t seen = 0;
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     cr_assert_geq(f, 0);

@@ -111,14 +111,19 @@ Test(result, image_is_compact_and_round_trips)
     r.anon_records = calloc(1, sizeof *r.anon_records);
     r.anon_records[0] = (rc_anon_record){.target = 3, .sender = 1, .recipient = 2,
                                          .entropy_bits = 7.25, .sender_entropy_bits = NAN};
+    r.n_disc_curve = 1;
+    r.disc_curve = calloc(1, sizeof *r.disc_curve);
+    r.disc_curve[0] = (rc_disc_point){.multicasts = 12, .time_s = 60.5, .precision = 0.25,
+                                      .recall = 0.25, .auc = 0.75, .source_top1 = NAN,
+                                      .source_entropy_bits = 3.5};
     void *buf;
     size_t len;
     rc_result_pack(&r, &buf, &len);
     /* Three nonzero buckets: 6 bytes each, not two 131 kB dense arrays (the
      * header, with every counter and both summaries, is most of it; the
      * anonymity record is 64 bytes, the bandwidth and unobservability counters 136,
-     * the disclosure counters 64). */
-    cr_assert_lt(len, 1200, "image of %zu bytes", len);
+     * the disclosure counters 64, a point of its curve 56). */
+    cr_assert_lt(len, 1260, "image of %zu bytes", len);
     rc_result_view v;
     rc_err err = {0};
     cr_assert_eq(rc_result_view_parse(&v, buf, len, &err), 0, "%s", err.msg);
@@ -142,6 +147,11 @@ Test(result, image_is_compact_and_round_trips)
     cr_assert_eq(b.anon_records[0].target, 3);
     cr_assert_eq(b.anon_records[0].entropy_bits, 7.25);
     cr_assert(isnan(b.anon_records[0].sender_entropy_bits));
+    cr_assert_eq(b.n_disc_curve, 1);
+    cr_assert_eq(b.disc_curve[0].multicasts, 12);
+    cr_assert_eq(b.disc_curve[0].auc, 0.75);
+    cr_assert_eq(b.disc_curve[0].source_entropy_bits, 3.5);
+    cr_assert(isnan(b.disc_curve[0].source_top1));
     cr_assert_neq(rc_result_unpack(&b, buf, len - 1, &err), 0, "a truncated image must fail");
     free(buf);
     free(buf2);

@@ -16,7 +16,7 @@
 #include "core/log.h"
 #include "core/rng.h"
 
-enum { STREAM_DISC = 52 };
+enum { STREAM_DISC = 52, STREAM_DISC_MIXES = 53, STREAM_DISC_PATH = 54 };
 #define NONE32 UINT32_MAX
 /* The source posterior's odds per unit of deviation from the typical count
  * (docs/spec.md §11.3): (1 - delta) / delta with delta = 0.05. */
@@ -28,6 +28,8 @@ typedef struct open_mc {
     rc_time t;
     uint32_t source;
     uint32_t relay; /* the client whose fan-out request a corrupted provider saw, or NONE32 */
+    uint32_t first_from; /* the member whose linked send in the window left first, or NONE32 */
+    rc_time first_sent;
     uint32_t *cnt;  /* per member: real arrivals observed in the window */
     uint8_t *on;    /* per member: online at t */
 } open_mc;
@@ -45,8 +47,8 @@ typedef struct src_rec {
 } src_rec;
 
 typedef struct pending {
-    rc_time t;
-    uint32_t user;
+    rc_time t, sent;
+    uint32_t user, sender; /* sender: RC_DISC_UNLINKED unless the mixes linked it */
 } pending;
 
 struct rc_disc {
@@ -82,6 +84,14 @@ struct rc_disc {
     uint64_t src_n;
     src_rec *rec;
     size_t n_rec, cap_rec;
+    /* corrupted mixes: their links, and how often the earliest linked sender
+     * of a multicast's window was its source (learned: link_hit of link_n) */
+    bool *mix_corrupt;  /* layers x per_layer */
+    uint32_t layers, per_layer;
+    bool provider_mixes;
+    uint64_t n_corrupt_mixes, linked;
+    gsl_rng *rng_path;
+    double link_hit, link_n;
     /* the learning curve */
     rc_disc_point *curve;
     size_t n_curve, cap_curve;
@@ -118,6 +128,29 @@ rc_disc *rc_disc_new(const rc_disc_cfg *cfg)
     free(idx);
     rc_rng_free(r);
     d->n_corrupt = want;
+    /* corrupted mixes: round(f x mixes), likewise on a stream of their own */
+    d->provider_mixes = cfg->provider_mixes;
+    d->layers = cfg->mix_layers;
+    d->per_layer = cfg->mixes_per_layer;
+    uint32_t nm = d->layers * d->per_layer;
+    d->mix_corrupt = rc_xcalloc(nm ? nm : 1, sizeof *d->mix_corrupt);
+    uint32_t wm = (uint32_t)llround(cfg->corrupt_mixes * nm);
+    if (wm > nm) wm = nm;
+    if (wm > 0) {
+        gsl_rng *rm = rc_rng_new(cfg->seed, STREAM_DISC_MIXES);
+        uint32_t *mi = rc_xmalloc(nm * sizeof *mi);
+        for (uint32_t i = 0; i < nm; i++) mi[i] = i;
+        for (uint32_t i = 0; i < wm; i++) {
+            uint32_t j = i + rc_rng_below(rm, nm - i), t = mi[i];
+            mi[i] = mi[j];
+            mi[j] = t;
+            d->mix_corrupt[mi[i]] = true;
+        }
+        free(mi);
+        rc_rng_free(rm);
+        d->rng_path = rc_rng_new(cfg->seed, STREAM_DISC_PATH);
+    }
+    d->n_corrupt_mixes = wm;
     size_t nn = n ? n : 1;
     d->member = rc_xcalloc(nn, sizeof *d->member);
     d->pos = rc_xmalloc(nn * sizeof *d->pos);
@@ -163,6 +196,8 @@ void rc_disc_free(rc_disc *d)
     free(d->score);
     free(d->work);
     free(d->heap);
+    free(d->mix_corrupt);
+    if (d->rng_path) rc_rng_free(d->rng_path);
     free(d);
 }
 
@@ -245,8 +280,14 @@ static void source_posterior(rc_disc *d, const open_mc *o, const uint32_t *membe
         }
         if (!o->on[i]) w -= lr; /* sources are online when they multicast */
         lw[i] = w;
-        if (w > mx) mx = w;
     }
+    /* The earliest linked send of the window came from the source with
+     * probability q, learned (below), else from any other member: odds
+     * q (m - 1) / (1 - q) on its sender. */
+    double q = (d->link_hit + 1) / (d->link_n + 2);
+    if (o->first_from != NONE32 && d->m > 1) lw[o->first_from] += log(q * (d->m - 1) / (1 - q));
+    for (uint32_t i = 0; i < d->m; i++)
+        if (lw[i] > mx) mx = lw[i];
     double z = 0;
     uint32_t ties = 0;
     for (uint32_t i = 0; i < d->m; i++) {
@@ -258,6 +299,10 @@ static void source_posterior(rc_disc *d, const open_mc *o, const uint32_t *membe
         double p = exp(lw[i] - mx) / z;
         lw[i] = p;
         if (p > 0) h -= p * log2(p);
+    }
+    if (o->first_from != NONE32) {
+        d->link_hit += lw[o->first_from];
+        d->link_n += 1;
     }
     /* learn: each observed member's count, split by its posterior */
     for (uint32_t i = 0; i < d->m; i++) {
@@ -293,9 +338,19 @@ static void close_until(rc_disc *d, rc_time now)
     free(members);
 }
 
-static void take_arrival(rc_disc *d, uint32_t u, rc_time now)
+static void take_arrival(rc_disc *d, uint32_t u, rc_time now, uint32_t sender, rc_time sent)
 {
     close_until(d, now);
+    if (sender != RC_DISC_UNLINKED && d->pos[sender] >= 0) {
+        /* a member's linked send: the earliest since the start of each open window */
+        for (uint32_t i = 0; i < d->r_n; i++) {
+            open_mc *o = &d->ring[(d->r_head + i) % d->r_cap];
+            if (sent >= o->t && (o->first_from == NONE32 || sent < o->first_sent)) {
+                o->first_from = (uint32_t)d->pos[sender];
+                o->first_sent = sent;
+            }
+        }
+    }
     d->a_tot[u]++;
     if (d->r_n == 0) {
         d->a_out[u]++;
@@ -307,9 +362,24 @@ static void take_arrival(rc_disc *d, uint32_t u, rc_time now)
     for (uint32_t i = 0; i < d->r_n; i++) d->ring[(d->r_head + i) % d->r_cap].cnt[p]++;
 }
 
-void rc_disc_arrived(rc_disc *d, uint32_t u, rc_time at)
+/* Whether the corrupted mixes link a sub-message: its path, one mix per
+ * layer drawn uniformly, is corrupted at every layer. */
+static bool path_linked(rc_disc *d)
+{
+    if (d->rng_path == NULL || d->layers == 0) return false;
+    for (uint32_t l = 0; l < d->layers; l++)
+        if (!d->mix_corrupt[l * d->per_layer + rc_rng_below(d->rng_path, d->per_layer)]) return false;
+    return true;
+}
+
+void rc_disc_arrived(rc_disc *d, uint32_t u, rc_time at, uint32_t sender, rc_time sent)
 {
     if (!observed(d, u)) return;
+    if (sender != RC_DISC_UNLINKED &&
+        (sender >= d->users || !path_linked(d) ||
+         (d->provider_mixes && !d->corrupt[d->provider_of[sender]])))
+        sender = RC_DISC_UNLINKED;
+    d->linked += sender != RC_DISC_UNLINKED;
     if (d->n_heap == d->cap_heap) {
         d->cap_heap = d->cap_heap ? 2 * d->cap_heap : 1024;
         d->heap = rc_xrealloc(d->heap, d->cap_heap * sizeof *d->heap);
@@ -319,7 +389,7 @@ void rc_disc_arrived(rc_disc *d, uint32_t u, rc_time at)
         d->heap[i] = d->heap[(i - 1) / 2];
         i = (i - 1) / 2;
     }
-    d->heap[i] = (pending){at, u};
+    d->heap[i] = (pending){at, sent, u, sender};
 }
 
 /* Takes the arrivals before `limit`, in time order. */
@@ -337,7 +407,7 @@ static void drain(rc_disc *d, rc_time limit)
             i = c;
         }
         if (d->n_heap > 0) d->heap[i] = last;
-        take_arrival(d, top.user, top.t);
+        take_arrival(d, top.user, top.t, top.sender, top.sent);
     }
 }
 
@@ -401,17 +471,26 @@ static void membership_scores(rc_disc *d, rc_time now)
     }
 }
 
-static void checkpoint(rc_disc *d, rc_time now)
+/* One point of the learning curve from the scores just computed. */
+static void curve_push(rc_disc *d, rc_time now, double prec)
 {
-    if (d->m == 0) return;
-    membership_scores(d, now);
-    double prec = rc_disc_top_m_precision(d->score, d->member, d->users, d->m, d->work);
     if (d->n_curve == d->cap_curve) {
         d->cap_curve = d->cap_curve ? 2 * d->cap_curve : 128;
         d->curve = rc_xrealloc(d->curve, d->cap_curve * sizeof *d->curve);
     }
-    d->curve[d->n_curve++] = (rc_disc_point){(uint32_t)d->k, 0, prec};
+    double n = (double)d->src_n;
+    d->curve[d->n_curve++] = (rc_disc_point){
+        (uint32_t)d->k, 0, (double)now / 1e6, prec, prec,
+        rc_disc_auc(d->score, d->member, d->users),
+        d->src_n ? d->src_top1 / n : NAN, d->src_n ? d->src_h / n : NAN};
     if (isnan(d->to90) && prec >= 0.9) d->to90 = (double)d->k;
+}
+
+static void checkpoint(rc_disc *d, rc_time now)
+{
+    if (d->m == 0) return;
+    membership_scores(d, now);
+    curve_push(d, now, rc_disc_top_m_precision(d->score, d->member, d->users, d->m, d->work));
 }
 
 static bool checkpoint_due(uint64_t k)
@@ -446,6 +525,8 @@ void rc_disc_multicast(rc_disc *d, uint32_t source, rc_time now)
     o->t = now;
     o->source = source;
     o->relay = NONE32;
+    o->first_from = NONE32;
+    o->first_sent = 0;
     memset(o->cnt, 0, (d->m ? d->m : 1) * sizeof *o->cnt);
     for (uint32_t u = 0; u < d->users; u++)
         if (d->pos[u] >= 0) o->on[d->pos[u]] = d->online[u];
@@ -470,18 +551,13 @@ void rc_disc_finish(rc_disc *d, rc_time now, rc_disc_summary *out)
         d->wsum_closed += (double)(a < d->window ? a : d->window);
     }
     free(members);
-    *out = (rc_disc_summary){d->k, d->n_corrupt, NAN, NAN, NAN, NAN, NAN, NAN};
+    *out = (rc_disc_summary){d->k, d->n_corrupt, d->n_corrupt_mixes, d->linked,
+                             NAN, NAN, NAN, NAN, NAN, NAN};
     if (d->k > 0 && d->m > 0) {
         membership_scores(d, now);
         double prec = rc_disc_top_m_precision(d->score, d->member, d->users, d->m, d->work);
-        if (d->n_curve == 0 || d->curve[d->n_curve - 1].multicasts != d->k) {
-            if (d->n_curve == d->cap_curve) {
-                d->cap_curve = d->cap_curve ? 2 * d->cap_curve : 128;
-                d->curve = rc_xrealloc(d->curve, d->cap_curve * sizeof *d->curve);
-            }
-            d->curve[d->n_curve++] = (rc_disc_point){(uint32_t)d->k, 0, prec};
-            if (isnan(d->to90) && prec >= 0.9) d->to90 = (double)d->k;
-        }
+        if (d->n_curve == 0 || d->curve[d->n_curve - 1].multicasts != d->k)
+            curve_push(d, now, prec);
         out->membership_precision = out->membership_recall = prec;
         out->membership_auc = rc_disc_auc(d->score, d->member, d->users);
         out->multicasts_to_90 = d->to90;

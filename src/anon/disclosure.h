@@ -11,7 +11,15 @@
  *     each of their clients' postboxes and when (a pull hands over no more
  *     than what reached the postbox before it, so the estimators read the
  *     arrivals), and (provider fan-out) the messages their clients address
- *     to the provider itself.
+ *     to the provider itself;
+ *   - corrupted mixes (a seeded fraction): their input-to-output links.  A
+ *     sub-message whose every mix is corrupted is linked from the client that
+ *     sent it (through its provider, which forwards without mixing) to the
+ *     provider it reaches: where that provider is corrupted too, the
+ *     adversary knows who sent the real message it files, and when.  The net
+ *     draws no mixes in most models, so the observer draws each such
+ *     sub-message's path itself (one mix per layer, uniformly, on a stream of
+ *     its own: Loopix's stratified routing).
  * It scores two attacks against the model's truth, which the layer above
  * (multicast, through exp/run.c) hands in with rc_disc_member and
  * rc_disc_multicast: which users are in the target group, and which member
@@ -41,12 +49,20 @@ typedef struct rc_disc_cfg {
     const uint32_t *provider_of; /* users entries; copied */
     double corrupt_providers; /* fraction, rounded to whole providers */
     rc_time window;           /* how long after a multicast its arrivals are attributed to it */
+    double corrupt_mixes;     /* fraction of all mixes, rounded to whole mixes */
+    uint32_t mix_layers, mixes_per_layer;
+    bool provider_mixes;      /* the sender's provider delays (mixes): it must be corrupted too */
 } rc_disc_cfg;
+
+/* A sender the observer cannot link (rc_disc_arrived). */
+#define RC_DISC_UNLINKED UINT32_MAX
 
 /* What one job's adversary achieved (NaN where undefined). */
 typedef struct rc_disc_summary {
     uint64_t multicasts;       /* target-group multicasts observed */
     uint64_t corrupt_providers;
+    uint64_t corrupt_mixes;
+    uint64_t linked;           /* arrivals observed whose sender was linked through the mixes */
     double membership_auc;     /* P(score of a member > score of a non-member), ties 1/2 */
     double membership_precision, membership_recall; /* of the top m (m = group size) */
     double multicasts_to_90;   /* first count at which both reached 0.9; NaN if never */
@@ -54,11 +70,18 @@ typedef struct rc_disc_summary {
     double source_entropy_bits; /* mean entropy of the source posterior */
 } rc_disc_summary;
 
-/* One point of the learning curve (store_raw): after `multicasts` multicasts. */
+/* One point of the learning curve (stored with store_raw): what the adversary
+ * has after `multicasts` multicasts of the target group, at the start of the
+ * next (or at the end of the run).  The checkpoints are every multicast up to
+ * 64, then 32 per doubling, and the end (docs/spec.md §11.3). */
 typedef struct rc_disc_point {
     uint32_t multicasts;
     uint32_t pad;
-    double precision; /* of the top m (= its recall: the top m has m users) */
+    double time_s;    /* simulated time of the checkpoint */
+    double precision; /* of the top m */
+    double recall;    /* of the top m (= precision: the top m has m users) */
+    double auc;       /* the membership ranking's AUC */
+    double source_top1, source_entropy_bits; /* means over the multicasts closed so far (NaN: none) */
 } rc_disc_point;
 
 rc_disc *rc_disc_new(const rc_disc_cfg *cfg);
@@ -72,8 +95,10 @@ void rc_disc_start(rc_disc *d, const bool *online);
 /* Observations, in time order (but rc_disc_arrived). */
 void rc_disc_online(rc_disc *d, uint32_t user, bool online, rc_time now);
 /* A real sub-message reaches `user`'s postbox at `at` (which may be ahead of
- * the run: it is taken in time order). */
-void rc_disc_arrived(rc_disc *d, uint32_t user, rc_time at);
+ * the run: it is taken in time order).  `sender` is the client that sent it
+ * at `sent` (RC_DISC_UNLINKED where no mix path can link it: the observer
+ * decides, by drawing its path, whether the corrupted mixes do). */
+void rc_disc_arrived(rc_disc *d, uint32_t user, rc_time at, uint32_t sender, rc_time sent);
 /* `user` sent a message to its own provider for the target group (provider fan-out). */
 void rc_disc_relay(rc_disc *d, uint32_t user, rc_time now);
 /* The target group's member `source` multicasts now (truth and trigger). */

@@ -40,6 +40,7 @@ void rc_result_free(rc_result *r)
     free(r->user_sent);
     free(r->user_groups);
     free(r->anon_records);
+    free(r->disc_curve);
     memset(r, 0, sizeof *r);
 }
 
@@ -423,7 +424,8 @@ typedef struct image_head {
     uint32_t n_hist_online, n_hist_all;
     uint32_t n_undelivered, n_deliveries;
     uint32_t n_sizes, n_users_load; /* population mode */
-    uint32_t n_anon_records, pad;   /* anonymity */
+    uint32_t n_anon_records;        /* anonymity */
+    uint32_t n_disc_curve;          /* disclosure */
 } image_head;
 
 /* Before zlib, each region of an image is laid out the way it compresses:
@@ -432,7 +434,7 @@ typedef struct image_head {
  * shuffle filter: the high bytes of counts and the constant fields of
  * delivery records become long runs).  Measured on 24 h paper jobs: a third
  * of plain zlib's size.  The transform is its own inverse's mirror below. */
-enum { N_REGIONS = 10 };
+enum { N_REGIONS = 11 };
 
 static void image_regions(const image_head *h, size_t esize[N_REGIONS], size_t count[N_REGIONS])
 {
@@ -446,6 +448,7 @@ static void image_regions(const image_head *h, size_t esize[N_REGIONS], size_t c
     esize[7] = 4, count[7] = h->n_users_load; /* user_sent */
     esize[8] = 4, count[8] = h->n_users_load; /* user_groups */
     esize[9] = sizeof(rc_anon_record), count[9] = h->n_anon_records;
+    esize[10] = sizeof(rc_disc_point), count[10] = h->n_disc_curve;
 }
 
 static void shuffle(unsigned char *dst, const unsigned char *src, size_t es, size_t n)
@@ -583,6 +586,8 @@ void rc_result_pack(const rc_result *r, void **buf, size_t *len)
     v.user_groups = (const unsigned char *)r->user_groups;
     v.n_anon_records = r->n_anon_records;
     v.anon_records = (const unsigned char *)r->anon_records;
+    v.n_disc_curve = r->n_disc_curve;
+    v.disc_curve = (const unsigned char *)r->disc_curve;
     rc_result_pack_view(&v, buf, len);
     free(sparse);
 }
@@ -593,7 +598,7 @@ void rc_result_pack_view(const rc_result_view *v, void **buf, size_t *len)
     size_t n = sizeof(image_head) + (v->n_hist[0] + v->n_hist[1]) * pair +
                v->n_undelivered * sizeof(rc_undelivered) + v->n_deliveries * sizeof(rc_delivery) +
                v->n_sizes * sizeof(rc_size_bucket) + v->n_users_load * 2 * sizeof(uint32_t) +
-               v->n_anon_records * sizeof(rc_anon_record);
+               v->n_anon_records * sizeof(rc_anon_record) + v->n_disc_curve * sizeof(rc_disc_point);
     unsigned char *p = rc_xmalloc(n), *q = p;
     image_head h;
     memset(&h, 0, sizeof h);
@@ -612,6 +617,7 @@ void rc_result_pack_view(const rc_result_view *v, void **buf, size_t *len)
     h.n_sizes = (uint32_t)v->n_sizes;
     h.n_users_load = (uint32_t)v->n_users_load;
     h.n_anon_records = (uint32_t)v->n_anon_records;
+    h.n_disc_curve = (uint32_t)v->n_disc_curve;
     memcpy(q, &h, sizeof h), q += sizeof h;
     for (int k = 0; k < 2; k++) {
         if (v->n_hist[k]) {
@@ -635,6 +641,8 @@ void rc_result_pack_view(const rc_result_view *v, void **buf, size_t *len)
     q += v->n_users_load * 2 * sizeof(uint32_t);
     if (v->n_anon_records)
         memcpy(q, v->anon_records, v->n_anon_records * sizeof(rc_anon_record));
+    q += v->n_anon_records * sizeof(rc_anon_record);
+    if (v->n_disc_curve) memcpy(q, v->disc_curve, v->n_disc_curve * sizeof(rc_disc_point));
     *buf = p;
     *len = n;
 }
@@ -698,7 +706,8 @@ int rc_result_view_parse(rc_result_view *v, const void *buf, size_t len, rc_err 
                   (size_t)h.n_deliveries * sizeof(rc_delivery) +
                   (size_t)h.n_sizes * sizeof(rc_size_bucket) +
                   (size_t)h.n_users_load * 2 * sizeof(uint32_t) +
-                  (size_t)h.n_anon_records * sizeof(rc_anon_record);
+                  (size_t)h.n_anon_records * sizeof(rc_anon_record) +
+                  (size_t)h.n_disc_curve * sizeof(rc_disc_point);
     if (len != need || h.n_undelivered > RC_UNDELIVERED_MAX || h.n_hist_online > RC_HIST_BINS ||
         h.n_hist_all > RC_HIST_BINS || h.n_sizes > RC_SIZE_BUCKETS)
         return rc_err_set(err, RC_EXIT_RUNTIME, "result image has %zu bytes, expected %zu", len,
@@ -736,6 +745,9 @@ int rc_result_view_parse(rc_result_view *v, const void *buf, size_t len, rc_err 
     p += v->n_users_load * sizeof(uint32_t);
     v->n_anon_records = h.n_anon_records;
     v->anon_records = p;
+    p += v->n_anon_records * sizeof(rc_anon_record);
+    v->n_disc_curve = h.n_disc_curve;
+    v->disc_curve = p;
     return 0;
 }
 
@@ -783,6 +795,11 @@ int rc_result_unpack(rc_result *r, const void *buf, size_t len, rc_err *err)
     if (v.n_anon_records) {
         r->anon_records = rc_xmalloc(v.n_anon_records * sizeof(rc_anon_record));
         memcpy(r->anon_records, v.anon_records, v.n_anon_records * sizeof(rc_anon_record));
+    }
+    r->n_disc_curve = v.n_disc_curve;
+    if (v.n_disc_curve) {
+        r->disc_curve = rc_xmalloc(v.n_disc_curve * sizeof(rc_disc_point));
+        memcpy(r->disc_curve, v.disc_curve, v.n_disc_curve * sizeof(rc_disc_point));
     }
     rc_result_view_release(&v);
     return 0;

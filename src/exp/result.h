@@ -30,13 +30,15 @@
 #include <stdint.h>
 
 #include "anon/anonymity.h"
+#include "anon/disclosure.h"
 #include "core/err.h"
 #include "core/hist.h"
 
-#define RC_RESULT_LAYOUT 7 /* 2: the build that ran the job; 3: compact image (sparse buckets);
+#define RC_RESULT_LAYOUT 8 /* 2: the build that ran the job; 3: compact image (sparse buckets);
                              4: adversary counters and the population section;
                              5: anonymity, bandwidth and unobservability;
-                             6: nodes' service (node_*); 7: disclosure */
+                             6: nodes' service (node_*); 7: disclosure;
+                             8: disclosure's learning curve (store_raw) */
 
 /* Histogram geometry: core/hist.h (RC_HIST_BINS, rc_hist_bin, rc_hist_edge). */
 
@@ -113,6 +115,9 @@ typedef struct rc_result {
     /* --anonymity on with store_raw: one record per tracked message (NULL otherwise) */
     rc_anon_record *anon_records;
     size_t n_anon_records;
+    /* --disclosure on with store_raw: the learning curve (NULL otherwise) */
+    rc_disc_point *disc_curve;
+    size_t n_disc_curve;
 } rc_result;
 
 void rc_result_init(rc_result *r);   /* zeroes and allocates the histograms */
@@ -184,6 +189,8 @@ typedef struct rc_result_view {
     const unsigned char *user_groups;   /* uint32_t[n_users_load] */
     size_t n_anon_records;
     const unsigned char *anon_records;  /* rc_anon_record[n_anon_records] */
+    size_t n_disc_curve;
+    const unsigned char *disc_curve;    /* rc_disc_point[n_disc_curve] */
     void *owned;                        /* the inflated image, if it was compressed */
 } rc_result_view;
 

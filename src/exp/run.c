@@ -63,6 +63,7 @@ typedef struct disc_ctx {
     rc_disc *d;
     const rc_mc *mc;
     uint32_t group;
+    bool link; /* senders are linkable (not provider fan-out's provider-made copies) */
 } disc_ctx;
 
 static void disc_online(void *ctx, uint32_t user, bool online, rc_time now)
@@ -70,10 +71,14 @@ static void disc_online(void *ctx, uint32_t user, bool online, rc_time now)
     rc_disc_online(((disc_ctx *)ctx)->d, user, online, now);
 }
 
-static void disc_arrived(void *ctx, uint32_t user, uint32_t body, rc_time now)
+static void disc_arrived(void *ctx, uint32_t user, uint32_t body, rc_time emitted, rc_time now)
 {
-    (void)body; /* the adversary cannot tell one real message from another */
-    rc_disc_arrived(((disc_ctx *)ctx)->d, user, now);
+    /* The adversary cannot tell one real message from another; the body
+     * names its sender, which the observer uses only where the corrupted
+     * mixes link the path (anon/disclosure.h). */
+    disc_ctx *c = ctx;
+    uint32_t from = c->link ? rc_mc_body_sender(c->mc, body) : RC_DISC_UNLINKED;
+    rc_disc_arrived(c->d, user, now, from, emitted);
 }
 
 static void disc_relay(void *ctx, uint32_t user, uint32_t body, rc_time now)
@@ -95,13 +100,17 @@ static rc_disc *disc_new(const rc_job *job, rc_mc *mc, disc_ctx *c)
     uint32_t *prov = rc_xmalloc((users ? users : 1) * sizeof *prov);
     for (uint32_t u = 0; u < users; u++) prov[u] = u / upp; /* loopix/net.c's greedy filling */
     rc_disc_cfg cfg = {job->seed, users, rc_net_providers(net), prov, job->corrupt_providers,
-                       (rc_time)llround(job->disclosure_window_s * 1e6)};
+                       (rc_time)llround(job->disclosure_window_s * 1e6), job->corrupt_mixes,
+                       rc_net_mix_layers(net), rc_net_mixes_per_layer(net),
+                       rc_net_provider_mixes(net)};
     rc_disc *d = rc_disc_new(&cfg);
     free(prov);
     rc_anon_group_kind gk;
     uint32_t gv;
     rc_job_anon_group(job->disclosure_group, &gk, &gv, NULL);
-    *c = (disc_ctx){d, mc, anon_group_pick(mc, gk, gv)};
+    /* Provider fan-out's copies leave the source's provider, not a client: a
+     * link through the mixes names the provider, so none is used. */
+    *c = (disc_ctx){d, mc, anon_group_pick(mc, gk, gv), strcmp(job->strategy, "provider-fanout") != 0};
     const uint32_t *mem = rc_mc_group_members(mc, c->group);
     for (uint32_t i = 0; i < rc_mc_group_size(mc, c->group); i++) rc_disc_member(d, mem[i]);
     rc_mc_tap tap = {c, disc_online, disc_arrived, disc_relay, disc_multicast};
@@ -230,6 +239,13 @@ static int run_resolved(rc_job job, rc_result *out, rc_run_progress_fn progress,
     if (disc != NULL) {
         rc_disc_summary ds;
         rc_disc_finish(disc, sim.stop, &ds);
+        size_t np;
+        const rc_disc_point *pt = rc_disc_curve(disc, &np);
+        if (job.store_raw && np > 0) {
+            out->disc_curve = rc_xmalloc(np * sizeof *pt);
+            memcpy(out->disc_curve, pt, np * sizeof *pt);
+            out->n_disc_curve = np;
+        }
         out->c.disclosure_multicasts = ds.multicasts;
         out->c.disclosure_corrupt_providers = ds.corrupt_providers;
         out->c.disclosure_membership_auc = ds.membership_auc;

@@ -98,7 +98,7 @@ typedef struct ragged {
 } ragged;
 
 enum { RG_HIST_ONLINE, RG_HIST_ALL, RG_UNDELIVERED, RG_DELIVERIES, RG_SIZES, RG_USERS, RG_ANON,
-       RG_COUNT };
+       RG_DISC, RG_COUNT };
 
 /* The declared column lists (io/h5out_ragged.def): RGD_G names list G, and
  * RGC(G, name) is the index of column `name` in g->col of a group of list G,

@@ -21,7 +21,7 @@ struct rc_h5in {
     size_t text_block;  /* block of canonical texts in text_buf, or SIZE_MAX */
     char *text_buf;
     char *canon;        /* the current row's text */
-    unsigned char *und, *dlv, *anon; /* the current row's records */
+    unsigned char *und, *dlv, *anon, *disc; /* the current row's records */
     unsigned char sizes[RC_SIZE_BUCKETS * sizeof(rc_size_bucket)];
 };
 
@@ -93,9 +93,10 @@ rc_h5in *rc_h5in_open(const char *path, rc_err *err)
         if (t >= 0) H5Gclose(t);
         for (int i = 0; i < RG_COUNT && !bad; i++) {
             ragged *g = &in->defs->rg[i];
-            const char *top = i == RG_ANON ? "anonymity" : "population";
+            const char *top = i == RG_ANON ? "anonymity" : i == RG_DISC ? "disclosure" : "population";
             if (i >= RG_SIZES && H5Lexists(in->file, top, H5P_DEFAULT) <= 0) {
-                /* a file from before population mode: no rows in these groups */
+                /* a file from before population mode (or anonymity, or disclosure's
+                 * curve): no rows in these groups */
                 bad = load_column(in->file, &g->end, info.rows);
                 for (int j = 0; j < g->ncol && !bad; j++) bad = load_column(in->file, &g->col[j], 0);
                 continue;
@@ -310,6 +311,26 @@ int rc_h5in_row(rc_h5in *in, size_t row, uint64_t *job_id, const char **canonica
     }
     v.n_anon_records = ab - aa;
     v.anon_records = in->anon;
+    ragged *dc = &d->rg[RG_DISC];
+    uint64_t ca = row ? u64_at(&dc->end, row - 1) : 0, cb = u64_at(&dc->end, row);
+    free(in->disc);
+    in->disc = rc_xmalloc((cb - ca + 1) * sizeof(rc_disc_point));
+    for (uint64_t i = ca; i < cb; i++) {
+        rc_disc_point x;
+        memset(&x, 0, sizeof x);
+#define CGET(name, size) memcpy(&x.name, dc->col[RGC(DISC, name)].buf + (size) * i, size)
+        CGET(multicasts, 4);
+        CGET(time_s, 8);
+        CGET(precision, 8);
+        CGET(recall, 8);
+        CGET(auc, 8);
+        CGET(source_top1, 8);
+        CGET(source_entropy_bits, 8);
+#undef CGET
+        memcpy(in->disc + (i - ca) * sizeof x, &x, sizeof x);
+    }
+    v.n_disc_curve = cb - ca;
+    v.disc_curve = in->disc;
     /* canonical text, read in blocks */
     column *cc = &d->col[d->col_canon];
     size_t block = row / TEXT_BLOCK;
@@ -349,6 +370,7 @@ void rc_h5in_close(rc_h5in *in)
     free(in->und);
     free(in->dlv);
     free(in->anon);
+    free(in->disc);
     free(in);
 }
 

@@ -222,7 +222,7 @@ const size_t h5_n_ragged_decls = sizeof h5_ragged_decls / sizeof h5_ragged_decls
 const int h5_ragged_list[RG_COUNT] = {
     [RG_HIST_ONLINE] = RGD_HIST, [RG_HIST_ALL] = RGD_HIST, [RG_UNDELIVERED] = RGD_UNDELIVERED,
     [RG_DELIVERIES] = RGD_DELIVERIES, [RG_SIZES] = RGD_SIZES, [RG_USERS] = RGD_USERS,
-    [RG_ANON] = RGD_ANON,
+    [RG_ANON] = RGD_ANON, [RG_DISC] = RGD_DISC,
 };
 
 static void rg_col(ragged *g, const char *name, kind k, const char *units)
@@ -285,6 +285,15 @@ void h5_define_ragged(rc_h5out *h)
                "number, sender and recipient users, sending time, latency to the pull, "
                "entropy, min-entropy and sender entropy in bits, the probability that left "
                "the mixes); rows of job row i are [end[i-1], end[i])";
+    /* Disclosure (docs/disclosure.md, docs/spec.md §11.3): the learning curve. */
+    ragged *dc = &h->rg[RG_DISC];
+    dc->path = "disclosure/curve";
+    dc->what = "jobs run with disclosure and store_raw: the long-term observer's learning "
+               "curve, one row per checkpoint (after every multicast of the target group up "
+               "to 64, then 32 per doubling, and at the end): multicasts observed, simulated "
+               "time, the membership ranking's top-m precision and recall and its AUC, the "
+               "source posterior's mean top-1 and entropy (bits) over the multicasts closed "
+               "so far; rows of job row i are [end[i-1], end[i])";
     for (int i = 0; i < RG_COUNT; i++) rg_declared_cols(&h->rg[i], h5_ragged_list[i]);
     for (int i = 0; i < RG_COUNT; i++) {
         column *e = &h->rg[i].end;

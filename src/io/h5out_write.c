@@ -542,6 +542,21 @@ int h5_add_row(rc_h5out *h, const rc_job *job, const rc_result_view *v,
     an->pending += v->n_anon_records;
     uint64_t anend = an->total + an->pending;
     h5_col_put(&an->end, &anend);
+    ragged *dc = &h->rg[RG_DISC];
+    for (size_t i = 0; i < v->n_disc_curve; i++) {
+        rc_disc_point x;
+        memcpy(&x, v->disc_curve + i * sizeof x, sizeof x);
+        h5_col_put(&dc->col[RGC(DISC, multicasts)], &x.multicasts);
+        h5_col_put(&dc->col[RGC(DISC, time_s)], &x.time_s);
+        h5_col_put(&dc->col[RGC(DISC, precision)], &x.precision);
+        h5_col_put(&dc->col[RGC(DISC, recall)], &x.recall);
+        h5_col_put(&dc->col[RGC(DISC, auc)], &x.auc);
+        h5_col_put(&dc->col[RGC(DISC, source_top1)], &x.source_top1);
+        h5_col_put(&dc->col[RGC(DISC, source_entropy_bits)], &x.source_entropy_bits);
+    }
+    dc->pending += v->n_disc_curve;
+    uint64_t dcend = dc->total + dc->pending;
+    h5_col_put(&dc->end, &dcend);
     /* Every declared column (io/h5out_ragged.def) got one value per record:
      * a column the writer does not fill would shift the file out of step. */
     for (int i = 0; i < RG_COUNT; i++)

@@ -84,9 +84,8 @@ static void hook_online(void *ctx, uint32_t user, bool online, rc_time now)
 /* A real sub-message reached `user`'s postbox: only an observer above wants it. */
 static void hook_arrived(void *ctx, uint32_t user, uint32_t body, rc_time emitted, rc_time now)
 {
-    (void)emitted;
     rc_mc *mc = ctx;
-    if (mc->tap.arrived) mc->tap.arrived(mc->tap.ctx, user, body, now);
+    if (mc->tap.arrived) mc->tap.arrived(mc->tap.ctx, user, body, emitted, now);
 }
 
 static void on_timer(void *ctx, const rc_event *ev)

@@ -105,6 +105,11 @@ uint32_t rc_mc_body_group(const rc_mc *mc, uint32_t body)
     if (rc_bodies_is_compact(body)) return rc_poptab_payload_group(mc->pt, body & ~RC_BODY_COMPACT);
     return rc_bodies_at(&mc->bodies, body)->group;
 }
+uint32_t rc_mc_body_sender(const rc_mc *mc, uint32_t body)
+{
+    if (rc_bodies_is_compact(body)) return UINT32_MAX;
+    return rc_bodies_at(&mc->bodies, body)->sender;
+}
 rc_time rc_mc_now(const rc_mc *mc) { return mc->sim->now; }
 rc_time rc_mc_tick(const rc_mc *mc) { return rc_net_tick(mc->net); }
 bool rc_mc_online(const rc_mc *mc, uint32_t user) { return rc_net_online(mc->net, user); }

@@ -122,6 +122,9 @@ int32_t rc_mc_group_pos(const rc_mc *mc, uint32_t g, uint32_t user); /* -1 if no
 bool rc_mc_population(const rc_mc *mc);
 /* The group of the message behind a body handle the net carries. */
 uint32_t rc_mc_body_group(const rc_mc *mc, uint32_t body);
+/* The user that sent the message behind a body handle (UINT32_MAX for a
+ * population-mode copy, whose body names only its payload). */
+uint32_t rc_mc_body_sender(const rc_mc *mc, uint32_t body);
 size_t rc_mc_slots(const rc_mc *mc);
 size_t rc_mc_slot(const rc_mc *mc, uint32_t g, uint32_t user);
 /* In population mode a payload's record is reused once nothing refers to it:
@@ -178,13 +181,13 @@ double rc_mc_delivered_at(const rc_mc *mc, uint32_t user, uint32_t p);
 
 /* An observer of the layer above (the long-term adversary, anon/disclosure.h,
  * wired by exp/run.c): what it may see, each call optional.  `online`: a user
- * went on- or offline; `arrived`: a real sub-message reached `user`'s
- * postbox; `relay`: a message `user` sent to its own provider got there;
+ * went on- or offline; `arrived`: a real sub-message, sent at `emitted`,
+ * reached `user`'s postbox; `relay`: a message `user` sent to its own provider got there;
  * `multicast`: a payload of `group` from `source` enters the strategy now. */
 typedef struct rc_mc_tap {
     void *ctx;
     void (*online)(void *ctx, uint32_t user, bool online, rc_time now);
-    void (*arrived)(void *ctx, uint32_t user, uint32_t body, rc_time now);
+    void (*arrived)(void *ctx, uint32_t user, uint32_t body, rc_time emitted, rc_time now);
     void (*relay)(void *ctx, uint32_t user, uint32_t body, rc_time now);
     void (*multicast)(void *ctx, uint32_t group, uint32_t source, rc_time now);
 } rc_mc_tap;

@@ -2,7 +2,8 @@
 # The long-term observer (--disclosure on, docs/spec.md §11) end to end through the real
 # binary: its keys in --json only when on; a job without it keeps every other key and value;
 # the sanity cases (no corrupted provider and everyone always online: the membership AUC is
-# exactly 1/2; every provider corrupted under provider fan-out: the source's top-1 is 1);
+# exactly 1/2; every provider corrupted under provider fan-out: the source's top-1 is 1;
+# every mix corrupted too links RC's sources);
 # its columns in the HDF5 table; bad values exit 2 naming the option.
 set -uo pipefail
 : "${RCSIM:?}" "${RCSIM_SOURCE_DIR:?}"
@@ -42,6 +43,20 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 if d["disclosure_membership_auc"] < 0.95: sys.exit("FAIL: RC all corrupted AUC %s" % d["disclosure_membership_auc"])
 if d["disclosure_source_top1"] < 2 / 16: sys.exit("FAIL: RC all corrupted top-1 %s" % d["disclosure_source_top1"])
+PY
+
+# corrupted mixes link senders (spec §11.3): with every provider corrupted, every mix too
+# finds RC's sources far better than the window counts alone, and no mix changes nothing
+"$RCSIM" run "${JOB[@]}" --strategy rc-k2-p2 --disclosure on --corrupt-providers 1 --corrupt-mixes 1 --json --quiet >"$T/rcm.json" || fail=1
+"$RCSIM" run "${JOB[@]}" --strategy rc-k2-p2 --disclosure on --corrupt-providers 1 --corrupt-mixes 0 --json --quiet >"$T/rc0.json" || fail=1
+"$PY" - "$T/rc.json" "$T/rcm.json" "$T/rc0.json" <<'PY' || fail=1
+import json, sys
+rc, rcm, rc0 = (json.load(open(f)) for f in sys.argv[1:])
+if rc0 != {**rc0, **{k: rc[k] for k in rc if k.startswith("disclosure_")}}:
+    sys.exit("FAIL: --corrupt-mixes 0 changed the disclosure keys")
+if not (rcm["disclosure_source_top1"] > 0.8 and rcm["disclosure_source_top1"] > rc["disclosure_source_top1"] + 0.2):
+    sys.exit("FAIL: every mix corrupted: RC top-1 %s (providers only %s)"
+             % (rcm["disclosure_source_top1"], rc["disclosure_source_top1"]))
 PY
 
 # 3. the results table's columns
