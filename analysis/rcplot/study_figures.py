@@ -20,7 +20,12 @@ provenance):
   reconciliation cost, relative to payload + ACK packets.  Points are medians over seeds,
   bars the seed range.  Writes OUTDIR/reconcile.{png,pdf} and OUTDIR/reconcile.md.
 
-Both read the results through rcplot.results, the one reader of results files.
+- disclosure (experiments/disclosure.yaml): for each target-group size, the membership
+  ranking's top-m precision and AUC and the source's top-1 share against the fraction of
+  corrupted providers, one line per strategy and number of users (docs/disclosure.md).
+  Writes OUTDIR/disclosure.png and OUTDIR/disclosure.md.
+
+All read the results through rcplot.results, the one reader of results files.
 """
 import math
 import os
@@ -238,3 +243,127 @@ def reconcile(path, out):
         f.write("\n".join(md) + "\n")
     print("\n".join(md))
     return [os.path.join(out, "reconcile." + e) for e in ("png", "pdf", "md")]
+
+
+# ---- disclosure -----------------------------------------------------------------------------
+
+DISC_STRATEGIES = ["unicast", "RC", "RC-FT", "provider fan-out"]
+DISC_COLORS = {"unicast": "tab:gray", "RC": "tab:blue", "RC-FT": "tab:orange",
+               "provider fan-out": "tab:red"}
+DISC_KEYS = ["membership_auc", "membership_precision", "multicasts_to_90", "source_top1",
+             "source_entropy_bits", "multicasts", "corrupt_providers"]
+
+
+def disclosure_label(strategy):
+    info = strategies.info(strategy)
+    if info["family"] != "rc":
+        return "provider fan-out" if "fanout" in info["name"] else info["name"]
+    return "RC-FT" if info["params"]["ft"] else "RC"
+
+
+def disclosure_rows(paths):
+    """One row per configuration (users, m, strategy, corrupted fraction): the seeds'
+    values of every disclosure key, from the results table."""
+    t = results.load_table(paths)
+    if len(t) == 0 or "counter_disclosure_multicasts" not in t:
+        return {}
+    rows = {}
+    for i in range(len(t)):
+        if not np.isfinite(t["counter_disclosure_source_top1"][i]) and \
+                int(t["counter_disclosure_multicasts"][i]) == 0:
+            continue  # a job without the observer
+        key = (int(t["users"][i]), int(t["group_size"][i]), disclosure_label(text(t["strategy"][i])),
+               float(t["corrupt_providers"][i]))
+        r = rows.setdefault(key, {k: [] for k in DISC_KEYS} | {"seed": [], "duration": set()})
+        for k in DISC_KEYS:
+            r[k].append(float(t["counter_disclosure_" + k][i]))
+        r["seed"].append(int(t["seed"][i]))
+        r["duration"].add(float(t["duration"][i]))
+    return rows
+
+
+def disclosure(paths, out):
+    """Draws the disclosure study (experiments/disclosure.yaml) from the results files
+    `paths` into `out`: for each target-group size m (columns), the membership ranking's
+    top-m precision, its AUC and the source's top-1 share (rows) against the fraction of
+    corrupted providers, one colour per strategy, solid for 1,000 users and dashed for
+    10,000; points are medians over seeds, bars the seed range, the dotted line chance
+    (m/users for precision, 1/2 for the AUC, 1/m for top-1).  Writes OUTDIR/disclosure.png
+    and OUTDIR/disclosure.md (every configuration's numbers); returns the written paths, or
+    None when the files hold no job with the observer."""
+    rows = disclosure_rows(paths)
+    if not rows:
+        return None
+    os.makedirs(out, exist_ok=True)
+    sizes = sorted({k[1] for k in rows})
+    users = sorted({k[0] for k in rows})
+    metrics = [("membership_precision", "top-m precision"), ("membership_auc", "membership AUC"),
+               ("source_top1", "source top-1")]
+    fig, axes = plt.subplots(len(metrics), len(sizes), figsize=(4.6 * len(sizes), 9),
+                             squeeze=False)
+    styles = ["-", "--", ":"]
+    for ci, m in enumerate(sizes):
+        for mi, (key, ylabel) in enumerate(metrics):
+            ax = axes[mi][ci]
+            for n, style in zip(users, styles):
+                for s in DISC_STRATEGIES:
+                    pts = sorted((k[3], v[key]) for k, v in rows.items()
+                                 if k[0] == n and k[1] == m and k[2] == s)
+                    if not pts:
+                        continue
+                    x = np.array([100 * f for f, _ in pts])
+                    med = np.array([np.median(v) for _, v in pts])
+                    lo = med - np.array([np.min(v) for _, v in pts])
+                    hi = np.array([np.max(v) for _, v in pts]) - med
+                    ax.errorbar(x, med, yerr=[lo, hi], fmt=style, marker="o", ms=3,
+                                color=DISC_COLORS[s], capsize=2,
+                                label=f"{s}, {n:,} users")
+            chance = {"membership_precision": None, "membership_auc": 0.5,
+                      "source_top1": 1.0 / m}[key]
+            if key == "membership_precision":
+                for n, style in zip(users, styles):
+                    ax.axhline(m / n, color="k", lw=0.6, ls=":")
+            elif chance is not None:
+                ax.axhline(chance, color="k", lw=0.6, ls=":")
+            ax.set_ylim(-0.03, 1.03)
+            if mi == 0:
+                ax.set_title(f"target group of {m}", fontsize=10)
+            if mi == len(metrics) - 1:
+                ax.set_xlabel("corrupted providers [%]")
+            if ci == 0:
+                ax.set_ylabel(ylabel)
+            ax.grid(alpha=0.3)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=8)
+    durs = sorted({d for v in rows.values() for d in v["duration"]})
+    fig.suptitle("Long-term disclosure of a group (always online, exact model, "
+                 + ", ".join(f"{d / 3600:g} h" for d in durs)
+                 + " simulated; medians and range over seeds)", fontsize=10)
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    fig.savefig(os.path.join(out, "disclosure.png"), dpi=110)
+    md = ["| users | m | strategy | corrupted providers | seeds | AUC | top-m precision | "
+          "to 0.9 | source top-1 | source entropy (bits) | multicasts |",
+          "|---|---|---|---|---|---|---|---|---|---|---|"]
+
+    def cell(v, fmt="%.3f"):
+        v = np.asarray(v, dtype=float)
+        if np.all(np.isnan(v)):
+            return "never"
+        med = np.nanmedian(v)
+        s = fmt % med
+        if len(v) > 1:
+            s += " (" + fmt % np.nanmin(v) + "–" + fmt % np.nanmax(v) + ")"
+        if np.any(np.isnan(v)):
+            s += f", never in {int(np.sum(np.isnan(v)))}"
+        return s
+
+    for k in sorted(rows, key=lambda k: (k[0], k[1], DISC_STRATEGIES.index(k[2]), k[3])):
+        v = rows[k]
+        ncp = int(np.median(v["corrupt_providers"]))
+        md.append(f"| {k[0]} | {k[1]} | {k[2]} | {100 * k[3]:g} % ({ncp}) | {len(v['seed'])} | "
+                  f"{cell(v['membership_auc'])} | {cell(v['membership_precision'])} | "
+                  f"{cell(v['multicasts_to_90'], '%.0f')} | {cell(v['source_top1'])} | "
+                  f"{cell(v['source_entropy_bits'], '%.2f')} | {cell(v['multicasts'], '%.0f')} |")
+    with open(os.path.join(out, "disclosure.md"), "w") as f:
+        f.write("\n".join(md) + "\n")
+    return [os.path.join(out, "disclosure." + e) for e in ("png", "md")]

@@ -5,7 +5,8 @@
 # curve has a point after each of the target group's first multicasts, then fewer, and ends
 # at the run's end with the job's table values (membership precision, recall and AUC, the
 # source's top-1 and entropy, the multicasts observed); fan-out with every provider
-# corrupted is certain from the first multicast on; a job without store_raw stores no curve.
+# corrupted is certain from the first multicast on; a job without store_raw stores no curve;
+# `python3 -m rcplot study-figures disclosure` draws the study's figure and table from it.
 set -uo pipefail
 : "${RCSIM:?}" "${RCSIM_SOURCE_DIR:?}"
 T=$(mktemp -d)
@@ -90,4 +91,12 @@ if bad:
     sys.exit("FAIL: " + "; ".join(bad))
 print("disclosure curves: %d jobs read back" % len(t))
 PY
+# the study's figure from the same file (python3 -m rcplot study-figures disclosure)
+"$PY" -m rcplot study-figures disclosure "$T/d.h5" "$T/fig" >"$T/fig.log" 2>&1 \
+    || { echo "FAIL: study-figures disclosure"; cat "$T/fig.log"; fail=1; }
+[ -s "$T/fig/disclosure.png" ] || { echo "FAIL: no disclosure.png"; fail=1; }
+# one line per job (one seed each), the fan-out with every provider corrupted certain
+[ "$(grep -c '^| 128 | 16 |' "$T/fig/disclosure.md")" = 4 ] || { echo "FAIL: disclosure.md rows"; cat "$T/fig/disclosure.md"; fail=1; }
+grep -q '^| 128 | 16 | provider fan-out | 100 % ([0-9]*) | 1 | 1.000 | 1.000 |' "$T/fig/disclosure.md" \
+    || { echo "FAIL: disclosure.md fan-out row"; cat "$T/fig/disclosure.md"; fail=1; }
 exit $fail

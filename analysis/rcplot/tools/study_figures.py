@@ -3,9 +3,11 @@
 
   python3 -m rcplot study-figures adversary RESULTS.h5 [RESULTS.h5 ...] OUTDIR
   python3 -m rcplot study-figures reconcile RESULTS.h5 OUTDIR
+  python3 -m rcplot study-figures disclosure RESULTS.h5 [RESULTS.h5 ...] OUTDIR
 
 adversary: experiments/adversary.yaml; writes OUTDIR/adversary.{png,md}.
 reconcile: experiments/reconcile.yaml; writes OUTDIR/reconcile.{png,pdf,md}.
+disclosure: experiments/disclosure.yaml; writes OUTDIR/disclosure.{png,md}.
 Records the code and results that drew them in OUTDIR/provenance.json
 (`python3 -m rcplot check-figures`).  Exit status: 0 drawn, 1 no jobs to draw, 2 bad usage.
 """
@@ -22,15 +24,17 @@ def main(argv=None):
                                  description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog=__doc__.split("\n\n", 1)[1])
-    ap.add_argument("study", choices=("adversary", "reconcile"))
+    ap.add_argument("study", choices=("adversary", "reconcile", "disclosure"))
     ap.add_argument("paths", nargs="+", metavar="RESULTS.h5 ... OUTDIR")
     a = ap.parse_args(argv)
     if len(a.paths) < 2 or (a.study == "reconcile" and len(a.paths) != 2):
         ap.error("want RESULTS.h5 %sOUTDIR"
-                 % ("[RESULTS.h5 ...] " if a.study == "adversary" else ""))
+                 % ("[RESULTS.h5 ...] " if a.study != "reconcile" else ""))
     paths, out = a.paths[:-1], a.paths[-1]
     if a.study == "adversary":
         written = study_figures.adversary(paths, out)
+    elif a.study == "disclosure":
+        written = study_figures.disclosure(paths, out)
     else:
         written = study_figures.reconcile(paths[0], out)
     if written is None:
