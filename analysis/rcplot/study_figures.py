@@ -299,8 +299,9 @@ def disclosure(paths, out):
     users = sorted({k[0] for k in rows})
     metrics = [("membership_precision", "top-m precision"), ("membership_auc", "membership AUC"),
                ("source_top1", "source top-1")]
-    fig, axes = plt.subplots(len(metrics), len(sizes), figsize=(4.6 * len(sizes), 9),
+    fig, axes = plt.subplots(len(metrics), len(sizes), figsize=(max(9.0, 4.6 * len(sizes)), 9),
                              squeeze=False)
+    fracs = sorted({100 * k[3] for k in rows})
     styles = ["-", "--", ":"]
     for ci, m in enumerate(sizes):
         for mi, (key, ylabel) in enumerate(metrics):
@@ -326,6 +327,8 @@ def disclosure(paths, out):
             elif chance is not None:
                 ax.axhline(chance, color="k", lw=0.6, ls=":")
             ax.set_ylim(-0.03, 1.03)
+            ax.set_xlim(fracs[0] - 2, fracs[-1] + 2)
+            ax.set_xticks(fracs, [f"{f:g}" for f in fracs])
             if mi == 0:
                 ax.set_title(f"target group of {m}", fontsize=10)
             if mi == len(metrics) - 1:
@@ -334,7 +337,7 @@ def disclosure(paths, out):
                 ax.set_ylabel(ylabel)
             ax.grid(alpha=0.3)
     handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=8)
+    fig.legend(handles, labels, loc="lower center", ncol=4 if len(labels) > 4 else 2, fontsize=8)
     durs = sorted({d for v in rows.values() for d in v["duration"]})
     fig.suptitle("Long-term disclosure of a group (always online, exact model, "
                  + ", ".join(f"{d / 3600:g} h" for d in durs)
