@@ -4,7 +4,8 @@
 # src/io/h5out_ragged.def declares the columns of every ragged group of the results file
 # (the schema, the writer and the reader are generated from it; unit_h5out checks a written
 # file against it).  This fails when the layout tree of docs/results-layout.md, or the
-# per-delivery field list of analysis/rcplot/results.py (DELIVERY_FIELDS), lists other
+# per-delivery field list of analysis/rcplot/results.py (DELIVERY_FIELDS) or the curve's of
+# analysis/rcplot/disclosure.py (CURVE_FIELDS), lists other
 # columns or another order.
 # Usage: tests/check_results_columns.sh [REPO_ROOT]   (default: the checkout holding this script)
 set -uo pipefail
@@ -79,10 +80,11 @@ if fields != decl.get("DELIVERIES"):
     print(f"analysis/rcplot/results.py: DELIVERY_FIELDS = {fields}; src/io/h5out_ragged.def "
           f"declares {decl.get('DELIVERIES')}")
     bad = 1
-m = re.search(r"^DISCLOSURE_CURVE_FIELDS\s*=\s*\(([^)]*)\)", py, re.M)
+dpy = open(f"{root}/analysis/rcplot/disclosure.py").read()
+m = re.search(r"^CURVE_FIELDS\s*=\s*\(([^)]*)\)", dpy, re.M)
 fields = re.findall(r'"([^"]+)"', m.group(1)) if m else None
 if fields != decl.get("DISC"):
-    print(f"analysis/rcplot/results.py: DISCLOSURE_CURVE_FIELDS = {fields}; "
+    print(f"analysis/rcplot/disclosure.py: CURVE_FIELDS = {fields}; "
           f"src/io/h5out_ragged.def declares {decl.get('DISC')}")
     bad = 1
 sys.exit(bad)

@@ -165,16 +165,6 @@ class Table:
         g, lo, hi = self._slice("deliveries", row)
         return {k: g[k][lo:hi] for k in DELIVERY_FIELDS}
 
-    def disclosure_curve(self, row):
-        """The long-term observer's learning curve (disclosure with store_raw) of one job
-        row: {field: array} over DISCLOSURE_CURVE_FIELDS, one element per checkpoint
-        (empty arrays for a job without it, or a file from before the curve)."""
-        fi = int(self.file_of_row[row])
-        if "disclosure/curve" not in self._file(fi):
-            return {k: np.zeros(0) for k in DISCLOSURE_CURVE_FIELDS}
-        g, lo, hi = self._slice("disclosure/curve", row)
-        return {k: g[k][lo:hi] for k in DISCLOSURE_CURVE_FIELDS}
-
     def deliveries_all(self, rows=None):
         """Per-delivery records of many job rows (default: all), reading each column of
         each file once rather than one slice per job: (row, {field: array}) where row[i]
@@ -741,9 +731,6 @@ SWEEP_KEYS = ("sweep_name", "sweep_file", "sweep_text", "sweep_hash", "created_u
 # Fields of one per-delivery record (store_raw; docs/results-layout.md), in this order:
 # the file's own column names, the same in every reader (issue 30: no second spelling).
 DELIVERY_FIELDS = ("message", "group", "sender", "recipient", "sent_s", "delivered_s", "online")
-# The columns of /disclosure/curve (src/io/h5out_ragged.def; tests/check_results_columns.sh).
-DISCLOSURE_CURVE_FIELDS = ("multicasts", "time_s", "precision", "recall", "auc", "source_top1",
-                           "source_entropy_bits")
 # The spelling this adapter used before (msg, send_s, deliver_s): a layout-1 job group's
 # `deliveries` table may use it.
 _OLD_DELIVERY_FIELDS = ("msg", "group", "sender", "recipient", "send_s", "deliver_s", "online")

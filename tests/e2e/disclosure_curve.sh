@@ -40,7 +40,8 @@ Y
 "$PY" - "$T/d.h5" "$T/noraw.h5" <<'PY' || fail=1
 import math, sys
 import numpy as np
-from rcplot.results import load_table, DISCLOSURE_CURVE_FIELDS
+from rcplot.results import load_table
+from rcplot.disclosure import CURVE_FIELDS, curve, curves
 
 t = load_table(sys.argv[1])
 bad = []
@@ -48,9 +49,9 @@ if len(t) != 4:
     bad.append("%d jobs, want 4" % len(t))
 for row in range(len(t)):
     st, cp = t["strategy"][row], t["corrupt_providers"][row]
-    c = t.disclosure_curve(row)
+    c = curve(t, row)
     name = "%s cp=%g" % (st, cp)
-    if set(c) != set(DISCLOSURE_CURVE_FIELDS):
+    if set(c) != set(CURVE_FIELDS):
         bad.append(name + ": fields " + str(sorted(c)))
         continue
     k = np.asarray(c["multicasts"], dtype=np.int64)
@@ -85,8 +86,13 @@ for row in range(len(t)):
     if st == "rc-k2-p2-ft" and cp == 1 and not c["precision"][-1] > c["precision"][0]:
         bad.append(name + ": RC-FT all corrupted learned nothing: %s" % c["precision"][[0, -1]])
 u = load_table(sys.argv[2])
-if len(u) != 1 or len(u.disclosure_curve(0)["multicasts"]) != 0:
+if len(u) != 1 or len(curve(u, 0)["multicasts"]) != 0:
     bad.append("a job without store_raw stored a curve")
+# every row's curve at once, as the per-row reads give it
+rows, allc = curves(t)
+for row in range(len(t)):
+    if not np.array_equal(allc["auc"][rows == row], curve(t, row)["auc"]):
+        bad.append("curves() and curve() differ at row %d" % row)
 if bad:
     sys.exit("FAIL: " + "; ".join(bad))
 print("disclosure curves: %d jobs read back" % len(t))
