@@ -14,8 +14,8 @@
  *     to the provider itself;
  *   - corrupted mixes (a seeded fraction): their input-to-output links.  A
  *     sub-message whose every mix is corrupted is linked from the client that
- *     sent it (through its provider, which forwards without mixing) to the
- *     provider it reaches: where that provider is corrupted too, the
+ *     sent it (through its own provider, which must be corrupted too where it
+ *     delays packets like a mix: --q-ingress-delay) to the provider it reaches: where that provider is corrupted too, the
  *     adversary knows who sent the real message it files, and when.  The net
  *     draws no mixes in most models, so the observer draws each such
  *     sub-message's path itself (one mix per layer, uniformly, on a stream of
