@@ -98,6 +98,39 @@ static void check_fixed(bool lattice, int model, double d_s, rc_time d_us)
 }
 
 Test(links, fixed_latency_adds_its_sum_exact_model) { check_fixed(false, 1, 0.073, 73000); }
+
+/* Nodes that mix (docs/spec.md §1.15) move packets hop by hop, each crossing
+ * its link before it queues at the next node.  Timed mixes of period T, one
+ * per layer, no delay at the providers and no service: a message's time is
+ * its links plus the waits for the flush instants, and a link of D = 2T moves
+ * every arrival and so every flush it meets by exactly D, so every message's
+ * time grows by exactly (layers + 2) x D here too. */
+Test(links, fixed_latency_adds_its_sum_through_timed_mixes)
+{
+    static rec base;
+    for (int with = 0; with < 2; with++) {
+        rc_job job;
+        base_job(&job, false);
+        job.mix_kind = RC_MIX_TIMED;
+        job.mix_period_s = 0.05;
+        job.mixes_per_layer = 1;
+        job.quirks.ingress_delay = 0;
+        job.link_latency_s = with ? 0.1 : 0;
+        run(&job, 1, NULL);
+        if (!with) base = R;
+    }
+    cr_assert_eq(base.n_arrived, SENDS);
+    cr_assert_eq(R.n_arrived, SENDS);
+    rc_time path = 5 * 100000;
+    for (int i = 0; i < SENDS; i++) {
+        cr_assert_eq(R.emitted[i], base.emitted[i], "message %d left at another time", i);
+        cr_assert_eq(R.arrived[i] - R.emitted[i], base.arrived[i] - base.emitted[i] + path,
+                     "message %d: %lld us with links, %lld without", i,
+                     (long long)(R.arrived[i] - R.emitted[i]),
+                     (long long)(base.arrived[i] - base.emitted[i]));
+        if (R.delivered[i] >= 0) cr_assert_geq(R.delivered[i], R.arrived[i] + 100000);
+    }
+}
 /* on the lattice a link's latency is lifted to ticks: 73 ms -> 80 ms */
 Test(links, fixed_latency_adds_its_sum_lattice) { check_fixed(true, 1, 0.073, 80000); }
 Test(links, fixed_latency_adds_its_sum_population_model_2) { check_fixed(false, 2, 0.05, 50000); }
@@ -135,6 +168,8 @@ typedef struct wobs {
     uint8_t *hops;
     uint64_t cap;
     uint32_t *loop_origin; /* per mix-loop packet id */
+    rc_time *last_in;      /* per packet id: when its last link reached a node */
+    long early;            /* links that left a node before the packet reached it */
 } wobs;
 
 /* The region of a node as the map says, computed here from the test's own
@@ -168,6 +203,10 @@ static void on_link(void *ctx, const rc_wire_link *l)
     w->links++;
     if (l->received - l->sent != map_lat(w, l->from, l->to)) w->bad++;
     if (l->kind == RC_WIRE_PULL) w->checked_pull++;
+    if (l->kind == RC_WIRE_LINK && l->packet < w->cap) {
+        if (l->sent < w->last_in[l->packet]) w->early++;
+        w->last_in[l->packet] = l->received;
+    }
     uint32_t first = w->users + w->providers;
     if (l->kind == RC_WIRE_LINK && l->to >= first && l->packet < w->cap) {
         uint8_t *k = &w->hops[l->packet];
@@ -179,8 +218,10 @@ static void on_link(void *ctx, const rc_wire_link *l)
 static wobs W;
 
 /* A run with the wire observed (cover full) under `topology`, with MAP or a
- * fixed latency; W holds what was seen. */
-static void run_observed(int topology, bool map)
+ * fixed latency, the mixes Poisson (nodes 0) or nodes that serve and batch
+ * (nodes 1: threshold mixes of 4 and service at every node, so packets go
+ * hop by hop through loopix/node.c); W holds what was seen. */
+static void run_observed_nodes(int topology, bool map, int nodes)
 {
     rc_job job;
     rc_job_defaults(&job);
@@ -189,6 +230,13 @@ static void run_observed(int topology, bool map)
     job.seed = 9;
     job.cover = RC_COVER_FULL;
     job.topology = topology;
+    if (nodes) {
+        job.mix_kind = RC_MIX_THRESHOLD;
+        job.mix_threshold = 4;
+        job.node_service = RC_SERVICE_SERVE;
+        job.mix_capacity = 5000;
+        job.provider_capacity = 5000;
+    }
     rc_job_resolve(&job);
     rc_err err = {0};
     rc_linkmap *m = NULL;
@@ -204,7 +252,7 @@ static void run_observed(int topology, bool map)
     rc_net_hooks h = {NULL, h_sent, h_deliver, h_online, h_arrived, NULL, NULL, NULL};
     memset(&R, 0, sizeof R);
     rc_net *n = rc_net_new(&sim, &cfg, NULL, 1, NULL, h);
-    free(W.path), free(W.hops), free(W.loop_origin);
+    free(W.path), free(W.hops), free(W.loop_origin), free(W.last_in);
     memset(&W, 0, sizeof W);
     W.net = n;
     W.users = USERS;
@@ -216,6 +264,7 @@ static void run_observed(int topology, bool map)
     W.path = calloc(W.cap, sizeof *W.path);
     W.hops = calloc(W.cap, 1);
     W.loop_origin = calloc(W.cap, sizeof *W.loop_origin);
+    W.last_in = calloc(W.cap, sizeof *W.last_in);
     for (uint64_t i = 0; i < W.cap; i++) W.loop_origin[i] = UINT32_MAX;
     rc_net_observe(n, (rc_net_wire){&W, on_link, NULL});
     rc_net_start(n);
@@ -226,18 +275,33 @@ static void run_observed(int topology, bool map)
     rc_linkmap_free(m);
 }
 
+static void run_observed(int topology, bool map) { run_observed_nodes(topology, map, 0); }
+
 Test(links, every_observed_link_takes_its_region_pairs_latency)
 {
     run_observed(RC_TOPO_STRATIFIED, true);
     cr_assert_gt(W.links, 10000);
     cr_assert_gt(W.checked_pull, 100);
     cr_assert_eq(W.bad, 0, "%ld of %ld links took another latency", W.bad, W.links);
+    cr_assert_eq(W.early, 0);
+}
+
+/* Through nodes that serve and batch, every link takes its latency and a
+ * packet leaves a node only after it has reached it: it crosses the link,
+ * then queues and mixes at the next node. */
+Test(links, serving_batching_nodes_take_every_links_latency)
+{
+    run_observed_nodes(RC_TOPO_STRATIFIED, true, 1);
+    cr_assert_gt(W.links, 10000);
+    cr_assert_gt(W.checked_pull, 100);
+    cr_assert_eq(W.bad, 0, "%ld of %ld links took another latency", W.bad, W.links);
+    cr_assert_eq(W.early, 0, "%ld links left a node before the packet reached it", W.early);
 }
 
 /* hop h of every path through the mixes, by topology */
-static void check_routes(int topology)
+static void check_routes_nodes(int topology, int nodes)
 {
-    run_observed(topology, true);
+    run_observed_nodes(topology, true, nodes);
     long paths = 0, off_layer = 0, loops = 0;
     uint32_t chains_seen = 0;
     for (uint64_t p = 0; p < W.cap; p++) {
@@ -247,13 +311,22 @@ static void check_routes(int topology)
             /* a mix loop: in a cascade it stays on its origin's chain */
             loops++;
             uint32_t chain = (W.loop_origin[p] - W.users - W.providers) % W.width;
-            for (int k = 0; k < W.hops[p] && k < 8; k++)
+            uint32_t own = W.loop_origin[p] - W.users - W.providers;
+            for (int k = 0; k < W.hops[p] && k < 8; k++) {
                 if (topology == RC_TOPO_CASCADE)
                     cr_assert_eq(W.path[p][k] % W.width, chain, "loop %lu left its chain",
                                  (unsigned long)p);
+                /* only its last mix hop is its own mix: it ends there */
+                if (k + 1 < W.hops[p])
+                    cr_assert_neq(W.path[p][k], own, "loop %lu passed its own mix",
+                                  (unsigned long)p);
+            }
             continue;
         }
-        cr_assert_eq(W.hops[p], W.layers, "packet %lu made %u hops", (unsigned long)p, W.hops[p]);
+        /* (through nodes, a packet still held at the end has made fewer) */
+        if (nodes) cr_assert_leq(W.hops[p], W.layers, "packet %lu made %u hops", (unsigned long)p, W.hops[p]);
+        else cr_assert_eq(W.hops[p], W.layers, "packet %lu made %u hops", (unsigned long)p, W.hops[p]);
+        if (W.hops[p] < W.layers) continue;
         paths++;
         for (uint32_t k = 0; k < W.layers; k++) {
             uint32_t m = W.path[p][k];
@@ -272,11 +345,17 @@ static void check_routes(int topology)
         cr_assert(off_layer > paths * (long)W.layers / 2, "%ld of %ld hops off their layer",
                   off_layer, paths * (long)W.layers);
     cr_assert_eq(W.bad, 0, "%ld links took another latency", W.bad);
+    cr_assert_eq(W.early, 0, "%ld links left a node before the packet reached it", W.early);
 }
+
+static void check_routes(int topology) { check_routes_nodes(topology, 0); }
 
 Test(links, stratified_routes) { check_routes(RC_TOPO_STRATIFIED); }
 Test(links, cascade_routes) { check_routes(RC_TOPO_CASCADE); }
 Test(links, free_route_routes) { check_routes(RC_TOPO_FREE_ROUTE); }
+Test(links, stratified_routes_through_nodes) { check_routes_nodes(RC_TOPO_STRATIFIED, 1); }
+Test(links, cascade_routes_through_nodes) { check_routes_nodes(RC_TOPO_CASCADE, 1); }
+Test(links, free_route_routes_through_nodes) { check_routes_nodes(RC_TOPO_FREE_ROUTE, 1); }
 
 /* ---------- the file's errors ---------- */
 
@@ -323,4 +402,31 @@ Test(links, placements_beyond_the_network_are_refused)
     cr_assert_eq(rc_linkmap_check(m, 8, 10, &err), 0);
     rc_linkmap_free(m);
     unlink(path);
+}
+
+/* RC-FT's timeout counts a path's links (docs/spec.md §2.4): layers + 3 links of the
+ * longest latency, the fixed one or the map's largest pair; none without links. */
+Test(links, path_link_latency_for_rc_ft_timeouts)
+{
+    for (int c = 0; c < 3; c++) {
+        rc_job job;
+        base_job(&job, false);
+        job.link_latency_s = c == 1 ? 0.15 : 0;
+        rc_job_resolve(&job);
+        rc_err err = {0};
+        rc_linkmap *m = c == 2 ? rc_linkmap_load(write_tmp(MAP), &err) : NULL;
+        rc_sim sim;
+        rc_sim_init(&sim, 1000000);
+        rc_net_cfg cfg;
+        rc_job_net_cfg(&job, &cfg);
+        cfg.link_map = m;
+        rc_net_hooks h = {NULL, h_sent, h_deliver, h_online, h_arrived, NULL, NULL, NULL};
+        rc_net *n = rc_net_new(&sim, &cfg, NULL, 1, NULL, h);
+        double want = c == 0 ? 0 : c == 1 ? 6 * 0.15 : 6 * 0.055;
+        cr_assert_float_eq(rc_net_path_link_latency_s(n), want, 1e-12, "case %d: %g", c,
+                           rc_net_path_link_latency_s(n));
+        rc_net_free(n);
+        rc_sim_free(&sim);
+        rc_linkmap_free(m);
+    }
 }

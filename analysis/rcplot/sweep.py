@@ -57,6 +57,7 @@ UNITS = {
     "population": "count", "population_model": None, "group_size_dist": None,
     "packet_size": "B",
     "node_service": None, "provider_capacity": "1/s", "queue_limit": "count",
+    "node_processing": "s",
     "mix_kind": None, "mix_threshold": "count", "mix_period": "s", "mix_pool": "count",
     "link_latency": "s", "link_latency_file": None, "topology": None,
     "disclosure": None, "disclosure_window": "s", "disclosure_group": None,

@@ -149,14 +149,18 @@ static int validate_mixes(const rc_job *job, rc_err *err)
 static int validate_nodes(const rc_job *job, rc_err *err)
 {
     bool serve = job->node_service == RC_SERVICE_SERVE;
-    if (!serve && (job->provider_capacity > 0 || job->queue_limit > 0))
+    if (!serve && (job->provider_capacity > 0 || job->queue_limit > 0 || job->node_processing_s > 0))
         return rc_err_set(err, RC_EXIT_USAGE,
                           "%s: has no effect without --node-service serve",
-                          job->provider_capacity > 0 ? "provider_capacity" : "queue_limit");
-    if (serve && !(job->mix_capacity > 0) && !(job->provider_capacity > 0))
+                          job->provider_capacity > 0 ? "provider_capacity"
+                          : job->queue_limit > 0     ? "queue_limit"
+                                                     : "node_processing");
+    if (serve && !(job->mix_capacity > 0) && !(job->provider_capacity > 0) &&
+        !(job->node_processing_s > 0))
         return rc_err_set(err, RC_EXIT_USAGE,
                           "node_service: serve needs a finite rate (--mix-capacity C or "
-                          "--provider-capacity C, sub-messages per second, > 0)");
+                          "--provider-capacity C, sub-messages per second, > 0) or a "
+                          "--node-processing time");
     bool batch = job->mix_kind == RC_MIX_THRESHOLD || job->mix_kind == RC_MIX_POOL;
     if (job->mix_kind == RC_MIX_POOL && job->mix_pool < 1)
         return rc_err_set(err, RC_EXIT_USAGE,
@@ -405,6 +409,7 @@ void rc_job_net_cfg(const rc_job *job, rc_net_cfg *out)
         out->mix_service_rate = job->mix_capacity;
         out->provider_service_rate = job->provider_capacity;
         out->queue_limit = job->queue_limit;
+        out->node_processing_s = job->node_processing_s;
     }
     out->mix_kind = job->mix_kind;
     out->mix_threshold = job->mix_threshold;
@@ -500,17 +505,6 @@ void rc_job_app_cfg(const rc_job *job, rc_app_cfg *out)
  * providers and mixes the network has; not with --link-latency too. */
 static int validate_links(const rc_job *job, rc_err *err)
 {
-    /* Nodes that serve or batch move packets hop by hop (loopix/node.c), a path
-     * that does not take links or topologies yet: refused rather than ignored. */
-    bool links = job->link_latency_s > 0 || job->link_latency_file[0] != '\0' ||
-                 job->topology != RC_TOPO_STRATIFIED;
-    if (links && (job->node_service == RC_SERVICE_SERVE || job->mix_kind != RC_MIX_POISSON))
-        return rc_err_set(err, RC_EXIT_USAGE,
-                          "%s: not yet with --node-service serve or a --mix-kind other than "
-                          "poisson (docs/spec.md §1.16)",
-                          job->topology != RC_TOPO_STRATIFIED ? "topology"
-                          : job->link_latency_s > 0          ? "link_latency"
-                                                             : "link_latency_file");
     if (job->link_latency_file[0] == '\0') return 0;
     if (job->link_latency_s > 0)
         return rc_err_set(err, RC_EXIT_USAGE,

@@ -83,6 +83,7 @@ typedef struct rc_job {
     int node_service;             /* RC_SERVICE_ */
     double provider_capacity;
     int queue_limit;
+    double node_processing_s;     /* serve: a fixed time per sub-message at every node (0 = none) */
     int mix_kind, mix_threshold, mix_pool;
     double mix_period_s;
     /* links and paths (docs/spec.md §1.16, §1.17): a fixed latency per link

@@ -130,6 +130,11 @@ static const rc_param_def table[] = {
     {"queue_limit", RC_PT_INT, OFF(queue_limit), 0, "0", 0, 1 << 24, "", NULL, C | A | N,
      "node_service serve: packets a serving node holds, the one in service included; an "
      "arrival that finds it full is dropped (0 = no limit)"},
+    {"node_processing", RC_PT_DURATION, OFF(node_processing_s), 0, "0", 0, 3600, "s", NULL,
+     C | A | N,
+     "node_service serve: a fixed processing time per sub-message at every node, mixes and "
+     "providers, added to the exponential service of a node with a capacity (seconds, or "
+     "2ms; 0 = none; docs/spec.md §1.14)"},
     {"mix_kind", RC_PT_ENUM, OFF(mix_kind), 0, "poisson", 0, 3, "",
      "poisson|threshold|timed|pool", C | A | N,
      "how a mix lets packets go: poisson = an exponential delay each (rate_delay); threshold "

@@ -238,7 +238,7 @@ rc_net *rc_net_new(rc_sim *sim, const rc_net_cfg *cfg, const rc_trace *trace, in
     rc_sim_on(sim, RC_EV_COVER_HOP, rc_net__on_cover_hop, n);
     /* nodes that serve or batch (node.c) take every packet hop by hop, mix loops too */
     bool nodes_on = cfg->mix_service_rate > 0 || cfg->provider_service_rate > 0 ||
-                    cfg->mix_kind != RC_MIX_POISSON;
+                    cfg->node_processing_s > 0 || cfg->mix_kind != RC_MIX_POISSON;
     rc_sim_on(sim, RC_EV_MIX_LOOP, nodes_on ? rc_net__node_on_mix_loop : rc_net__on_mix_loop, n);
     rc_sim_on(sim, RC_EV_FORCE, on_force, n);
     if (hooks.relay != NULL) rc_sim_on(sim, RC_EV_RELAY, rc_net__on_relay, n);
@@ -365,4 +365,12 @@ void rc_net_provider_send(rc_net *n, uint32_t ui, uint32_t recipient, uint32_t b
 double rc_net_mean_hop_delay_s(const rc_net *n) { return 1.0 / n->mu; }
 double rc_net_payload_rate(const rc_net *n) { return n->rate_pay; }
 uint32_t rc_net_hops(const rc_net *n) { return n->layers + 1; }
+double rc_net_path_link_latency_s(const rc_net *n)
+{
+    rc_time longest = n->link_fixed;
+    if (n->region_lat != NULL)
+        for (size_t i = 0; i < (size_t)n->n_regions * n->n_regions; i++)
+            if (n->region_lat[i] > longest) longest = n->region_lat[i];
+    return (double)(n->layers + 3) * (double)longest / 1e6;
+}
 const rc_net_counters *rc_net_counts(const rc_net *n) { return &n->ctr; }

@@ -116,6 +116,9 @@ typedef struct rc_net_cfg {
      * the nodes). */
     double mix_service_rate, provider_service_rate;
     int queue_limit;
+    /* a fixed time per sub-message every node spends on a packet, before its
+     * exponential service (s; 0 = none) */
+    double node_processing_s;
     int mix_kind, mix_threshold, mix_pool;
     double mix_period_s;
     /* Link latency (docs/spec.md §1.16): every link -- client to provider,
@@ -298,6 +301,10 @@ void rc_net_check_conservation(const rc_net *n);
 double rc_net_mean_hop_delay_s(const rc_net *n);
 double rc_net_payload_rate(const rc_net *n); /* lambda_P x p (after lambda_div) */
 uint32_t rc_net_hops(const rc_net *n);       /* mix layers + 1 */
+/* The links a message crosses from its sender until its recipient holds it
+ * (layers + 3, docs/spec.md §1.16) times the longest link: the fixed
+ * latency, or with a map its largest region pair (s; 0 without links). */
+double rc_net_path_link_latency_s(const rc_net *n);
 
 /* The counters so far (final after the run). */
 const rc_net_counters *rc_net_counts(const rc_net *n);

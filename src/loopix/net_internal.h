@@ -154,6 +154,7 @@ typedef struct npkt {
     uint32_t ui;       /* the sending client (UINT32_MAX: a mix loop) */
     uint32_t node;     /* the node it is at or on its way to (providers, then mixes) */
     uint32_t origin;   /* a mix loop's mix */
+    uint32_t chain;    /* a cascade's chain (route_mix), drawn at hop 0 */
     uint8_t kind;      /* node.c's PK_ */
     uint8_t stage;     /* hops made after its first node */
     uint16_t size;     /* sub-messages it carries */
@@ -177,6 +178,7 @@ typedef struct nodes {
     uint32_t threshold, pool, limit;
     rc_time period;
     double mix_rate, provider_rate; /* sub-messages per second; 0 = infinite */
+    rc_time proc;      /* fixed processing per sub-message (us; 0 = none) */
     nnode *node;
     uint32_t n_node;
     npkt *pk;

@@ -6,8 +6,9 @@
  * sender (client.c, emit) since no node depends on another packet.  Here a
  * packet's delay at a node does: a packet travels hop by hop as events
  * (RC_EV_NODE), and each node takes its arrivals in time order:
- *   - service: a FIFO server (loopix/server.h) at the node's rate, each packet
- *     needing an exponential time of mean (sub-messages it carries) / rate,
+ *   - service: a FIFO server (loopix/server.h), each packet needing a fixed
+ *     processing time per sub-message it carries (node_processing_s) plus, at
+ *     a node with a rate, an exponential time of mean (sub-messages) / rate;
  *     at most queue_limit packets held, drop-tail;
  *   - mixing, after service: at a mix by its rule -- poisson (an exponential
  *     delay, as the latency model), threshold and pool (hold until n + f
@@ -16,12 +17,14 @@
  *     at a provider the Poisson delay of q_ingress_delay on the way in, none
  *     on the way out.
  * The path is the observer's (docs/spec.md §10.1): a bundle, covers inside,
- * passes the sender's provider and one mix of each layer (chosen uniformly
- * from this file's stream), splits at the last layer into its sub-messages,
+ * passes the sender's provider and one mix of each hop (chosen by the
+ * topology from this file's stream, route_mix), splits at the L-th hop into its sub-messages,
  * each to its recipient's provider (a cover to a provider drawn uniformly),
  * where a real one is filed in the postbox; provider injections and mix loops
- * take the nodes of their paths.  Every link is reported to an attached
- * observer when it is decided (at its start at the latest). */
+ * take the nodes of their paths.  Between two nodes a packet crosses the
+ * link's latency (docs/spec.md §1.16) before it queues at the next.  Every
+ * link is reported to an attached observer when it is decided (at its start
+ * at the latest). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,19 +78,27 @@ static void arrive_at(rc_net *n, uint32_t pi, uint32_t x, rc_time t)
     rc_sim_at(n->sim, t, RC_CLS_MIX, RC_EV_NODE, pi, 0);
 }
 
-/* Reports packet pi's link from its node to node `to`, leaving at `sent`. */
-static void report(rc_net *n, uint32_t pi, uint32_t to, rc_time sent, uint32_t split, bool exits)
+/* Packet pi leaves its node at `sent` for node `to`: it crosses the link
+ * (its latency, docs/spec.md §1.16, after the lattice's hand-over) and
+ * reaches `to`, where it queues and mixes again; an attached observer is
+ * shown the link (the last layer's split into `split`; `exits`: it ends a
+ * path through the mixes). */
+static void hop(rc_net *n, uint32_t pi, uint32_t to, rc_time sent, uint32_t split, bool exits)
 {
     npkt *p = &n->nd.pk[pi];
-    p->wl.kind = RC_WIRE_LINK;
-    p->wl.from = wid(n, p->node);
-    p->wl.to = wid(n, to);
-    p->wl.sent = sent;
-    p->wl.received = sent + hand_of(n);
-    p->wl.split = split;
-    p->wl.exits = exits;
-    n->wire.link(n->wire.ctx, &p->wl);
-    p->wl.parent = RC_WIRE_NONE;
+    rc_time received = sent + hand_of(n) + link_lat(n, wid(n, p->node), wid(n, to));
+    if (n->wire.link != NULL) {
+        p->wl.kind = RC_WIRE_LINK;
+        p->wl.from = wid(n, p->node);
+        p->wl.to = wid(n, to);
+        p->wl.sent = sent;
+        p->wl.received = received;
+        p->wl.split = split;
+        p->wl.exits = exits;
+        n->wire.link(n->wire.ctx, &p->wl);
+        p->wl.parent = RC_WIRE_NONE;
+    }
+    arrive_at(n, pi, to, received);
 }
 
 /* The real messages a packet holds (for accounting). */
@@ -104,6 +115,27 @@ static uint32_t any_mix(rc_net *n, uint32_t layer)
     return mix_node(n, layer, rc_rng_below(n->nd.rng, n->width));
 }
 
+/* The mix of hop `hop` of packet p's path by the topology (docs/spec.md
+ * §1.17, route_mix; a cascade's chain is drawn at hop 0 and kept in p).
+ * Stratified draws what any_mix always drew. */
+static uint32_t path_mix(rc_net *n, npkt *p, uint32_t hop)
+{
+    return route_mix(n, n->nd.rng, hop, &p->chain) - n->n_users;
+}
+
+/* A mix of layer `layer` for a mix loop from `origin` (wire.c's loop_mix):
+ * cascade, the origin's chain; free-route, any mix but the origin (a loop is
+ * home when it reaches its own mix, docs/spec.md §1.6). */
+static uint32_t loop_mix(rc_net *n, uint32_t origin, uint32_t layer)
+{
+    if (n->topology == RC_TOPO_CASCADE) return mix_node(n, layer, (origin - n->n_providers) % n->width);
+    if (n->topology == RC_TOPO_FREE_ROUTE) {
+        uint32_t m = n->n_providers + rc_rng_below(n->nd.rng, n->layers * n->width - 1);
+        return m >= origin ? m + 1 : m;
+    }
+    return any_mix(n, layer);
+}
+
 /* A mix loop from a mix of layer o visits layers o+1 .. L-1, a provider,
  * layers 0 .. o-1 and its own mix (docs/spec.md §1.6): its hop j (1-based). */
 static uint32_t loop_next(rc_net *n, const npkt *p)
@@ -111,9 +143,9 @@ static uint32_t loop_next(rc_net *n, const npkt *p)
     uint32_t L = n->layers, o = layer_of(n, p->origin), j = p->stage + 1u;
     if (j == L + 1) return p->origin;
     uint32_t k = o + j;
-    if (k < L) return any_mix(n, k);
+    if (k < L) return loop_mix(n, p->origin, k);
     if (k == L) return rc_rng_below(n->nd.rng, n->n_providers);
-    return any_mix(n, k - L - 1);
+    return loop_mix(n, p->origin, k - L - 1);
 }
 
 static void split_bundle(rc_net *n, uint32_t pi, rc_time dep);
@@ -123,8 +155,6 @@ static void mix_hold(rc_net *n, uint32_t pi, rc_time in);
 static void depart(rc_net *n, uint32_t pi, rc_time leave)
 {
     npkt *p = &n->nd.pk[pi];
-    rc_time hand = hand_of(n);
-    bool observed = n->wire.link != NULL;
     switch (p->kind) {
     case PK_BUNDLE:
     case PK_INJECT: {
@@ -149,36 +179,28 @@ static void depart(rc_net *n, uint32_t pi, rc_time leave)
         }
         if (p->stage >= n->layers) { /* an injection leaves the last layer */
             uint32_t to = n->users[p->recipient].provider;
-            if (observed) report(n, pi, to, leave, 1, true);
             p->stage++;
-            arrive_at(n, pi, to, leave + hand);
+            hop(n, pi, to, leave, 1, true);
             return;
         }
-        uint32_t to = any_mix(n, p->stage);
-        if (observed) {
-            uint32_t split = p->kind == PK_BUNDLE && p->stage + 1 == n->layers ? p->size : 1;
-            report(n, pi, to, leave, split, false);
-        }
+        uint32_t to = path_mix(n, p, p->stage);
+        uint32_t split = p->kind == PK_BUNDLE && p->stage + 1 == n->layers ? p->size : 1;
         p->stage++;
-        arrive_at(n, pi, to, leave + hand);
+        hop(n, pi, to, leave, split, false);
         return;
     }
     case PK_PART: {
         uint32_t to = p->body != UINT32_MAX ? n->users[p->recipient].provider
                                             : rc_rng_below(n->nd.rng, n->n_providers);
-        if (observed) report(n, pi, to, leave, 1, true);
         p->stage = (uint8_t)(n->layers + 1);
-        arrive_at(n, pi, to, leave + hand);
+        hop(n, pi, to, leave, 1, true);
         return;
     }
     case PK_LOOP: {
         uint32_t to = loop_next(n, p);
-        if (observed) {
-            /* arriving at a provider from the last layer ends a path through the mixes */
-            report(n, pi, to, leave, 1, is_provider(n, to));
-        }
         p->stage++;
-        arrive_at(n, pi, to, leave + hand);
+        /* arriving at a provider from the last layer ends a path through the mixes */
+        hop(n, pi, to, leave, 1, is_provider(n, to));
         return;
     }
     }
@@ -271,12 +293,14 @@ void rc_net__on_node(void *ctx, const rc_event *ev)
     rc_time now = ev->t;
     bool prov = is_provider(n, x);
     if (!prov) n->ctr.mix_packets += p->size;
-    if (n->wire.link == NULL && !prov) rc_net__traffic_at_node(n, wid(n, x), p->size);
+    if (!prov) rc_net__traffic_at_node(n, wid(n, x), p->size);
     /* service */
     double rate = prov ? s->provider_rate : s->mix_rate;
     rc_time dep = now;
-    if (rate > 0) {
-        rc_time work = rc_round_nonneg(rc_rng_exp(s->rng_service, p->size / rate * 1e6));
+    if (rate > 0 || s->proc > 0) {
+        /* a fixed processing time, then (at a node of finite rate) the exponential service */
+        rc_time work = s->proc * p->size;
+        if (rate > 0) work += rc_round_nonneg(rc_rng_exp(s->rng_service, p->size / rate * 1e6));
         rc_time start;
         if (!rc_server_arrive(&s->node[x].srv, now, work, s->limit, &start, &dep, NULL)) {
             n->ctr.node_drops++;
@@ -323,7 +347,8 @@ void rc_net__on_node(void *ctx, const rc_event *ev)
         pk_free(n, pi);
         return;
     }
-    if (p->kind == PK_BUNDLE && layer_of(n, x) + 1 == n->layers) split_bundle(n, pi, dep);
+    /* the L-th hop splits (under free-route a mix's layer is only its number) */
+    if (p->kind == PK_BUNDLE && p->stage == n->layers) split_bundle(n, pi, dep);
     else mix_hold(n, pi, dep);
 }
 
@@ -340,7 +365,8 @@ uint32_t rc_net__node_bundle(rc_net *n, uint32_t ui, rc_time t, uint32_t p, uint
     k->node = n->users[ui].provider;
     if (n->wire.link != NULL) {
         k->wl = (rc_wire_link){RC_WIRE_LINK, n->wire_seq++, RC_WIRE_NONE, ui,
-                               wid(n, k->node), t, t + hand_of(n), parts == 0 ? 0 : 1,
+                               wid(n, k->node), t, t + hand_of(n) + link_lat(n, ui, wid(n, k->node)),
+                               parts == 0 ? 0 : 1,
                                UINT32_MAX, ui, false, real};
         n->wire.link(n->wire.ctx, &k->wl);
     }
@@ -360,7 +386,7 @@ void rc_net__node_bundle_add(rc_net *n, uint32_t pi, const qmsg *q)
 void rc_net__node_bundle_send(rc_net *n, uint32_t pi)
 {
     npkt *k = &n->nd.pk[pi];
-    arrive_at(n, pi, k->node, k->t0 + hand_of(n));
+    arrive_at(n, pi, k->node, k->t0 + hand_of(n) + link_lat(n, k->ui, wid(n, k->node)));
 }
 
 void rc_net__node_inject(rc_net *n, uint32_t ui, uint32_t recipient, uint32_t body, rc_time t)
@@ -428,6 +454,7 @@ void rc_net__nodes_init(rc_net *n, const rc_net_cfg *cfg)
     s->mix_rate = cfg->mix_service_rate;
     s->provider_rate = cfg->provider_service_rate;
     s->limit = (uint32_t)cfg->queue_limit;
+    s->proc = (rc_time)llround(cfg->node_processing_s * 1e6);
     s->rng = rc_rng_new(cfg->seed, STREAM_NODE);
     s->rng_service = rc_rng_new(cfg->seed, STREAM_SERVICE);
     s->n_node = n->n_providers + n->layers * n->width;

@@ -119,6 +119,7 @@ rc_mc_counters *rc_mc_counts(rc_mc *mc) { return &mc->ctr; }
 double rc_mc_mean_hop_delay_s(const rc_mc *mc) { return rc_net_mean_hop_delay_s(mc->net); }
 double rc_mc_payload_rate(const rc_mc *mc) { return rc_net_payload_rate(mc->net); }
 uint32_t rc_mc_hops(const rc_mc *mc) { return rc_net_hops(mc->net); }
+double rc_mc_path_link_latency_s(const rc_mc *mc) { return rc_net_path_link_latency_s(mc->net); }
 rc_net *rc_mc_net(rc_mc *mc) { return mc->net; }
 
 void rc_mc_set_tap(rc_mc *mc, const rc_mc_tap *tap) { mc->tap = *tap; }

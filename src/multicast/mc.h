@@ -143,6 +143,7 @@ rc_mc_counters *rc_mc_counts(rc_mc *mc);
 double rc_mc_mean_hop_delay_s(const rc_mc *mc);
 double rc_mc_payload_rate(const rc_mc *mc);
 uint32_t rc_mc_hops(const rc_mc *mc); /* mix layers + 1 (docs/spec.md §2.4) */
+double rc_mc_path_link_latency_s(const rc_mc *mc); /* rc_net_path_link_latency_s */
 
 /* Sends m from user `from` (m->recipient must be set).  False when it will
  * never leave (a misbehaving member withholds it, multicast/adversary.h). */

@@ -587,6 +587,10 @@ static void *rcs_create(rc_mc *mc, const rc_strategy_spec *spec, const rc_mc_cfg
      * t_queue = 1000 / (lambda_P x p), both after lambda scaling. */
     uint32_t hops = rc_mc_hops(mc);
     s->t_msg_ms = 1000.0 * cfg->rc_base_delay_factor * hops * rc_mc_mean_hop_delay_s(mc);
+    /* With links (§2.4, §1.16) every t_msg term -- a copy's path or an ACK's --
+     * also waits for the path's links, which no mixing delay covers. */
+    double links = rc_mc_path_link_latency_s(mc);
+    if (links > 0) s->t_msg_ms += 1000.0 * links;
     s->t_queue_ms = 1000.0 / rc_mc_payload_rate(mc);
     s->retire = rc_mc_population(mc);
     s->n_slots = rc_mc_slots(mc);

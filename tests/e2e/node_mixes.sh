@@ -69,6 +69,27 @@ assert abs(got - p) < 5 * 3 * se, (got, p, se)
 assert k["undelivered"] > 0
 PY
 
+# 2b. A fixed processing time P at every node (the mix and the providers), no exponential
+#     service: each node is an M/D/1 queue, whose mean wait is Pollaczek-Khinchine's
+#     rho P / (2 (1 - rho)), half an M/M/1's at the same load.  Against a run whose every
+#     node serves exponentially at rate 1/P (the same arrivals in law), the summed waits
+#     are half, node by node and so in total; and every service takes exactly P.
+"$RCSIM" run $ONE --duration 20m --node-service serve --node-processing 2.5ms --json --quiet \
+    >"$T/md1.json" 2>"$T/err" || { echo "FAIL: M/D/1 run: $(cat "$T/err")"; fail=1; }
+"$RCSIM" run $ONE --duration 20m --node-service serve --mix-capacity 400 --provider-capacity 400 \
+    --json --quiet >"$T/mm1all.json" 2>"$T/err" || { echo "FAIL: M/M/1 run: $(cat "$T/err")"; fail=1; }
+"$PY" - "$T/md1.json" "$T/mm1all.json" <<'PY' || fail=1
+import json, sys
+d, m = (json.load(open(p)) for p in sys.argv[1:3])
+wd = d["node_wait_us"] / d["node_served"]
+wm = m["node_wait_us"] / m["node_served"]
+print("fixed 2.5 ms at every node: mean wait %.1f us; exponential 400 /s: %.1f us; ratio %.3f "
+      "(M/D/1 against M/M/1: 0.5); service %.1f us each" % (wd, wm, wd / wm, d["node_service_us"] / d["node_served"]))
+assert d["node_service_us"] == d["node_served"] * 2500, "a service took another time than P"
+assert abs(d["node_served"] - m["node_served"]) < 0.01 * m["node_served"]
+assert 0.42 < wd / wm < 0.58, wd / wm
+PY
+
 # 3. defaults: the new options at their defaults are the job without them, bit for bit
 "$RCSIM" run --users 32 --duration 2m --json --quiet >"$T/a.json" 2>"$T/err" || fail=1
 "$RCSIM" run --users 32 --duration 2m --node-service plan --mix-kind poisson --mix-threshold 10 \
@@ -148,6 +169,9 @@ bad "--mix-threshold: value '0'" --mix-kind threshold --mix-threshold 0
 bad "--queue-limit: value '-1'" --node-service serve --mix-capacity 100 --queue-limit -1
 bad "--provider-capacity: value '-3'" --node-service serve --provider-capacity -3
 bad "cover: skip cannot go with nodes" --mix-kind timed --cover skip
+bad "node_processing: has no effect" --node-processing 2ms
+bad "--node-processing: value '-1'" --node-service serve --node-processing -1
+bad "--node-processing: 'slow'" --node-service serve --node-processing slow
 bad "queue_limit: 4 cannot go with --anonymity on" --node-service serve --mix-capacity 100 \
     --queue-limit 4 --anonymity on
 bad "corrupt_mixes: 0.3 cannot go with --mix-kind threshold" --mix-kind threshold --anonymity on \
