@@ -24,6 +24,11 @@ provenance):
   ranking's top-m precision and AUC and the source's top-1 share against the fraction of
   corrupted providers, one line per strategy and number of users (docs/disclosure.md).
   Writes OUTDIR/disclosure.png and OUTDIR/disclosure.md.
+- network (experiments/network.yaml and network-rules.yaml): (a) latency and (b) the wait
+  at a node of all and of real packets per strategy at the paper's load and at 10x, with
+  links and finite capacity; (c) entropy and (d) latency per mixing rule and topology at
+  matched mean delay.  Medians over seeds.  Writes OUTDIR/network.png and
+  OUTDIR/network.md.
 
 All read the results through rcplot.results, the one reader of results files.
 """
@@ -370,3 +375,141 @@ def disclosure(paths, out):
     with open(os.path.join(out, "disclosure.md"), "w") as f:
         f.write("\n".join(md) + "\n")
     return [os.path.join(out, "disclosure." + e) for e in ("png", "md")]
+
+
+# ---- network ---------------------------------------------------------------------------------
+
+NET_STRATEGIES = ["unicast", "rc-k2-p2", "rc-k2-p2-ft", "provider-fanout"]
+NET_LABEL = {"unicast": "unicast", "rc-k2-p2": "RC k=p=2", "rc-k2-p2-ft": "RC-FT k=p=2",
+             "provider-fanout": "provider fan-out"}
+NET_RULES = ["poisson", "threshold", "timed", "pool"]
+NET_TOPOLOGIES = ["stratified", "cascade", "free-route"]
+
+
+def _c(job, name):
+    """A counter of a job of either results layout."""
+    v = job.counters().get(name) if hasattr(job, "counters") else None
+    return float(v) if v is not None else counter(job, name)
+
+
+def _ratio(job, num, den):
+    d = _c(job, den)
+    return _c(job, num) / d if d > 0 else math.nan
+
+
+def network_rows(res):
+    """One row per configuration of experiments/network*.yaml: its key and its medians over
+    seeds (latency, waits at the nodes, entropy, bandwidth)."""
+    rows = []
+    for cfg in res.configs():
+        a = cfg.jobs[0].attrs
+        row = {
+            "strategy": cfg.strategy, "lambda_div": cfg.lambda_div, "seeds": cfg.n_seeds,
+            "topology": text(a.get("topology", "stratified")),
+            "mix_kind": text(a.get("mix_kind", "poisson")),
+            "serve": text(a.get("node_service", "plan")) == "serve",
+            "mean": median_over_seeds(cfg, lambda j: j.stat("mean")),
+            "p99": median_over_seeds(cfg, lambda j: j.stat("p99")),
+            "wait_ms": median_over_seeds(cfg, lambda j: 1e-3 * _ratio(j, "node_wait_us", "node_served")),
+            "real_wait_ms": median_over_seeds(
+                cfg, lambda j: 1e-3 * _ratio(j, "node_real_wait_us", "node_real_served")),
+            "wait_max_ms": median_over_seeds(cfg, lambda j: 1e-3 * _c(j, "node_wait_max_us")),
+            "entropy": median_over_seeds(cfg, lambda j: _c(j, "anon_entropy_mean_bits")),
+            "min_entropy": median_over_seeds(cfg, lambda j: _c(j, "anon_min_entropy_mean_bits")),
+            "bandwidth": median_over_seeds(cfg, lambda j: _c(j, "bw_bytes_per_client_s")),
+            "mix_load": median_over_seeds(cfg, lambda j: _c(j, "bw_mix_load_mean_pps")),
+            "timeouts": median_over_seeds(cfg, lambda j: _c(j, "timeouts")),
+            "duration": cfg.duration, "users": cfg.users,
+        }
+        e = [_c(j, "anon_entropy_mean_bits") for j in cfg.jobs]
+        row["entropy_lo"], row["entropy_hi"] = min(e), max(e)
+        rows.append(row)
+    return rows
+
+
+def network(paths, out):
+    """Draws the network study (experiments/network.yaml: strategies x load with links and
+    finite capacity; experiments/network-rules.yaml: topologies x mixing rules at matched
+    mean delay) into `out`: network.png and network.md; returns the written paths, or None
+    when the files hold no jobs."""
+    with results.load(paths) as res:
+        rows = network_rows(res)
+    if not rows:
+        return None
+    os.makedirs(out, exist_ok=True)
+    cap = [r for r in rows if r["serve"]]
+    rules = [r for r in rows if not r["serve"]]
+    fig, axes = plt.subplots(1, 4, figsize=(17, 4.2))
+    width = 0.38
+    # (a) latency per strategy and load; (b) the wait of every packet and of real packets
+    for li, (ld, lab) in enumerate([(1.0, "paper's load"), (0.1, "10x load")]):
+        xs = np.arange(len(NET_STRATEGIES)) + (li - 0.5) * width
+        by = {r["strategy"]: r for r in cap if abs(r["lambda_div"] - ld) < 1e-9}
+        axes[0].bar(xs, [by[s]["mean"] if s in by else np.nan for s in NET_STRATEGIES], width,
+                    label=lab)
+        axes[1].bar(xs, [by[s]["real_wait_ms"] if s in by else np.nan for s in NET_STRATEGIES],
+                    width, label=f"real packets, {lab}")
+        axes[1].plot(xs, [by[s]["wait_ms"] if s in by else np.nan for s in NET_STRATEGIES], "k_",
+                     ms=14, mew=2, label="all packets" if li == 0 else None)
+    for ax, yl, t in [(axes[0], "mean latency [s]", "(a) latency, 100 ms links, finite capacity"),
+                      (axes[1], "mean wait at a node [ms]", "(b) where packets queue")]:
+        ax.set_xticks(np.arange(len(NET_STRATEGIES)), [NET_LABEL[s] for s in NET_STRATEGIES],
+                      fontsize=8)
+        ax.set_ylabel(yl)
+        ax.set_title(t, fontsize=10)
+        ax.legend(fontsize=7)
+        ax.grid(alpha=0.3, axis="y")
+    axes[0].set_yscale("log")
+    # (c) entropy and (d) latency per mixing rule, one bar per topology
+    for ti, topo in enumerate(NET_TOPOLOGIES):
+        xs = np.arange(len(NET_RULES)) + (ti - 1) * 0.27
+        by = {r["mix_kind"]: r for r in rules if r["topology"] == topo}
+        ent = [by[k]["entropy"] if k in by else np.nan for k in NET_RULES]
+        lo = [by[k]["entropy"] - by[k]["entropy_lo"] if k in by else 0 for k in NET_RULES]
+        hi = [by[k]["entropy_hi"] - by[k]["entropy"] if k in by else 0 for k in NET_RULES]
+        axes[2].bar(xs, ent, 0.27, yerr=[lo, hi], capsize=2, label=topo)
+        axes[3].bar(xs, [by[k]["mean"] if k in by else np.nan for k in NET_RULES], 0.27,
+                    label=topo)
+    for ax, yl, t in [(axes[2], "entropy of a message [bits]", "(c) entropy, unicast"),
+                      (axes[3], "mean latency [s]", "(d) latency at matched mean delay")]:
+        ax.set_xticks(np.arange(len(NET_RULES)), NET_RULES)
+        ax.set_ylabel(yl)
+        ax.set_title(t, fontsize=10)
+        ax.legend(fontsize=7)
+        ax.grid(alpha=0.3, axis="y")
+    if rules:
+        e = [r["entropy"] for r in rules if not math.isnan(r["entropy"])]
+        if e:
+            axes[2].set_ylim(min(e) - 1, max(e) + 0.5)
+    users = sorted({r["users"] for r in rows})
+    durs = sorted({r["duration"] for r in rows})
+    fig.suptitle("The network as deployed (" + ", ".join(f"{u}" for u in users) + " users, "
+                 + ", ".join(f"{d / 60:g} min" for d in durs)
+                 + " simulated, exact model; medians over seeds, bars the seed range)", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "network.png"), dpi=110)
+    plt.close(fig)
+    md = ["| strategy | load | topology | mixing | seeds | mean latency [s] | p99 [s] | "
+          "wait, all [ms] | wait, real [ms] | longest wait [ms] | entropy [bits] | "
+          "min-entropy [bits] | bandwidth [B/s a client] | mix load [/s] | RC-FT timeouts |",
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+
+    def order(r):
+        s = NET_STRATEGIES.index(r["strategy"]) if r["strategy"] in NET_STRATEGIES else 9
+        return (not r["serve"], s, -r["lambda_div"],
+                NET_TOPOLOGIES.index(r["topology"]) if r["topology"] in NET_TOPOLOGIES else 9,
+                NET_RULES.index(r["mix_kind"]) if r["mix_kind"] in NET_RULES else 9)
+
+    for r in sorted(rows, key=order):
+        load = "paper" if abs(r["lambda_div"] - 1) < 1e-9 else f"{1 / r['lambda_div']:g}x"
+        f = (lambda v, d=3: "—" if math.isnan(v) else f"{v:.{d}f}")
+        md.append(f"| {r['strategy']} | {load} | {r['topology']} | {r['mix_kind']} | "
+                  f"{r['seeds']} | {f(r['mean'])} | {f(r['p99'])} | "
+                  f"{f(r['wait_ms']) if r['serve'] else '—'} | "
+                  f"{f(r['real_wait_ms']) if r['serve'] else '—'} | "
+                  f"{f(r['wait_max_ms'], 1) if r['serve'] else '—'} | {f(r['entropy'], 2)} | "
+                  f"{f(r['min_entropy'], 2)} | {f(r['bandwidth'], 0)} | {f(r['mix_load'], 0)} | "
+                  f"{f(r['timeouts'], 0) if 'ft' in r['strategy'] else '—'} |")
+    with open(os.path.join(out, "network.md"), "w") as fh:
+        fh.write("\n".join(md) + "\n")
+    return [os.path.join(out, "network." + e) for e in ("png", "md")]

@@ -4,10 +4,12 @@
   python3 -m rcplot study-figures adversary RESULTS.h5 [RESULTS.h5 ...] OUTDIR
   python3 -m rcplot study-figures reconcile RESULTS.h5 OUTDIR
   python3 -m rcplot study-figures disclosure RESULTS.h5 [RESULTS.h5 ...] OUTDIR
+  python3 -m rcplot study-figures network RESULTS.h5 [RESULTS.h5 ...] OUTDIR
 
 adversary: experiments/adversary.yaml; writes OUTDIR/adversary.{png,md}.
 reconcile: experiments/reconcile.yaml; writes OUTDIR/reconcile.{png,pdf,md}.
 disclosure: experiments/disclosure.yaml; writes OUTDIR/disclosure.{png,md}.
+network: experiments/network.yaml and network-rules.yaml; writes OUTDIR/network.{png,md}.
 Records the code and results that drew them in OUTDIR/provenance.json
 (`python3 -m rcplot check-figures`).  Exit status: 0 drawn, 1 no jobs to draw, 2 bad usage.
 """
@@ -24,7 +26,7 @@ def main(argv=None):
                                  description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog=__doc__.split("\n\n", 1)[1])
-    ap.add_argument("study", choices=("adversary", "reconcile", "disclosure"))
+    ap.add_argument("study", choices=("adversary", "reconcile", "disclosure", "network"))
     ap.add_argument("paths", nargs="+", metavar="RESULTS.h5 ... OUTDIR")
     a = ap.parse_args(argv)
     if len(a.paths) < 2 or (a.study == "reconcile" and len(a.paths) != 2):
@@ -35,6 +37,8 @@ def main(argv=None):
         written = study_figures.adversary(paths, out)
     elif a.study == "disclosure":
         written = study_figures.disclosure(paths, out)
+    elif a.study == "network":
+        written = study_figures.network(paths, out)
     else:
         written = study_figures.reconcile(paths[0], out)
     if written is None:
