@@ -162,7 +162,8 @@ static const rc_param_def table[] = {
     {"users_per_provider", RC_PT_INT, OFF(users_per_provider), 0, "16", 1, 1 << 20, "", NULL,
      C | A, "clients per provider (filled greedily)"},
     {"rc_base_delay_factor", RC_PT_DOUBLE, OFF(rc_base_delay_factor), 0, "2", 0, 1e6, "", NULL,
-     C | A, "RC-FT timeout estimate: t_msg = factor * hops / mu (docs/spec.md §2.4)"},
+     C | A, "RC-FT timeout estimate: t_msg = factor * hops / mu, plus the path's links when "
+     "there are any (docs/spec.md §2.4)"},
     {"provider_rate", RC_PT_DOUBLE, OFF(provider_rate), 0, "0", 0, 1e6, "1/s", NULL, C | A | N,
      "provider-fanout: packets a provider injects into the mixes per second, one after the "
      "other (0 = unlimited; not divided by lambda_div; docs/spec.md §2.6)"},
