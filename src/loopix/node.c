@@ -180,6 +180,9 @@ static void depart(rc_net *n, uint32_t pi, rc_time leave)
         if (p->stage >= n->layers) { /* an injection leaves the last layer */
             uint32_t to = n->users[p->recipient].provider;
             p->stage++;
+            /* the exit names its message, as wire.c's wire_inject_exit: the observer
+             * ends the tracked message there */
+            p->wl.body = p->body;
             hop(n, pi, to, leave, 1, true);
             return;
         }
