@@ -129,7 +129,7 @@ static void ev_free(rc_anon *a, uint32_t i)
 static void q_push(rc_anon *a, uint32_t i)
 {
     const event *e = &a->ev[i];
-    rc_calq_push(&a->q, rc_evq_make_key(e->t, (uint64_t)(e->phase ? 1 : 0) << 63 | e->seq), i,
+    rc_calq_push(&a->q, rc_evq_make_key(e->t, (uint64_t)(e->phase ? 1 : 0) << 63 | e->seq), 0, i,
                  e->slot);
 }
 

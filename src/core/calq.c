@@ -121,7 +121,7 @@ static void place(rc_calq *q, const rc_calq_ent *e, rc_time t)
         append(q, &q->far[k & (q->nb - 1)], e);
         q->far_n++;
     } else {
-        rc_evq_push_key(&q->ovf, e->key, 0, e->obj, e->arg);
+        rc_evq_push_key(&q->ovf, e->key, e->kind, e->obj, e->arg);
     }
 }
 
@@ -133,7 +133,7 @@ static void take_overflow(rc_calq *q)
     while (rc_evq_size(&q->ovf) > 0 && rc_evq_key_time(rc_evq_peek_key(&q->ovf)) < end) {
         rc_event ev;
         rc_evq_pop(&q->ovf, &ev);
-        rc_calq_ent e = {rc_evq_make_key(ev.t, ev.key2), ev.arg, ev.obj};
+        rc_calq_ent e = {rc_evq_make_key(ev.t, ev.key2), ev.arg, ev.obj, ev.kind};
         place(q, &e, ev.t);
     }
 }
@@ -188,9 +188,9 @@ static void insert_current(rc_calq *q, const rc_calq_ent *e)
     c->n++;
 }
 
-void rc_calq_push(rc_calq *q, unsigned __int128 key, uint32_t obj, uint64_t arg)
+void rc_calq_push(rc_calq *q, unsigned __int128 key, uint32_t kind, uint32_t obj, uint64_t arg)
 {
-    rc_calq_ent e = {key, arg, obj};
+    rc_calq_ent e = {key, arg, obj, kind};
     rc_time t = rc_evq_key_time(key);
     q->n++;
     RC_DCHECK(t >= 0, "calendar event at a negative time %lld", (long long)t);

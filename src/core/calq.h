@@ -32,6 +32,7 @@ typedef struct rc_calq_ent {
     unsigned __int128 key; /* the event queue's key (core/evq.h rc_evq_key) */
     uint64_t arg;
     uint32_t obj;
+    uint32_t kind;         /* the engine's event kind (core/sim.h); free for other users */
 } rc_calq_ent;
 
 typedef struct rc_calq_bucket {
@@ -64,7 +65,7 @@ typedef struct rc_calq {
 
 void rc_calq_init(rc_calq *q, rc_time width, size_t buckets);
 void rc_calq_free(rc_calq *q);
-void rc_calq_push(rc_calq *q, unsigned __int128 key, uint32_t obj, uint64_t arg);
+void rc_calq_push(rc_calq *q, unsigned __int128 key, uint32_t kind, uint32_t obj, uint64_t arg);
 /* The earliest event, or NULL when empty (it stays in the queue). */
 const rc_calq_ent *rc_calq_peek(rc_calq *q);
 /* Removes the earliest event (after rc_calq_peek returned it). */

@@ -14,15 +14,22 @@ void rc_sim_init(rc_sim *s, rc_time stop)
 void rc_sim_free(rc_sim *s)
 {
     rc_evq_free(&s->q);
-    if (s->cal_kind != 0) rc_calq_free(&s->cal);
+    if (s->cal_kinds != 0) rc_calq_free(&s->cal);
 }
 
 void rc_sim_calendar(rc_sim *s, uint32_t kind, rc_time width, size_t buckets)
 {
-    RC_ASSERTF(kind > 0 && kind < RC_SIM_MAX_KINDS && s->cal_kind == 0,
-               "rc_sim_calendar: kind %u (one calendar kind per engine, never 0)", kind);
+    RC_ASSERTF(kind > 0 && kind < RC_SIM_MAX_KINDS && s->cal_kinds == 0,
+               "rc_sim_calendar: kind %u (one calendar per engine, never kind 0)", kind);
     rc_calq_init(&s->cal, width, buckets);
-    s->cal_kind = kind;
+    s->cal_kinds = 1u << kind;
+}
+
+void rc_sim_calendar_also(rc_sim *s, uint32_t kind)
+{
+    RC_ASSERTF(kind > 0 && kind < RC_SIM_MAX_KINDS && s->cal_kinds != 0,
+               "rc_sim_calendar_also: kind %u (after rc_sim_calendar, never kind 0)", kind);
+    s->cal_kinds |= 1u << kind;
 }
 
 void rc_sim_on(rc_sim *s, uint32_t kind, rc_handler_fn fn, void *ctx)
@@ -51,7 +58,7 @@ bool rc_sim_at_seq(rc_sim *s, rc_time t, unsigned cls, uint64_t seq, uint32_t ki
               (long long)t, (long long)s->now);
     if (t >= s->stop) return false; /* would never run: keep the queue small */
     unsigned __int128 key = rc_evq_key(t, cls, seq);
-    if (kind == s->cal_kind && kind != 0) rc_calq_push(&s->cal, key, obj, arg);
+    if (s->cal_kinds >> kind & 1) rc_calq_push(&s->cal, key, kind, obj, arg);
     else rc_evq_push_key(&s->q, key, kind, obj, arg);
     return true;
 }
@@ -71,10 +78,10 @@ static const uint32_t CAL_AHEAD[RC_SIM_PREFETCH_STAGES] = {3, 6, 9, 12};
 /* The next event of the heap or the calendar, whichever comes first. */
 static inline bool next_event(rc_sim *s, rc_event *ev, bool *from_cal)
 {
-    const rc_calq_ent *c = s->cal_kind != 0 ? rc_calq_peek(&s->cal) : NULL;
+    const rc_calq_ent *c = rc_calq_peek(&s->cal);
     *from_cal = c != NULL && c->key < rc_evq_peek_key(&s->q);
     if (*from_cal) {
-        *ev = (rc_event){rc_evq_key_time(c->key), (uint64_t)c->key, s->cal_kind, c->obj, c->arg};
+        *ev = (rc_event){rc_evq_key_time(c->key), (uint64_t)c->key, c->kind, c->obj, c->arg};
         rc_calq_drop(&s->cal);
         return true;
     }
@@ -110,7 +117,7 @@ void rc_sim_run(rc_sim *s, void (*hook)(void *, double), void *hook_ctx, rc_time
 {
     rc_event ev;
     rc_time next_hook = every > 0 ? every : s->stop;
-    if (s->cal_kind == 0) { /* the heap alone: the loop as it was before calendars */
+    if (s->cal_kinds == 0) { /* the heap alone: the loop as it was before calendars */
         while (rc_evq_pop(&s->q, &ev) && ev.t < s->stop) {
             dispatch(s, &ev, &next_hook, hook, hook_ctx, every);
             s->handlers[ev.kind](s->ctx[ev.kind], &ev);
@@ -118,16 +125,19 @@ void rc_sim_run(rc_sim *s, void (*hook)(void *, double), void *hook_ctx, rc_time
         s->now = s->stop;
         return;
     }
-    rc_prefetch_fn cal_prefetch = s->prefetch[s->cal_kind];
+    bool cal_prefetch = false; /* does any calendar kind have a prefetch? */
+    for (uint32_t k = 0; k < RC_SIM_MAX_KINDS; k++)
+        cal_prefetch |= (s->cal_kinds >> k & 1) && s->prefetch[k] != NULL;
     bool from_cal;
     while (next_event(s, &ev, &from_cal) && ev.t < s->stop) {
         dispatch(s, &ev, &next_hook, hook, hook_ctx, every);
         /* (Only as calendar events are taken: the pipeline moves one calendar
          * event per step, and jobs where they are few pay nothing.) */
-        if (from_cal && cal_prefetch != NULL)
+        if (from_cal && cal_prefetch)
             for (unsigned stage = 0; stage < RC_SIM_PREFETCH_STAGES; stage++) {
                 const rc_calq_ent *e = rc_calq_ahead(&s->cal, CAL_AHEAD[stage]);
-                if (e != NULL) cal_prefetch(s->ctx[s->cal_kind], e->obj, e->arg, stage);
+                if (e != NULL && s->prefetch[e->kind] != NULL)
+                    s->prefetch[e->kind](s->ctx[e->kind], e->obj, e->arg, stage);
             }
         s->handlers[ev.kind](s->ctx[ev.kind], &ev);
     }

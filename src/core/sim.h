@@ -44,8 +44,8 @@ typedef void (*rc_prefetch_fn)(void *ctx, uint32_t obj, uint64_t arg, unsigned a
 
 typedef struct rc_sim {
     rc_evq q;
-    rc_calq cal;       /* the events of kind cal_kind (rc_sim_calendar), if any */
-    uint32_t cal_kind; /* 0: none */
+    rc_calq cal;        /* the events of the calendar kinds (rc_sim_calendar), if any */
+    uint32_t cal_kinds; /* bit k: kind k goes to the calendar; 0: no calendar */
     rc_time now;
     rc_time stop;
     uint64_t events;
@@ -68,11 +68,14 @@ void rc_sim_on(rc_sim *s, uint32_t kind, rc_handler_fn fn, void *ctx);
 void rc_sim_on_prefetch(rc_sim *s, uint32_t kind, rc_prefetch_fn fn);
 /* Keeps the events of `kind` in a calendar queue of `buckets` buckets `width`
  * us wide (rounded down to a power of two) instead of the heap (core/calq.h):
- * for the one kind that is most of the events and is always scheduled a little
- * ahead (a population's pulls).  Events pop in the same order either way; the
- * calendar's sorted current bucket also lets the engine prefetch the state of
- * its events several ahead.  Call before scheduling any event of the kind. */
+ * for the kinds that are most of the events and are always scheduled a little
+ * ahead (a population's pulls, cover packets' hops).  Events pop in the same
+ * order either way; the calendar's sorted current bucket also lets the engine
+ * prefetch the state of its events several ahead.  Call once, before
+ * scheduling any event of the kind; rc_sim_calendar_also adds another kind to
+ * the same calendar (its width should then suit the kinds' events together). */
 void rc_sim_calendar(rc_sim *s, uint32_t kind, rc_time width, size_t buckets);
+void rc_sim_calendar_also(rc_sim *s, uint32_t kind);
 /* Schedules an event; false (and nothing queued) when t is at or after the
  * stop time, where it could never run. */
 bool rc_sim_at(rc_sim *s, rc_time t, unsigned cls, uint32_t kind, uint32_t obj, uint64_t arg);

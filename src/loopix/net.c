@@ -142,6 +142,41 @@ static void links_new(rc_net *n, const rc_net_cfg *cfg)
 }
 
 enum { CALENDAR_MIN_USERS = 4096 }; /* clients from which pulls go to a calendar */
+enum { CALENDAR_BUCKETS = 4096 };
+/* Cover hops per calendar bucket that the width aims at: the current bucket
+ * is sorted when it comes, and a hop due inside it is inserted in order, so
+ * small buckets are cheap; 16 was the fastest of 4 .. 512 (CPU time at
+ * 10^3 and 10^4 clients, docs/performance.md). */
+enum { CALENDAR_HOPS_PER_BUCKET = 16 };
+
+/* The engine's calendar (core/sim.h; events pop in the same order with or
+ * without it).  Pulls are most of a population's events, each a little
+ * ahead of now: a calendar of 1/64-period buckets spanning 64 periods keeps
+ * them out of the heap.  Below a few thousand clients the heap fits in cache
+ * and is as fast, and jobs with few pulls (--cover full) ran 4 % slower with
+ * a calendar of pulls.  With --cover full most events are cover packets'
+ * hops, each an exponential delay ahead, and the heap they filled was over
+ * half the run: they go to a calendar whose buckets hold a few hundred hops
+ * each (pulls join them there). */
+static void calendar_new(rc_net *n, rc_sim *sim)
+{
+    bool pulls = n->n_users >= CALENDAR_MIN_USERS;
+    rc_time pull_width = n->pull_period / 64 > 0 ? n->pull_period / 64 : 1;
+    if (!n->cover_full) {
+        if (pulls) rc_sim_calendar(sim, RC_EV_PULL, pull_width, CALENDAR_BUCKETS);
+        return;
+    }
+    /* hop events per us: a client's covers cross the layers (and the
+     * ingress) and end at a provider; a mix loop crosses layers + 1 */
+    double hops = ((double)n->n_users * (n->rate_pay + n->rate_drop + n->rate_loop) *
+                       (n->layers + (n->ingress_delay ? 2 : 1)) +
+                   (double)n->layers * n->width * n->mix_rate_loop * (n->layers + 2)) / 1e6;
+    if (pulls) hops += (double)n->n_users / (double)n->pull_period;
+    rc_time width = hops > 0 ? (rc_time)(CALENDAR_HOPS_PER_BUCKET / hops) : pull_width;
+    if (width < n->tick) width = n->tick; /* on the lattice, no bucket without an instant */
+    rc_sim_calendar(sim, RC_EV_COVER_HOP, width, CALENDAR_BUCKETS);
+    if (pulls) rc_sim_calendar_also(sim, RC_EV_PULL);
+}
 
 rc_net *rc_net_new(rc_sim *sim, const rc_net_cfg *cfg, const rc_trace *trace, int split,
                    const bool *forced_offline, rc_net_hooks hooks)
@@ -224,13 +259,7 @@ rc_net *rc_net_new(rc_sim *sim, const rc_net_cfg *cfg, const rc_trace *trace, in
     n->provider_free = rc_xcalloc(n->n_providers, sizeof *n->provider_free);
     n->provider_gap = cfg->provider_rate > 0 ? 1e6 / cfg->provider_rate : 0;
     links_new(n, cfg);
-    /* Pulls are most of a population's events, each a little ahead of now: a
-     * calendar of 1/64-period buckets spanning 64 periods keeps them out of
-     * the heap (core/calq.h; the order of events does not change).  Below a
-     * few thousand clients the heap fits in cache and is as fast, and jobs
-     * with few pulls (--cover full) ran 4 % slower with the calendar. */
-    if (n->n_users >= CALENDAR_MIN_USERS)
-        rc_sim_calendar(sim, RC_EV_PULL, n->pull_period / 64 > 0 ? n->pull_period / 64 : 1, 4096);
+    calendar_new(n, sim);
     rc_sim_on(sim, RC_EV_PULL, rc_net__on_pull, n);
     rc_sim_on_prefetch(sim, RC_EV_PULL, rc_net__prefetch_pull);
     rc_sim_on(sim, RC_EV_STREAM, rc_net__on_stream, n);
