@@ -108,6 +108,15 @@ static const speed_cfg configs[] = {
     {"anon-population-off-cover-full-n3000-g600-1m",
      "model=exact strategy=rc-k2-p2-ft-dropoffline population=3000 groups=600 "
      "group_size_dist=zipf:1.5:3:200 trace=online cover=full duration=1m", false},
+    /* Full cover on populations against full cover at m = 1,000 without one
+     * (docs/performance.md, "Full cover on populations"; goal: events/s within
+     * 1.5x).  Their own durations (the 1,000 users for 10 minutes, long
+     * enough to time); run them with --only fullcover. */
+    {"fullcover-pop-n10000-g2000-1m",
+     "model=exact strategy=unicast population=10000 groups=2000 "
+     "group_size_dist=zipf:1.5:3:200 trace=online cover=full duration=1m", false},
+    {"fullcover-u1000-10m",
+     "model=exact strategy=unicast users=1000 trace=online cover=full duration=10m", false},
     /* Populations at the engine's speed (docs/performance.md): the cost per
      * delivery at 10^4 and 10^5 users (goal: within 1.5x of each other) and the
      * configuration of the 10^5 side-by-side run.  Their own duration; run them alone
