@@ -156,8 +156,8 @@ enum { CALENDAR_HOPS_PER_BUCKET = 16 };
  * and is as fast, and jobs with few pulls (--cover full) ran 4 % slower with
  * a calendar of pulls.  With --cover full most events are cover packets'
  * hops, each an exponential delay ahead, and the heap they filled was over
- * half the run: they go to a calendar whose buckets hold a few hundred hops
- * each (pulls join them there). */
+ * half the run: they go to a calendar whose buckets hold a few dozen events
+ * each (pulls and, in a population, the clients' streams join them there). */
 static void calendar_new(rc_net *n, rc_sim *sim)
 {
     bool pulls = n->n_users >= CALENDAR_MIN_USERS;
@@ -171,11 +171,16 @@ static void calendar_new(rc_net *n, rc_sim *sim)
     double hops = ((double)n->n_users * (n->rate_pay + n->rate_drop + n->rate_loop) *
                        (n->layers + (n->ingress_delay ? 2 : 1)) +
                    (double)n->layers * n->width * n->mix_rate_loop * (n->layers + 2)) / 1e6;
-    if (pulls) hops += (double)n->n_users / (double)n->pull_period;
+    if (pulls) /* (and the clients' stream firings: 10^4 of them in a heap missed the cache) */
+        hops += (double)n->n_users / (double)n->pull_period +
+                (double)n->n_users * (n->rate_pay + n->rate_drop + n->rate_loop) / 1e6;
     rc_time width = hops > 0 ? (rc_time)(CALENDAR_HOPS_PER_BUCKET / hops) : pull_width;
     if (width < n->tick) width = n->tick; /* on the lattice, no bucket without an instant */
     rc_sim_calendar(sim, RC_EV_COVER_HOP, width, CALENDAR_BUCKETS);
-    if (pulls) rc_sim_calendar_also(sim, RC_EV_PULL);
+    if (pulls) {
+        rc_sim_calendar_also(sim, RC_EV_PULL);
+        rc_sim_calendar_also(sim, RC_EV_STREAM);
+    }
 }
 
 rc_net *rc_net_new(rc_sim *sim, const rc_net_cfg *cfg, const rc_trace *trace, int split,
