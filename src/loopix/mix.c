@@ -59,18 +59,25 @@ static void cover_hop_schedule(rc_net *n, uint32_t pk, rc_time t)
     rc_sim_at(n->sim, t, RC_CLS_MIX, RC_EV_COVER_HOP, pk, 0);
 }
 
+/* A slot per cover packet in flight, reused once it reaches its provider:
+ * a run's cover packets are counted in billions (10^4 clients reach 2^32 in
+ * about a day of full cover), those in flight only in 10^5.  Which slot a
+ * packet gets never orders events (the queue's keys are time, class and
+ * insertion sequence), so reuse leaves every result as it was. */
 static uint32_t cover_new(rc_net *n, uint8_t hops)
 {
     uint32_t i;
     if (n->cpk_free != UINT32_MAX) {
         i = n->cpk_free;
-        n->cpk_free = n->cpk[i].hops_left; /* reuse field as link is too small: use array */
+        n->cpk_free = n->cpk[i].next_free;
+    } else {
+        if (n->n_cpk == n->cap_cpk) {
+            RC_ASSERTF(n->cap_cpk < UINT32_MAX / 2, "%u cover packets in flight", n->n_cpk);
+            n->cap_cpk = n->cap_cpk ? n->cap_cpk * 2 : 1024;
+            n->cpk = rc_xrealloc(n->cpk, (size_t)n->cap_cpk * sizeof *n->cpk);
+        }
+        i = n->n_cpk++;
     }
-    if (n->n_cpk == n->cap_cpk) {
-        n->cap_cpk = n->cap_cpk ? n->cap_cpk * 2 : 1024;
-        n->cpk = rc_xrealloc(n->cpk, n->cap_cpk * sizeof *n->cpk);
-    }
-    i = n->n_cpk++;
     n->cpk[i].hops_left = hops;
     return i;
 }
@@ -88,6 +95,8 @@ void rc_net__on_cover_hop(void *ctx, const rc_event *ev)
     cover_pkt *c = &n->cpk[ev->obj];
     if (c->hops_left == 0) { /* reached its provider: dropped or ignored */
         if (n->wire.link != NULL) n->wops->loop_end(n, ev->obj, n->sim->now);
+        c->next_free = n->cpk_free; /* its slot (and the wire's) is free now */
+        n->cpk_free = ev->obj;
         return;
     }
     c->hops_left--;

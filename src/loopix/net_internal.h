@@ -141,6 +141,7 @@ _Static_assert(sizeof(pslot) == 32, "two pull slots to a cache line");
 #define DIRECT_BIT (1ULL << 63)
 
 typedef struct cover_pkt {
+    uint32_t next_free; /* while the slot is free: the next free slot */
     uint8_t hops_left;
 } cover_pkt;
 
