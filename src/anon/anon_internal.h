@@ -74,6 +74,8 @@ typedef struct pkt {
 #define TL_CLASSES 30
 #define TL_KEEP_MIN 64
 #define TL_KEEP_DIV 4
+/* A packet whose list is spent keeps its block only up to this many entries. */
+#define TL_PKT_KEEP 16
 
 typedef struct event {
     rc_time t, received;
@@ -163,6 +165,7 @@ struct rc_anon {
                                   their first word */
     uint64_t tl_nfree[TL_CLASSES], tl_used[TL_CLASSES]; /* blocks free, and in use */
     uint32_t n_sv_free, cap_sv_free;
+    uint64_t tl_bytes, tl_peak; /* bytes of target-list blocks held (in use or free), and the most */
     /* packets */
     pkt *slots;
     uint32_t n_slots, cap_slots, free_slot;
@@ -209,7 +212,7 @@ struct rc_anon {
 sview *rc_anon__sv_new(rc_anon *a);
 /* Drops a reference to s (NULL: nothing); the last one recycles it. */
 void rc_anon__sv_release(rc_anon *a, sview *s);
-/* Empties a packet's estimates. */
+/* Empties a packet's estimates (a block longer than TL_PKT_KEEP goes back). */
 void rc_anon__pkt_clear(rc_anon *a, pkt *p);
 void rc_anon__pkt_add_target(rc_anon *a, pkt *p, uint32_t k, double q);
 /* Room for `need` targets in p's list (its first p->nt entries kept). */

@@ -58,13 +58,23 @@ void rc_anon__sv_release(rc_anon *a, sview *s)
     a->sv_free[a->n_sv_free++] = s;
 }
 
-void rc_anon__pkt_clear(rc_anon *a, pkt *p)
+static void pkt_forget(rc_anon *a, pkt *p)
 {
     p->nt = 0;
     rc_anon__sv_release(a, p->sv);
     p->sv = NULL;
     p->sid1 = 0;
     p->sender = NONE32;
+}
+
+/* Its list is spent (it joined a pool, exited, ended): a long block goes back to
+ * its class at once.  Most packets wait in pools, and each kept the block of
+ * its last hop, as long as that pool's live targets: two thirds of a
+ * population's memory. */
+void rc_anon__pkt_clear(rc_anon *a, pkt *p)
+{
+    pkt_forget(a, p);
+    if (p->capt > TL_PKT_KEEP) rc_anon__tl_release(a, p);
 }
 
 /* ---------- target lists ----------
@@ -97,11 +107,13 @@ void rc_anon__tl_release(rc_anon *a, pkt *p)
              * the peak of every class at once).  One more from the list, so
              * that the list follows the class down. */
             free(p->tq);
+            a->tl_bytes -= (4ull << c) * 12;
             if (a->tl_nfree[c] > keep) {
                 void *b = a->tl_free[c];
                 a->tl_free[c] = *(void **)b;
                 a->tl_nfree[c]--;
                 free(b);
+                a->tl_bytes -= (4ull << c) * 12;
             }
         } else {
             *(void **)p->tq = a->tl_free[c];
@@ -126,6 +138,8 @@ void rc_anon__tl_reserve(rc_anon *a, pkt *p, uint32_t need)
         a->tl_nfree[c]--;
     } else {
         b = rc_xmalloc((size_t)cap * (sizeof(double) + sizeof(uint32_t)));
+        a->tl_bytes += (uint64_t)cap * 12;
+        if (a->tl_bytes > a->tl_peak) a->tl_peak = a->tl_bytes;
     }
     a->tl_used[c]++;
     uint32_t *k = (uint32_t *)(b + cap);
@@ -202,7 +216,7 @@ void rc_anon__pool_add(rc_anon *a, pool *q, const pkt *p, uint32_t parts)
 /* A packet leaves pool q: it takes the mean. */
 void rc_anon__pool_take(rc_anon *a, pool *q, pkt *p)
 {
-    rc_anon__pkt_clear(a, p);
+    pkt_forget(a, p); /* (its block, if any, is reused just below) */
     if (q->n <= 0) {
         RC_DCHECK(false, "anonymity: a packet left an empty pool");
         return;

@@ -727,6 +727,25 @@ int rc_anon_finish(rc_anon *a, rc_err *err)
                 a->sl->peak_n, a->sl->cap, a->sl->alpha_len, (unsigned long long)a->sl->sweeps,
                 (unsigned long long)a->sl->swept, a->sl->max_unresolved,
                 (unsigned long long)a->sl->passes, (unsigned long long)a->sl->read);
+    if (getenv("RCSIM_ANON_MEM_DEBUG")) {
+        uint32_t nm = 0;
+        for (uint32_t v = 0; v < a->nodes; v++) nm += a->role[v] == ROLE_MIXING;
+        uint64_t tl = 0, tlf = 0;
+        for (unsigned c = 0; c < TL_CLASSES; c++) {
+            tl += a->tl_used[c] * (4ull << c) * 12;
+            tlf += a->tl_nfree[c] * (4ull << c) * 12;
+        }
+        fprintf(stderr,
+                "anon mem: n_tg %u cap_tg %u mixing %u pools %.1f MB; slots %u (%.1f MB); ev %u "
+                "(%.1f MB); hcap %u (%.1f MB); tl in use %.1f MB free %.1f MB peak held %.1f MB; slog cap %zu "
+                "(%.1f MB) ring %zu (%.1f MB); sv_free %u\n",
+                a->n_tg, a->cap_tg, nm, nm * (double)a->cap_tg * 13 / 1e6, a->cap_slots,
+                a->cap_slots * (double)sizeof(pkt) / 1e6, a->cap_ev,
+                a->cap_ev * (double)sizeof(event) / 1e6, a->hcap, a->hcap * 12.0 / 1e6, tl / 1e6,
+                tlf / 1e6, a->tl_peak / 1e6, a->sl ? a->sl->cap : 0, a->sl ? a->sl->cap * 8.0 / 1e6 : 0,
+                a->sl ? a->sl->alpha_len : 0,
+                a->sl ? a->sl->alpha_len * 8.0 * SL_LANES / 1e6 : 0, a->n_sv_free);
+    }
     if (a->trace == NULL) return 0;
     /* The simulator's own values, beside the observations, for comparison. */
     int bad = ferror(a->trace);
