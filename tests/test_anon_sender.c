@@ -222,3 +222,61 @@ Test(anon_sender, target_list_free_blocks_are_capped)
     rc_anon__tl_free_all(a);
     teardown(&f);
 }
+
+/* A packet whose list is spent (here: it joined a pool) gives a block longer than
+ * TL_PKT_KEEP back at once, so that packets waiting in pools hold no lists; the pool's
+ * compact per-target sums are the dense ones (anon_pool.c): targets 0 and 2 of three,
+ * two packets, then a departure takes every live target's mean and keeps the rest. */
+Test(anon_sender, spent_lists_go_back_and_pool_sums_are_exact)
+{
+    fixture f;
+    setup(&f, true);
+    rc_anon *a = &f.a;
+    uint8_t dropped[3] = {0};
+    uint32_t pos[3] = {0};
+    a->dropped = dropped;
+    pool *q = &f.pools[P];
+    q->pos = pos;
+    pkt x = client(U0), y = client(U1), out = {0};
+    out.sender = NONE32;
+    rc_anon__tl_reserve(a, &x, 100); /* a long block: it must go back */
+    rc_anon__pkt_add_target(a, &x, 2, 0.75);
+    rc_anon__pkt_add_target(a, &y, 0, 0.5);
+    rc_anon__pkt_add_target(a, &y, 2, 0.125);
+    uint64_t used = a->tl_used[5];
+    cr_assert_eq(used, 1);
+    rc_anon__pool_add(a, q, &x, 1);
+    rc_anon__pkt_clear(a, &x);
+    cr_assert_eq(x.capt, 0, "a spent long list stays with its packet (%u)", x.capt);
+    cr_assert_eq(a->tl_used[5], 0);
+    rc_anon__pool_add(a, q, &y, 1);
+    rc_anon__pkt_clear(a, &y);
+    cr_assert_eq(y.capt, 4, "a short block stays with its packet");
+    cr_assert_eq(q->n_act, 2);
+    cr_assert_eq(pos[1], 0);
+    cr_assert_eq(q->act[pos[2] - 1], 2);
+    cr_assert(q->sa[pos[2] - 1] == 0.75 + 0.125);
+    cr_assert(q->sa[pos[0] - 1] == 0.5);
+    rc_anon__pool_take(a, q, &out);
+    cr_assert_eq(out.nt, 2);
+    for (uint32_t i = 0; i < out.nt; i++) {
+        double s = out.tk[i] == 2 ? 0.875 : 0.5;
+        cr_assert(out.tq[i] == s / 2, "target %u: %.17g", out.tk[i], out.tq[i]);
+        cr_assert(q->sa[pos[out.tk[i]] - 1] == s - s / 2);
+    }
+    /* target 0 leaves the sample: the next departure drops it from the pool */
+    dropped[0] = 1;
+    rc_anon__pool_take(a, q, &out);
+    cr_assert_eq(out.nt, 1);
+    cr_assert_eq(out.tk[0], 2);
+    cr_assert_eq(pos[0], 0);
+    cr_assert_eq(q->n_act, 0); /* (the pool is empty: reset) */
+    cr_assert_eq(pos[2], 0);
+    rc_anon__pkt_clear(a, &out);
+    rc_anon__tl_release(a, &out);
+    rc_anon__tl_release(a, &y);
+    free(q->act);
+    free(q->sa);
+    rc_anon__tl_free_all(a);
+    teardown(&f);
+}

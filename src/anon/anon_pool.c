@@ -176,10 +176,7 @@ void rc_anon__pkt_add_target(rc_anon *a, pkt *p, uint32_t k, double q)
 
 void rc_anon__pool_reset(rc_anon *a, pool *q)
 {
-    for (uint32_t i = 0; i < q->n_act; i++) {
-        q->s[q->act[i]] = 0;
-        q->in_act[q->act[i]] = 0;
-    }
+    for (uint32_t i = 0; i < q->n_act; i++) q->pos[q->act[i]] = 0;
     q->n_act = 0;
     if (a->sender_view) {
         memset(q->b, 0, a->users4 * sizeof *q->b);
@@ -195,11 +192,18 @@ void rc_anon__pool_add(rc_anon *a, pool *q, const pkt *p, uint32_t parts)
     for (uint32_t i = 0; i < p->nt; i++) {
         uint32_t k = p->tk[i];
         if (a->dropped[k]) continue;
-        q->s[k] += p->tq[i];
-        if (!q->in_act[k]) {
-            q->in_act[k] = 1;
-            q->act[q->n_act++] = k;
+        uint32_t at = q->pos[k];
+        if (at == 0) {
+            if (q->n_act == q->cap_act) {
+                q->cap_act = q->cap_act ? q->cap_act * 2 : 16;
+                q->act = rc_xrealloc(q->act, q->cap_act * sizeof *q->act);
+                q->sa = rc_xrealloc(q->sa, q->cap_act * sizeof *q->sa);
+            }
+            at = q->pos[k] = ++q->n_act;
+            q->act[at - 1] = k;
+            q->sa[at - 1] = 0; /* (0 + x is x: the sum as a dense one) */
         }
+        q->sa[at - 1] += p->tq[i];
     }
     if (a->sender_view) {
         double w = parts / q->c;
@@ -226,22 +230,23 @@ void rc_anon__pool_take(rc_anon *a, pool *q, pkt *p)
     rc_anon__tl_reserve(a, p, q->n_act); /* (p->nt is 0: nothing to copy) */
     /* (locals: the stores below would otherwise reload every pointer) */
     const uint8_t *dropped = a->dropped;
-    double *s = q->s;
-    uint32_t *act = q->act, *tk = p->tk;
-    uint8_t *in_act = q->in_act;
+    double *sa = q->sa;
+    uint32_t *act = q->act, *tk = p->tk, *pos = q->pos;
     double *tq = p->tq;
     uint32_t kept = 0, nt = 0, n_act = q->n_act;
     for (uint32_t i = 0; i < n_act; i++) {
         uint32_t k = act[i];
-        double m = s[k] / n, rest = s[k] - m;
+        double m = sa[i] / n, rest = sa[i] - m;
         bool drop = dropped[k];
         if (drop || rest < PRUNE) {
-            s[k] = 0;
-            in_act[k] = 0;
+            pos[k] = 0;
             if (drop) continue;
         } else {
-            s[k] = rest;
-            act[kept++] = k;
+            if (kept != i) {
+                act[kept] = k;
+                pos[k] = kept + 1;
+            }
+            sa[kept++] = rest;
         }
         tk[nt] = k;
         tq[nt] = m;

@@ -480,11 +480,8 @@ static void grow_targets(rc_anon *a)
     for (uint32_t v = 0; v < a->nodes; v++) {
         pool *q = &a->pools[v];
         if (a->role[v] != ROLE_MIXING) continue;
-        q->s = rc_xrealloc(q->s, cap * sizeof *q->s);
-        q->act = rc_xrealloc(q->act, cap * sizeof *q->act);
-        q->in_act = rc_xrealloc(q->in_act, cap);
-        memset(q->s + a->cap_tg, 0, (cap - a->cap_tg) * sizeof *q->s);
-        memset(q->in_act + a->cap_tg, 0, cap - a->cap_tg);
+        q->pos = rc_xrealloc(q->pos, cap * sizeof *q->pos);
+        memset(q->pos + a->cap_tg, 0, (cap - a->cap_tg) * sizeof *q->pos);
     }
     a->cap_tg = cap;
 }
@@ -739,7 +736,7 @@ int rc_anon_finish(rc_anon *a, rc_err *err)
                 "anon mem: n_tg %u cap_tg %u mixing %u pools %.1f MB; slots %u (%.1f MB); ev %u "
                 "(%.1f MB); hcap %u (%.1f MB); tl in use %.1f MB free %.1f MB peak held %.1f MB; slog cap %zu "
                 "(%.1f MB) ring %zu (%.1f MB); sv_free %u\n",
-                a->n_tg, a->cap_tg, nm, nm * (double)a->cap_tg * 13 / 1e6, a->cap_slots,
+                a->n_tg, a->cap_tg, nm, nm * (double)a->cap_tg * 4 / 1e6, a->cap_slots,
                 a->cap_slots * (double)sizeof(pkt) / 1e6, a->cap_ev,
                 a->cap_ev * (double)sizeof(event) / 1e6, a->hcap, a->hcap * 12.0 / 1e6, tl / 1e6,
                 tlf / 1e6, a->tl_peak / 1e6, a->sl ? a->sl->cap : 0, a->sl ? a->sl->cap * 8.0 / 1e6 : 0,
@@ -794,9 +791,9 @@ void rc_anon_free(rc_anon *a)
     if (a->trace) fclose(a->trace);
     for (uint32_t i = 0; i < a->nodes; i++) {
         pool *q = &a->pools[i];
-        free(q->s);
+        free(q->sa);
         free(q->act);
-        free(q->in_act);
+        free(q->pos);
         free(q->b);
         rc_anon__sv_release(a, q->snap);
     }
