@@ -103,6 +103,24 @@ struct rc_disc {
     size_t n_heap, cap_heap;
 };
 
+/* Marks `want` of the n places in out[], chosen by a partial Fisher-Yates
+ * shuffle on stream `stream` of the job's seed (a stream of their own, so the
+ * choice does not move any other draw). */
+static void mark_some(uint64_t seed, uint64_t stream, uint32_t n, uint32_t want, bool *out)
+{
+    gsl_rng *r = rc_rng_new(seed, stream);
+    uint32_t *idx = rc_xmalloc((n ? n : 1) * sizeof *idx);
+    for (uint32_t i = 0; i < n; i++) idx[i] = i;
+    for (uint32_t i = 0; i < want; i++) {
+        uint32_t j = i + rc_rng_below(r, n - i), t = idx[i];
+        idx[i] = idx[j];
+        idx[j] = t;
+        out[idx[i]] = true;
+    }
+    free(idx);
+    rc_rng_free(r);
+}
+
 rc_disc *rc_disc_new(const rc_disc_cfg *cfg)
 {
     rc_disc *d = rc_xcalloc(1, sizeof *d);
@@ -116,17 +134,7 @@ rc_disc *rc_disc_new(const rc_disc_cfg *cfg)
     /* round(f x providers) of them, a partial Fisher-Yates shuffle on a stream of their own */
     uint32_t want = (uint32_t)llround(cfg->corrupt_providers * np);
     if (want > np) want = np;
-    gsl_rng *r = rc_rng_new(cfg->seed, STREAM_DISC);
-    uint32_t *idx = rc_xmalloc((np ? np : 1) * sizeof *idx);
-    for (uint32_t i = 0; i < np; i++) idx[i] = i;
-    for (uint32_t i = 0; i < want; i++) {
-        uint32_t j = i + rc_rng_below(r, np - i), t = idx[i];
-        idx[i] = idx[j];
-        idx[j] = t;
-        d->corrupt[idx[i]] = true;
-    }
-    free(idx);
-    rc_rng_free(r);
+    mark_some(cfg->seed, STREAM_DISC, np, want, d->corrupt);
     d->n_corrupt = want;
     /* corrupted mixes: round(f x mixes), likewise on a stream of their own */
     d->provider_mixes = cfg->provider_mixes;
@@ -137,17 +145,7 @@ rc_disc *rc_disc_new(const rc_disc_cfg *cfg)
     uint32_t wm = (uint32_t)llround(cfg->corrupt_mixes * nm);
     if (wm > nm) wm = nm;
     if (wm > 0) {
-        gsl_rng *rm = rc_rng_new(cfg->seed, STREAM_DISC_MIXES);
-        uint32_t *mi = rc_xmalloc(nm * sizeof *mi);
-        for (uint32_t i = 0; i < nm; i++) mi[i] = i;
-        for (uint32_t i = 0; i < wm; i++) {
-            uint32_t j = i + rc_rng_below(rm, nm - i), t = mi[i];
-            mi[i] = mi[j];
-            mi[j] = t;
-            d->mix_corrupt[mi[i]] = true;
-        }
-        free(mi);
-        rc_rng_free(rm);
+        mark_some(cfg->seed, STREAM_DISC_MIXES, nm, wm, d->mix_corrupt);
         d->rng_path = rc_rng_new(cfg->seed, STREAM_DISC_PATH);
     }
     d->n_corrupt_mixes = wm;
