@@ -198,6 +198,7 @@ static const struct {
     {"trilemma-fanout.yaml", 2 * 4 * 3 * 3 * 1}, {"population-model.yaml", 3 * 3 * 30},
     {"population-model-ft.yaml", 3 * 2 * 30}, {"population-model-ft-10k.yaml", 3 * 10},
     {"deployment.yaml", 4 * 4 * 2 * 3}, {"disclosure.yaml", 4 * 3 * 4},
+    {"network.yaml", 4 * 2 * 3}, {"network-rules.yaml", 3 * 4 * 3},
 };
 
 Test(sweep, every_experiment_file_loads_with_expected_jobs)
