@@ -326,6 +326,28 @@ static inline uint32_t route_mix(const rc_net *n, gsl_rng *r, uint32_t hop, uint
     }
 }
 
+/* The mix of layer `layer` for a mix loop from mix `own` (counted over the
+ * layers from 0), a node id as route_mix's, drawn from r: stratified, any of
+ * that layer's; cascade, own's chain; free-route, any mix but own.  A loop is
+ * home when it reaches its own mix (docs/spec.md §1.6), so under free-route it
+ * must not pass through it on the way: the observer would end it there and
+ * then see it leave a pool it never entered.  The wire (wire.c), the serving
+ * nodes (node.c) and the counted loops (traffic.c) all route loops here. */
+static inline uint32_t loop_route_mix(const rc_net *n, gsl_rng *r, uint32_t layer, uint32_t own)
+{
+    uint32_t first = n->n_users + n->n_providers;
+    switch (n->topology) {
+    case RC_TOPO_CASCADE:
+        return first + layer * n->width + own % n->width;
+    case RC_TOPO_FREE_ROUTE: {
+        uint32_t m = rc_rng_below(r, n->layers * n->width - 1);
+        return first + (m >= own ? m + 1 : m);
+    }
+    default:
+        return first + layer * n->width + rc_rng_below(r, n->width);
+    }
+}
+
 /* ---------- availability, read by net.c (which drives it) and client.c ---------- */
 
 /* The time of the client's next availability change (NEVER without one);

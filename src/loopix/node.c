@@ -110,30 +110,18 @@ static uint32_t reals_of(const npkt *p)
 
 /* ---------- where a packet goes next ---------- */
 
-static uint32_t any_mix(rc_net *n, uint32_t layer)
-{
-    return mix_node(n, layer, rc_rng_below(n->nd.rng, n->width));
-}
-
 /* The mix of hop `hop` of packet p's path by the topology (docs/spec.md
- * §1.17, route_mix; a cascade's chain is drawn at hop 0 and kept in p).
- * Stratified draws what any_mix always drew. */
+ * §1.17, route_mix; a cascade's chain is drawn at hop 0 and kept in p). */
 static uint32_t path_mix(rc_net *n, npkt *p, uint32_t hop)
 {
     return route_mix(n, n->nd.rng, hop, &p->chain) - n->n_users;
 }
 
-/* A mix of layer `layer` for a mix loop from `origin` (wire.c's loop_mix):
- * cascade, the origin's chain; free-route, any mix but the origin (a loop is
- * home when it reaches its own mix, docs/spec.md §1.6). */
+/* A mix of layer `layer` for a mix loop from node `origin` (loop_route_mix,
+ * as the wire's loops). */
 static uint32_t loop_mix(rc_net *n, uint32_t origin, uint32_t layer)
 {
-    if (n->topology == RC_TOPO_CASCADE) return mix_node(n, layer, (origin - n->n_providers) % n->width);
-    if (n->topology == RC_TOPO_FREE_ROUTE) {
-        uint32_t m = n->n_providers + rc_rng_below(n->nd.rng, n->layers * n->width - 1);
-        return m >= origin ? m + 1 : m;
-    }
-    return any_mix(n, layer);
+    return loop_route_mix(n, n->nd.rng, layer, origin - n->n_providers) - n->n_users;
 }
 
 /* A mix loop from a mix of layer o visits layers o+1 .. L-1, a provider,

@@ -65,18 +65,10 @@ void rc_net__traffic_at_node(rc_net *n, uint32_t node, uint32_t count)
 void rc_net__traffic_mix_loop(rc_net *n, uint32_t mix)
 {
     traffic *t = &n->tr;
-    uint32_t own = mix / n->width, chain = mix % n->width;
+    uint32_t own = mix / n->width;
     uint32_t first = n->n_users + n->n_providers;
-    for (uint32_t l = 0; l < n->layers; l++) {
-        if (l == own) continue;
-        if (n->topology == RC_TOPO_CASCADE) t->mix_in[l * n->width + chain]++;
-        else if (n->topology == RC_TOPO_FREE_ROUTE) {
-            /* any mix but its own, as the wire's loops (wire.c, loop_mix):
-             * a loop is home when it reaches its own mix (docs/spec.md §1.6) */
-            uint32_t m = rc_rng_below(t->rng_route, n->layers * n->width - 1);
-            t->mix_in[m >= mix ? m + 1 : m]++;
-        } else t->mix_in[route_mix(n, t->rng_route, l, &chain) - first]++;
-    }
+    for (uint32_t l = 0; l < n->layers; l++)
+        if (l != own) t->mix_in[loop_route_mix(n, t->rng_route, l, mix) - first]++;
     t->mix_in[mix]++; /* it comes back */
 }
 

@@ -95,22 +95,10 @@ static void wire_bundle_part(rc_net *n, const rc_wire_link *l, rc_time t, rc_tim
 
 /* ---------- mix loops ---------- */
 
-/* A mix of layer `layer` for a mix loop from `origin` (route_mix's rule:
- * stratified, any of that layer's; cascade, the origin's chain; free-route,
- * any mix but the origin).  A loop is home when it reaches its own mix
- * (docs/spec.md §1.6), so under free-route it must not pass through it on the
- * way: the observer would end it there and then see it leave a pool it never
- * entered. */
+/* A mix of layer `layer` for a mix loop from node `origin` (loop_route_mix). */
 static uint32_t loop_mix(rc_net *n, uint32_t origin, uint32_t layer)
 {
-    uint32_t first = n->n_users + n->n_providers;
-    uint32_t chain = (origin - first) % n->width;
-    if (n->topology == RC_TOPO_CASCADE) return rc_net_node_mix(n, layer, chain);
-    if (n->topology == RC_TOPO_FREE_ROUTE) {
-        uint32_t m = first + rc_rng_below(n->rng_wire, n->layers * n->width - 1);
-        return m >= origin ? m + 1 : m;
-    }
-    return route_mix(n, n->rng_wire, layer, &chain);
+    return loop_route_mix(n, n->rng_wire, layer, origin - (n->n_users + n->n_providers));
 }
 
 /* A loop from a mix of layer `o` visits layers o+1 .. L-1, a provider, layers
