@@ -15,6 +15,7 @@
 #include "loopix/linkmap.h"
 #include "loopix/net.h"
 #include "multicast/mc.h"
+#include "multicast/strategy_table.h"
 #include "trace/avail.h"
 #include "workload/app.h"
 #include "trace/trace_id.h"
@@ -108,9 +109,13 @@ static rc_disc *disc_new(const rc_job *job, rc_mc *mc, disc_ctx *c)
     rc_anon_group_kind gk;
     uint32_t gv;
     rc_job_anon_group(job->disclosure_group, &gk, &gv, NULL);
-    /* Provider fan-out's copies leave the source's provider, not a client: a
-     * link through the mixes names the provider, so none is used. */
-    *c = (disc_ctx){d, mc, anon_group_pick(mc, gk, gv), strcmp(job->strategy, "provider-fanout") != 0};
+    /* Copies a provider makes (provider fan-out's, by its family's own cost
+     * terms) leave the source's provider, not a client: a link through the
+     * mixes names the provider, so none is used. */
+    rc_strategy_spec spec;
+    rc_strategy_cost cost = {0};
+    if (rc_strategy_parse(job->strategy, &spec, NULL) == 0) rc_strategy_cost_of(&spec, &cost);
+    *c = (disc_ctx){d, mc, anon_group_pick(mc, gk, gv), !(cost.provider_copies_per_recipient > 0)};
     const uint32_t *mem = rc_mc_group_members(mc, c->group);
     for (uint32_t i = 0; i < rc_mc_group_size(mc, c->group); i++) rc_disc_member(d, mem[i]);
     rc_mc_tap tap = {c, disc_online, disc_arrived, disc_relay, disc_multicast};
