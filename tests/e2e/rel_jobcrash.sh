@@ -56,7 +56,12 @@ echo "== mpirun -np 3: SIGKILL of a job process under a worker"
 "$MPIEXEC" -np 3 "$RCSIM" sweep "$SWEEP" --out "$WORK/m.h5" "${SET[@]}" --progress 1 > "$WORK/m.out" 2> "$WORK/m.err" &
 BG_PID=$!
 master=""; t=0
-while [ -z "$master" ] && [ $t -lt 300 ]; do master=$(sed -n 's/.*master pid \([0-9]*\).*/\1/p' "$WORK/m.err" | head -1); sleep 0.2; t=$((t + 1)); done
+# The log may not exist yet (the background shell opens it): a failed read under set -e and
+# pipefail would end the test, and its EXIT trap kill the sweep, so it is only retried.
+while [ -z "$master" ] && [ $t -lt 300 ]; do
+    master=$(sed -n 's/.*master pid \([0-9]*\).*/\1/p' "$WORK/m.err" 2>/dev/null | head -1 || true)
+    sleep 0.2; t=$((t + 1))
+done
 [ -n "$master" ] || fail "no master pid in the log"
 # Listed once the master runs (every rank is past MPI_Init then): a fixed sleep before the
 # listing missed ranks that a loaded machine had not started yet.
