@@ -32,6 +32,8 @@ typedef struct open_mc {
     rc_time first_sent;
     uint32_t *cnt;  /* per member: real arrivals observed in the window */
     uint8_t *on;    /* per member: online at t */
+    uint8_t *rank;  /* per member with cnt > 0: its first arrival's rank among the members' (capped) */
+    uint32_t n_first; /* members that have received in the window so far */
 } open_mc;
 
 /* Window counts above this are counted here (the source histograms). */
@@ -39,6 +41,14 @@ typedef struct open_mc {
 /* The prior of the non-sources' histogram: this weight on one copy (every
  * member but the source receives each multicast once), 1 on every count. */
 #define PRIOR_ONE 10.0
+/* First-arrival ranks above this are counted here (the rank histograms;
+ * min(m, this) bins). */
+#define DISC_RANK 32
+/* The sources' rank law starts as the others' (a rank says nothing) but for
+ * rank 0, this times as likely (a multicast's first copy goes to another
+ * member than its source), and is learned with this weight on that start. */
+#define RANK_FIRST_ODDS 0.1
+#define RANK_PRIOR 10.0
 
 typedef struct src_rec {
     uint32_t source;
@@ -69,6 +79,16 @@ struct rc_disc {
     double *a_win;      /* each weighted by the windows open at its arrival */
     uint64_t *a_out;    /* outside every window */
     uint64_t *a_tot;
+    /* the comeback burst (observed users): arrivals during the current
+     * offline span, and over the closed spans that held a multicast start:
+     * their arrivals and their length (us) */
+    rc_time *off_at;
+    uint32_t *b_cur;
+    double *b_sum, *b_len;
+    /* linked messages with the user at either end: sent and arrived inside
+     * a window (weighted by the windows), outside every window, in all */
+    double *l_win;
+    uint32_t *l_out, *l_tot;
     bool revealed;      /* a fan-out request showed the group's member list */
     /* the target group's multicasts */
     uint64_t k;         /* so far */
@@ -80,6 +100,7 @@ struct rc_disc {
     /* the source attack: the window counts' histograms, learned (h_src: of
      * sources, h_non: of the other members), and one record per multicast */
     double h_src[DISC_HIST], h_non[DISC_HIST];
+    double r_src[DISC_RANK], r_non[DISC_RANK]; /* likewise, of first-arrival ranks */
     double src_top1, src_h;
     uint64_t src_n;
     src_rec *rec;
@@ -161,11 +182,19 @@ rc_disc *rc_disc_new(const rc_disc_cfg *cfg)
     d->a_win = rc_xcalloc(nn, sizeof *d->a_win);
     d->a_out = rc_xcalloc(nn, sizeof *d->a_out);
     d->a_tot = rc_xcalloc(nn, sizeof *d->a_tot);
+    d->off_at = rc_xcalloc(nn, sizeof *d->off_at);
+    d->b_cur = rc_xcalloc(nn, sizeof *d->b_cur);
+    d->b_sum = rc_xcalloc(nn, sizeof *d->b_sum);
+    d->b_len = rc_xcalloc(nn, sizeof *d->b_len);
+    d->l_win = rc_xcalloc(nn, sizeof *d->l_win);
+    d->l_out = rc_xcalloc(nn, sizeof *d->l_out);
+    d->l_tot = rc_xcalloc(nn, sizeof *d->l_tot);
     d->score = rc_xmalloc(nn * sizeof *d->score);
     d->work = rc_xmalloc(nn * sizeof *d->work);
     d->to90 = NAN;
     for (int c = 0; c < DISC_HIST; c++) d->h_src[c] = d->h_non[c] = 1;
     d->h_non[1] += PRIOR_ONE;
+    for (int r = 0; r < DISC_RANK; r++) d->r_non[r] = 1; /* r_src: 0 */
     return d;
 }
 
@@ -175,6 +204,7 @@ void rc_disc_free(rc_disc *d)
     for (uint32_t i = 0; i < d->r_cap; i++) {
         free(d->ring[i].cnt);
         free(d->ring[i].on);
+        free(d->ring[i].rank);
     }
     free(d->ring);
     free(d->provider_of);
@@ -189,6 +219,13 @@ void rc_disc_free(rc_disc *d)
     free(d->a_win);
     free(d->a_out);
     free(d->a_tot);
+    free(d->off_at);
+    free(d->b_cur);
+    free(d->b_sum);
+    free(d->b_len);
+    free(d->l_win);
+    free(d->l_out);
+    free(d->l_tot);
     free(d->rec);
     free(d->curve);
     free(d->score);
@@ -222,17 +259,30 @@ void rc_disc_start(rc_disc *d, const bool *online)
 
 static bool observed(const rc_disc *d, uint32_t u) { return d->corrupt[d->provider_of[u]]; }
 
+static void drain(rc_disc *d, rc_time limit);
+
 void rc_disc_online(rc_disc *d, uint32_t u, bool on, rc_time now)
 {
     if (on == d->online[u]) return;
+    /* An observed user's arrivals up to now are taken in the state they
+     * arrived in (offline: into the burst its first pull will hold; one
+     * arriving at the instant it comes back is in that pull too). */
+    if (observed(d, u)) drain(d, on ? now + 1 : now);
     d->online[u] = on;
     if (on) {
         d->since[u] = now;
+        /* the burst: a span that held a multicast of the target group */
+        if (d->k > d->trig_off[u]) {
+            d->b_sum[u] += d->b_cur[u];
+            d->b_len[u] += (double)(now - d->off_at[u]);
+        }
         d->missed[u] += d->k - d->trig_off[u];
     } else {
         d->online_us[u] += now - d->since[u];
         d->trig_off[u] = d->k;
+        d->off_at[u] = now;
     }
+    d->b_cur[u] = 0;
 }
 
 /* ---------- the source attack (docs/spec.md §11.3) ---------- */
@@ -268,6 +318,22 @@ static void source_posterior(rc_disc *d, const open_mc *o, const uint32_t *membe
         zs += d->h_src[c];
         zn += d->h_non[c];
     }
+    /* the first-arrival ranks' log odds, source against not, per rank:
+     * the others' law p_non; the sources' law learned from r_src on a start
+     * of weight RANK_PRIOR shaped as p_non but less likely at rank 0 */
+    uint32_t nb = d->m < DISC_RANK ? d->m : DISC_RANK;
+    double rank_lr[DISC_RANK], rzs = 0, rzn = 0, rzp = 0;
+    for (uint32_t r = 0; r < nb; r++) {
+        rzs += d->r_src[r];
+        rzn += d->r_non[r];
+    }
+    for (uint32_t r = 0; r < nb; r++) rzp += d->r_non[r] / rzn * (r == 0 ? RANK_FIRST_ODDS : 1.0);
+    for (uint32_t r = 0; r < nb; r++) {
+        double pn = d->r_non[r] / rzn;
+        double ps = (d->r_src[r] + RANK_PRIOR * pn * (r == 0 ? RANK_FIRST_ODDS : 1.0) / rzp) /
+                    (rzs + RANK_PRIOR);
+        rank_lr[r] = log(ps) - log(pn);
+    }
     double lr = log((1 - SRC_DELTA) / SRC_DELTA);
     double *lw = d->work, mx = -INFINITY;
     for (uint32_t i = 0; i < d->m; i++) {
@@ -275,6 +341,11 @@ static void source_posterior(rc_disc *d, const open_mc *o, const uint32_t *membe
         if (observed(d, members[i])) {
             uint32_t c = o->cnt[i] < DISC_HIST ? o->cnt[i] : DISC_HIST - 1;
             w = log(d->h_src[c] / zs) - log(d->h_non[c] / zn);
+            /* a member that received: the rank of its first arrival among the
+             * members' (the source's children receive first), given c > 0;
+             * where a link shows the order of the sends (below), that order
+             * outranks the arrivals' (combined, the two overcount one fact) */
+            if (c > 0 && o->first_from == NONE32) w += rank_lr[o->rank[i] < nb ? o->rank[i] : nb - 1];
         }
         if (!o->on[i]) w -= lr; /* sources are online when they multicast */
         lw[i] = w;
@@ -308,6 +379,11 @@ static void source_posterior(rc_disc *d, const open_mc *o, const uint32_t *membe
         uint32_t c = o->cnt[i] < DISC_HIST ? o->cnt[i] : DISC_HIST - 1;
         d->h_src[c] += lw[i];
         d->h_non[c] += 1 - lw[i];
+        if (c > 0) {
+            uint32_t r = o->rank[i] < nb ? o->rank[i] : nb - 1;
+            d->r_src[r] += lw[i];
+            d->r_non[r] += 1 - lw[i];
+        }
     }
     int32_t s = d->pos[o->source];
     double mxp = exp(0) / z;
@@ -336,20 +412,46 @@ static void close_until(rc_disc *d, rc_time now)
     free(members);
 }
 
+/* A linked message from `s` to `u` (docs/spec.md §11.3, membership): it
+ * counts at both ends, inside the windows it left and arrived in, or outside
+ * every window (the background), or neither (it left in a window closed since
+ * or before the open ones). */
+static void take_link(rc_disc *d, uint32_t s, uint32_t u, rc_time sent)
+{
+    if (s == u) return;
+    d->l_tot[s]++;
+    d->l_tot[u]++;
+    if (d->r_n == 0) {
+        if (sent >= d->cov_end) {
+            d->l_out[s]++;
+            d->l_out[u]++;
+        }
+        return;
+    }
+    uint32_t nw = 0;
+    for (uint32_t i = 0; i < d->r_n; i++) nw += sent >= d->ring[(d->r_head + i) % d->r_cap].t;
+    d->l_win[s] += nw;
+    d->l_win[u] += nw;
+}
+
 static void take_arrival(rc_disc *d, uint32_t u, rc_time now, uint32_t sender, rc_time sent)
 {
     close_until(d, now);
-    if (sender != RC_DISC_UNLINKED && d->pos[sender] >= 0) {
-        /* a member's linked send: the earliest since the start of each open window */
-        for (uint32_t i = 0; i < d->r_n; i++) {
-            open_mc *o = &d->ring[(d->r_head + i) % d->r_cap];
-            if (sent >= o->t && (o->first_from == NONE32 || sent < o->first_sent)) {
-                o->first_from = (uint32_t)d->pos[sender];
-                o->first_sent = sent;
+    if (sender != RC_DISC_UNLINKED) {
+        take_link(d, sender, u, sent);
+        if (d->pos[sender] >= 0) {
+            /* a member's linked send: the earliest since the start of each open window */
+            for (uint32_t i = 0; i < d->r_n; i++) {
+                open_mc *o = &d->ring[(d->r_head + i) % d->r_cap];
+                if (sent >= o->t && (o->first_from == NONE32 || sent < o->first_sent)) {
+                    o->first_from = (uint32_t)d->pos[sender];
+                    o->first_sent = sent;
+                }
             }
         }
     }
     d->a_tot[u]++;
+    if (!d->online[u]) d->b_cur[u]++; /* waits for its comeback pull */
     if (d->r_n == 0) {
         d->a_out[u]++;
         return;
@@ -357,7 +459,13 @@ static void take_arrival(rc_disc *d, uint32_t u, rc_time now, uint32_t sender, r
     d->a_win[u] += d->r_n;
     int32_t p = d->pos[u];
     if (p < 0) return;
-    for (uint32_t i = 0; i < d->r_n; i++) d->ring[(d->r_head + i) % d->r_cap].cnt[p]++;
+    for (uint32_t i = 0; i < d->r_n; i++) {
+        open_mc *o = &d->ring[(d->r_head + i) % d->r_cap];
+        if (o->cnt[p]++ == 0) {
+            o->rank[p] = (uint8_t)(o->n_first < DISC_RANK ? o->n_first : DISC_RANK - 1);
+            o->n_first++;
+        }
+    }
 }
 
 /* Whether the corrupted mixes link a sub-message: its path, one mix per
@@ -458,6 +566,16 @@ static void membership_scores(rc_disc *d, rc_time now)
                 double rate = el - cov > 0 ? (double)d->a_out[u] / (el - cov)
                                            : (double)d->a_tot[u] / el;
                 s += (d->a_win[u] - rate * wsum) / k;
+                /* the comeback bursts: arrivals over the offline spans that
+                 * held a multicast, beyond the background's */
+                s += (d->b_sum[u] - rate * d->b_len[u]) / k;
+            }
+            /* linked messages with u at either end inside the windows, beyond
+             * its background of linked messages */
+            if (d->l_tot[u] > 0) {
+                double lrate = el - cov > 0 ? (double)d->l_out[u] / (el - cov)
+                                            : (double)d->l_tot[u] / el;
+                s += (d->l_win[u] - lrate * wsum) / k;
             }
             /* online at the multicasts beyond its share of time online */
             double missed = (double)d->missed[u] + (d->online[u] ? 0 : k - (double)d->trig_off[u]);
@@ -512,6 +630,7 @@ void rc_disc_multicast(rc_disc *d, uint32_t source, rc_time now)
         for (uint32_t i = d->r_n; i < cap; i++) {
             ring[i].cnt = rc_xmalloc((d->m ? d->m : 1) * sizeof *ring[i].cnt);
             ring[i].on = rc_xmalloc(d->m ? d->m : 1);
+            ring[i].rank = rc_xmalloc(d->m ? d->m : 1);
         }
         free(d->ring);
         d->ring = ring;
@@ -525,6 +644,7 @@ void rc_disc_multicast(rc_disc *d, uint32_t source, rc_time now)
     o->relay = NONE32;
     o->first_from = NONE32;
     o->first_sent = 0;
+    o->n_first = 0;
     memset(o->cnt, 0, (d->m ? d->m : 1) * sizeof *o->cnt);
     for (uint32_t u = 0; u < d->users; u++)
         if (d->pos[u] >= 0) o->on[d->pos[u]] = d->online[u];
