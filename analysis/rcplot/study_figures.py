@@ -266,9 +266,19 @@ def disclosure_label(strategy):
     return "RC-FT" if info["params"]["ft"] else "RC"
 
 
+def disclosure_view(t, i):
+    """What the adversary watches besides the providers, and whom: `online` (always
+    online, no corrupted mix), `online, F % mixes`, or `trace NAME (L lines)`."""
+    trace = text(t["trace"][i]) if "trace" in t else "online"
+    cm = float(t["corrupt_mixes"][i]) if "corrupt_mixes" in t else 0.0
+    view = "online" if trace == "online" else \
+        f"trace {text(t['trace_name'][i])} ({text(t['trace_lines'][i])} lines)"
+    return view + (f", {100 * cm:g} % mixes" if cm > 0 else "")
+
+
 def disclosure_rows(paths):
-    """One row per configuration (users, m, strategy, corrupted fraction): the seeds'
-    values of every disclosure key, from the results table."""
+    """One row per configuration (users, m, strategy, corrupted fraction, view): the
+    seeds' values of every disclosure key, from the results table."""
     t = results.load_table(paths)
     if len(t) == 0 or "counter_disclosure_multicasts" not in t:
         return {}
@@ -278,7 +288,7 @@ def disclosure_rows(paths):
                 int(t["counter_disclosure_multicasts"][i]) == 0:
             continue  # a job without the observer
         key = (int(t["users"][i]), int(t["group_size"][i]), disclosure_label(text(t["strategy"][i])),
-               float(t["corrupt_providers"][i]))
+               float(t["corrupt_providers"][i]), disclosure_view(t, i))
         r = rows.setdefault(key, {k: [] for k in DISC_KEYS} | {"seed": [], "duration": set()})
         for k in DISC_KEYS:
             r[k].append(float(t["counter_disclosure_" + k][i]))
@@ -291,8 +301,8 @@ def disclosure(paths, out):
     """Draws the disclosure study (experiments/disclosure.yaml) from the results files
     `paths` into `out`: for each target-group size m (columns), the membership ranking's
     top-m precision, its AUC and the source's top-1 share (rows) against the fraction of
-    corrupted providers, one colour per strategy, solid for 1,000 users and dashed for
-    10,000; points are medians over seeds, bars the seed range, the dotted line chance
+    corrupted providers, one colour per strategy, one line style and marker per number of
+    users and view (always online; corrupted mixes too; a trace); points are medians over seeds, bars the seed range, the dotted line chance
     (m/users for precision, 1/2 for the AUC, 1/m for top-1).  Writes OUTDIR/disclosure.png
     and OUTDIR/disclosure.md (every configuration's numbers); returns the written paths, or
     None when the files hold no job with the observer."""
@@ -304,30 +314,37 @@ def disclosure(paths, out):
     users = sorted({k[0] for k in rows})
     metrics = [("membership_precision", "top-m precision"), ("membership_auc", "membership AUC"),
                ("source_top1", "source top-1")]
-    fig, axes = plt.subplots(len(metrics), len(sizes), figsize=(max(9.0, 4.6 * len(sizes)), 9),
+    views = sorted({k[4] for k in rows}, key=lambda v: (v != "online", v))
+    fig, axes = plt.subplots(len(metrics), len(sizes),
+                             figsize=(max(9.0, 4.6 * len(sizes)), 9 + 0.5 * len(views)),
                              squeeze=False)
     fracs = sorted({100 * k[3] for k in rows})
-    styles = ["-", "--", ":"]
+    styles = ["-", "--", ":", "-."]
+    markers = ["o", "x", "s", "^", "v"]
+    lines = [(n, view) for view in views for n in users
+             if any(k[0] == n and k[4] == view for k in rows)]
     for ci, m in enumerate(sizes):
         for mi, (key, ylabel) in enumerate(metrics):
             ax = axes[mi][ci]
-            for n, style in zip(users, styles):
+            for n, view in lines:
+                style = styles[users.index(n) % len(styles)]
+                marker = markers[views.index(view) % len(markers)]
                 for s in DISC_STRATEGIES:
                     pts = sorted((k[3], v[key]) for k, v in rows.items()
-                                 if k[0] == n and k[1] == m and k[2] == s)
+                                 if k[0] == n and k[1] == m and k[2] == s and k[4] == view)
                     if not pts:
                         continue
                     x = np.array([100 * f for f, _ in pts])
                     med = np.array([np.median(v) for _, v in pts])
                     lo = med - np.array([np.min(v) for _, v in pts])
                     hi = np.array([np.max(v) for _, v in pts]) - med
-                    ax.errorbar(x, med, yerr=[lo, hi], fmt=style, marker="o", ms=3,
+                    ax.errorbar(x, med, yerr=[lo, hi], fmt=style, marker=marker, ms=3,
                                 color=DISC_COLORS[s], capsize=2,
-                                label=f"{s}, {n:,} users")
+                                label=f"{s}, {n:,} users, {view}")
             chance = {"membership_precision": None, "membership_auc": 0.5,
                       "source_top1": 1.0 / m}[key]
             if key == "membership_precision":
-                for n, style in zip(users, styles):
+                for n in users:
                     ax.axhline(m / n, color="k", lw=0.6, ls=":")
             elif chance is not None:
                 ax.axhline(chance, color="k", lw=0.6, ls=":")
@@ -342,16 +359,21 @@ def disclosure(paths, out):
                 ax.set_ylabel(ylabel)
             ax.grid(alpha=0.3)
     handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=4 if len(labels) > 4 else 2, fontsize=8)
+    for ci in range(1, len(sizes)):  # a view drawn only at another m
+        for h, lab in zip(*axes[0][ci].get_legend_handles_labels()):
+            if lab not in labels:
+                handles.append(h)
+                labels.append(lab)
+    fig.legend(handles, labels, loc="lower center", ncol=4 if len(labels) > 4 else 2, fontsize=7)
     durs = sorted({d for v in rows.values() for d in v["duration"]})
-    fig.suptitle("Long-term disclosure of a group (always online, exact model, "
+    fig.suptitle("Long-term disclosure of a group (exact model, "
                  + ", ".join(f"{d / 3600:g} h" for d in durs)
                  + " simulated; medians and range over seeds)", fontsize=10)
-    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    fig.tight_layout(rect=(0, 0.03 + 0.012 * len(labels) / 4, 1, 1))
     fig.savefig(os.path.join(out, "disclosure.png"), dpi=110)
-    md = ["| users | m | strategy | corrupted providers | seeds | AUC | top-m precision | "
+    md = ["| view | users | m | strategy | corrupted providers | seeds | AUC | top-m precision | "
           "to 0.9 | source top-1 | source entropy (bits) | multicasts |",
-          "|---|---|---|---|---|---|---|---|---|---|---|"]
+          "|---|---|---|---|---|---|---|---|---|---|---|---|"]
 
     def cell(v, fmt="%.3f"):
         v = np.asarray(v, dtype=float)
@@ -365,10 +387,11 @@ def disclosure(paths, out):
             s += f", never in {int(np.sum(np.isnan(v)))}"
         return s
 
-    for k in sorted(rows, key=lambda k: (k[0], k[1], DISC_STRATEGIES.index(k[2]), k[3])):
+    for k in sorted(rows, key=lambda k: (views.index(k[4]), k[0], k[1],
+                                         DISC_STRATEGIES.index(k[2]), k[3])):
         v = rows[k]
         ncp = int(np.median(v["corrupt_providers"]))
-        md.append(f"| {k[0]} | {k[1]} | {k[2]} | {100 * k[3]:g} % ({ncp}) | {len(v['seed'])} | "
+        md.append(f"| {k[4]} | {k[0]} | {k[1]} | {k[2]} | {100 * k[3]:g} % ({ncp}) | {len(v['seed'])} | "
                   f"{cell(v['membership_auc'])} | {cell(v['membership_precision'])} | "
                   f"{cell(v['multicasts_to_90'], '%.0f')} | {cell(v['source_top1'])} | "
                   f"{cell(v['source_entropy_bits'], '%.2f')} | {cell(v['multicasts'], '%.0f')} |")
