@@ -3,8 +3,8 @@
  *
  * Everything is a per-user count or sum, updated in O(1) per observation
  * (an arrival also visits the multicasts whose window is open, a handful),
- * plus one record per open multicast with a count per member of the target
- * group.  The membership ranking is computed at checkpoints (every multicast
+ * plus one record per open multicast with a count and a first-arrival rank
+ * per member of the target group.  The membership ranking is computed at checkpoints (every multicast
  * up to 64, then 32 per doubling): O(users) each.
  */
 #include "anon/disclosure.h"

@@ -28,6 +28,11 @@
  * granted the rounds in which its target sends) and, for the source attack,
  * the group's membership.
  *
+ * Besides the window counts the estimators read the order of the members'
+ * first arrivals in a window (the source posterior), the real sub-messages an
+ * offline user's comeback pull holds, and linked messages at both their ends
+ * (the membership score): docs/spec.md §11.3.
+ *
  * The estimators are plain functions of the counts (rc_disc_membership_eval
  * below and the source posterior in disclosure.c) so that a test can feed
  * them textbook rounds directly.
