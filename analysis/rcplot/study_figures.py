@@ -319,16 +319,24 @@ def disclosure(paths, out):
                              figsize=(max(9.0, 4.6 * len(sizes)), 9 + 0.5 * len(views)),
                              squeeze=False)
     fracs = sorted({100 * k[3] for k in rows})
-    styles = ["-", "--", ":", "-."]
+    styles = ["-", "--", "-.", ":"]
     markers = ["o", "x", "s", "^", "v"]
     lines = [(n, view) for view in views for n in users
              if any(k[0] == n and k[4] == view for k in rows)]
+
+    def look(n, view):
+        """(line style, marker) of a number of users and a view: solid for the first
+        number of users, dashed for the next; a view of its own marker, and of its own
+        line style past the first two."""
+        vi = views.index(view)
+        style = styles[users.index(n) % 2] if vi == 0 else styles[2 + (vi - 1) % 2]
+        return style, markers[vi % len(markers)]
+
     for ci, m in enumerate(sizes):
         for mi, (key, ylabel) in enumerate(metrics):
             ax = axes[mi][ci]
             for n, view in lines:
-                style = styles[users.index(n) % len(styles)]
-                marker = markers[views.index(view) % len(markers)]
+                style, marker = look(n, view)
                 for s in DISC_STRATEGIES:
                     pts = sorted((k[3], v[key]) for k, v in rows.items()
                                  if k[0] == n and k[1] == m and k[2] == s and k[4] == view)
@@ -338,9 +346,8 @@ def disclosure(paths, out):
                     med = np.array([np.median(v) for _, v in pts])
                     lo = med - np.array([np.min(v) for _, v in pts])
                     hi = np.array([np.max(v) for _, v in pts]) - med
-                    ax.errorbar(x, med, yerr=[lo, hi], fmt=style, marker=marker, ms=3,
-                                color=DISC_COLORS[s], capsize=2,
-                                label=f"{s}, {n:,} users, {view}")
+                    ax.errorbar(x, med, yerr=[lo, hi], fmt=style, marker=marker,
+                                ms=3 if marker == "o" else 6, color=DISC_COLORS[s], capsize=2)
             chance = {"membership_precision": None, "membership_auc": 0.5,
                       "source_top1": 1.0 / m}[key]
             if key == "membership_precision":
@@ -358,18 +365,20 @@ def disclosure(paths, out):
             if ci == 0:
                 ax.set_ylabel(ylabel)
             ax.grid(alpha=0.3)
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    for ci in range(1, len(sizes)):  # a view drawn only at another m
-        for h, lab in zip(*axes[0][ci].get_legend_handles_labels()):
-            if lab not in labels:
-                handles.append(h)
-                labels.append(lab)
-    fig.legend(handles, labels, loc="lower center", ncol=4 if len(labels) > 4 else 2, fontsize=7)
+    # the legend: a colour per strategy, a line style and marker per users and view
+    handles = [plt.Line2D([], [], color=DISC_COLORS[s], lw=2) for s in DISC_STRATEGIES]
+    labels = list(DISC_STRATEGIES)
+    for n, view in lines:
+        style, marker = look(n, view)
+        handles.append(plt.Line2D([], [], color="k", ls=style, marker=marker,
+                                  ms=3 if marker == "o" else 6))
+        labels.append(f"{n:,} users, {view}")
+    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8)
     durs = sorted({d for v in rows.values() for d in v["duration"]})
     fig.suptitle("Long-term disclosure of a group (exact model, "
                  + ", ".join(f"{d / 3600:g} h" for d in durs)
                  + " simulated; medians and range over seeds)", fontsize=10)
-    fig.tight_layout(rect=(0, 0.03 + 0.012 * len(labels) / 4, 1, 1))
+    fig.tight_layout(rect=(0, 0.025 + 0.018 * ((len(labels) + 2) // 3), 1, 1))
     fig.savefig(os.path.join(out, "disclosure.png"), dpi=110)
     md = ["| view | users | m | strategy | corrupted providers | seeds | AUC | top-m precision | "
           "to 0.9 | source top-1 | source entropy (bits) | multicasts |",
