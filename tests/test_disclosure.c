@@ -402,7 +402,8 @@ Test(disclosure, comeback_burst_ranks_the_members)
     start_all_online(d, N);
     for (int k = 0; k < K; k++) {
         rc_time t = (rc_time)k * 100000000 + 20000000;
-        for (uint32_t u = (uint32_t)k % 4; u < 12; u += 4) rc_disc_online(d, u, false, t - 10000000);
+        for (uint32_t u = (uint32_t)k % 4; u < 12; u += 4)
+            rc_disc_online(d, u, false, t - 10000000);
         rc_disc_multicast(d, (uint32_t)(k + 1) % 4, t);
         for (uint32_t u = (uint32_t)k % 4; u < 12; u += 4)
             rc_disc_arrived(d, u, u < M ? t + 20000000 : t + 50000000, RC_DISC_UNLINKED, 0);

@@ -4,8 +4,8 @@
  * Everything is a per-user count or sum, updated in O(1) per observation
  * (an arrival also visits the multicasts whose window is open, a handful),
  * plus one record per open multicast with a count and a first-arrival rank
- * per member of the target group.  The membership ranking is computed at checkpoints (every multicast
- * up to 64, then 32 per doubling): O(users) each.
+ * per member of the target group.  The membership ranking is computed at
+ * checkpoints (every multicast up to 64, then 32 per doubling): O(users) each.
  */
 #include "anon/disclosure.h"
 
@@ -32,7 +32,7 @@ typedef struct open_mc {
     rc_time first_sent;
     uint32_t *cnt;  /* per member: real arrivals observed in the window */
     uint8_t *on;    /* per member: online at t */
-    uint8_t *rank;  /* per member with cnt > 0: its first arrival's rank among the members' (capped) */
+    uint8_t *rank;  /* per member with cnt > 0: its first arrival's rank (capped) */
     uint32_t n_first; /* members that have received in the window so far */
 } open_mc;
 
@@ -265,8 +265,10 @@ void rc_disc_online(rc_disc *d, uint32_t u, bool on, rc_time now)
 {
     if (on == d->online[u]) return;
     /* An observed user's arrivals up to now are taken in the state they
-     * arrived in (offline: into the burst its first pull will hold; one
-     * arriving at the instant it comes back is in that pull too). */
+     * arrived in (offline: into the burst its first pull will hold).  At one
+     * instant a postbox is filled before availability changes (docs/spec.md
+     * §1.2), so an arrival at the instant it comes back is in that pull, and
+     * one at the instant it leaves waits for the next. */
     if (observed(d, u)) drain(d, on ? now + 1 : now);
     d->online[u] = on;
     if (on) {
@@ -345,7 +347,8 @@ static void source_posterior(rc_disc *d, const open_mc *o, const uint32_t *membe
              * members' (the source's children receive first), given c > 0;
              * where a link shows the order of the sends (below), that order
              * outranks the arrivals' (combined, the two overcount one fact) */
-            if (c > 0 && o->first_from == NONE32) w += rank_lr[o->rank[i] < nb ? o->rank[i] : nb - 1];
+            if (c > 0 && o->first_from == NONE32)
+                w += rank_lr[o->rank[i] < nb ? o->rank[i] : nb - 1];
         }
         if (!o->on[i]) w -= lr; /* sources are online when they multicast */
         lw[i] = w;
