@@ -26,12 +26,13 @@ static rc_time ahead(gsl_rng *r, rc_time now)
 }
 
 /* Random pushes and pops on a calendar and a heap given the same keys: the
- * same event comes out of both every time, and rc_calq_ahead names the events
- * that follow. */
+ * same event comes out of both every time, rc_calq_ahead names the events
+ * that follow, and rc_calq_soon past the current bucket names the next one's. */
 Test(calq, pops_what_the_heap_pops)
 {
     uint32_t most_spares = 0; /* large bucket buffers passed on (calq.c, grow) */
     size_t most_far = 0, most_ovf = 0; /* events the far ring and the overflow held */
+    size_t soon_next = 0; /* events rc_calq_soon named in the next bucket */
     for (unsigned width = 1; width <= 256; width *= 4) {
         rc_calq c;
         rc_evq h;
@@ -68,6 +69,21 @@ Test(calq, pops_what_the_heap_pops)
                          pops, e->obj, ev.obj);
             cr_assert_eq(rc_evq_key_time(e->key), ev.t);
             cr_assert_eq(e->arg, ev.arg);
+            /* rc_calq_soon: rc_calq_ahead's event, or past the current
+             * bucket one of the next bucket's, all of which pop next */
+            for (uint32_t i = 1; i <= 16; i++) {
+                const rc_calq_ent *soon = rc_calq_soon(&c, i), *exact = rc_calq_ahead(&c, i);
+                if (exact != NULL) {
+                    cr_assert_eq(soon, exact, "rc_calq_soon(%u) is not rc_calq_ahead's", i);
+                } else if (soon != NULL) {
+                    rc_time ts = rc_evq_key_time(soon->key);
+                    cr_assert(ts >= c.cur_end && ts < c.cur_end + c.width,
+                              "rc_calq_soon(%u) named an event at %lld, outside the next "
+                              "bucket [%lld, %lld)", i, (long long)ts, (long long)c.cur_end,
+                              (long long)(c.cur_end + c.width));
+                    soon_next++;
+                }
+            }
             const rc_calq_ent *next = rc_calq_ahead(&c, 1);
             uint32_t next_obj = next ? next->obj : UINT32_MAX;
             rc_calq_drop(&c);
@@ -89,6 +105,7 @@ Test(calq, pops_what_the_heap_pops)
     cr_assert_gt(most_spares, 0, "no bucket outgrew its buffer: the spares went untested");
     cr_assert_gt(most_far, 1000, "the far ring held at most %zu events", most_far);
     cr_assert_gt(most_ovf, 1000, "the overflow held at most %zu events", most_ovf);
+    cr_assert_gt(soon_next, 1000, "rc_calq_soon named %zu events of the next bucket", soon_next);
 }
 
 /* The engine: a model whose handlers schedule random later events of three

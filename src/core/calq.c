@@ -98,6 +98,25 @@ static void append(rc_calq *q, rc_calq_bucket *b, const rc_calq_ent *e)
     b->a[b->n++] = *e;
 }
 
+/* An event given by its fields is written field by field: copied whole from a
+ * struct just built on the stack, its 16-byte halves would be read back from
+ * narrower stores, which the core cannot forward (a stall of a dozen cycles
+ * at every push). */
+static inline void set_ent(rc_calq_ent *d, key128 key, uint32_t kind, uint32_t obj, uint64_t arg)
+{
+    d->key = key;
+    d->arg = arg;
+    d->obj = obj;
+    d->kind = kind;
+}
+
+static inline void append_new(rc_calq *q, rc_calq_bucket *b, key128 key, uint32_t kind,
+                              uint32_t obj, uint64_t arg)
+{
+    if (b->n == b->cap) grow(q, b);
+    set_ent(&b->a[b->n++], key, kind, obj, arg);
+}
+
 static inline size_t bucket_of(const rc_calq *q, rc_time t)
 {
     return (size_t)((uint64_t)t >> q->shift) & (q->nb - 1);
@@ -111,17 +130,18 @@ static inline uint64_t lead(const rc_calq *q) { return q->nb > 1 ? 2 : 1; }
 
 /* Files an event at or after cur_end where the invariants put it: the ring,
  * the far ring or the overflow. */
-static void place(rc_calq *q, const rc_calq_ent *e, rc_time t)
+static inline void place(rc_calq *q, key128 key, uint32_t kind, uint32_t obj, uint64_t arg,
+                         rc_time t)
 {
     uint64_t k = far_of(q, t);
     if (k < q->far_next) {
-        append(q, &q->ring[bucket_of(q, t)], e);
+        append_new(q, &q->ring[bucket_of(q, t)], key, kind, obj, arg);
         q->ring_n++;
     } else if (k < q->far_next + q->nb) {
-        append(q, &q->far[k & (q->nb - 1)], e);
+        append_new(q, &q->far[k & (q->nb - 1)], key, kind, obj, arg);
         q->far_n++;
     } else {
-        rc_evq_push_key(&q->ovf, e->key, e->kind, e->obj, e->arg);
+        rc_evq_push_key(&q->ovf, key, kind, obj, arg);
     }
 }
 
@@ -133,8 +153,7 @@ static void take_overflow(rc_calq *q)
     while (rc_evq_size(&q->ovf) > 0 && rc_evq_key_time(rc_evq_peek_key(&q->ovf)) < end) {
         rc_event ev;
         rc_evq_pop(&q->ovf, &ev);
-        rc_calq_ent e = {rc_evq_make_key(ev.t, ev.key2), ev.arg, ev.obj, ev.kind};
-        place(q, &e, ev.t);
+        place(q, rc_evq_make_key(ev.t, ev.key2), ev.kind, ev.obj, ev.arg, ev.t);
     }
 }
 
@@ -159,17 +178,17 @@ static void take_far(rc_calq *q)
 }
 
 /* Inserts into the sorted current bucket. */
-static void insert_current(rc_calq *q, const rc_calq_ent *e)
+static void insert_current(rc_calq *q, key128 key, uint32_t kind, uint32_t obj, uint64_t arg)
 {
     rc_calq_bucket *c = &q->cur;
     uint32_t lo = q->head, hi = c->n; /* first entry with a larger key */
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (c->a[mid].key < e->key) lo = mid + 1;
+        if (c->a[mid].key < key) lo = mid + 1;
         else hi = mid;
     }
     if (lo == q->head && q->head > 0) { /* a new earliest: the slot before is free */
-        c->a[--q->head] = *e;
+        set_ent(&c->a[--q->head], key, kind, obj, arg);
         return;
     }
     if (c->n == c->cap) {
@@ -184,18 +203,17 @@ static void insert_current(rc_calq *q, const rc_calq_ent *e)
         }
     }
     memmove(c->a + lo + 1, c->a + lo, (size_t)(c->n - lo) * sizeof *c->a);
-    c->a[lo] = *e;
+    set_ent(&c->a[lo], key, kind, obj, arg);
     c->n++;
 }
 
 void rc_calq_push(rc_calq *q, unsigned __int128 key, uint32_t kind, uint32_t obj, uint64_t arg)
 {
-    rc_calq_ent e = {key, arg, obj, kind};
     rc_time t = rc_evq_key_time(key);
     q->n++;
     RC_DCHECK(t >= 0, "calendar event at a negative time %lld", (long long)t);
-    if (t < q->cur_end) insert_current(q, &e);
-    else place(q, &e, t);
+    if (t < q->cur_end) insert_current(q, key, kind, obj, arg);
+    else place(q, key, kind, obj, arg, t);
 }
 
 /* Sorts a[0 .. n) by key in place: quicksort (median of three) down to short
@@ -273,6 +291,20 @@ static void jump(rc_calq *q)
     take_overflow(q);
 }
 
+/* Starts loading a ring bucket's events (at most PREFETCH_LINES cache
+ * lines of them): they were appended over a ring's span of time, and by the
+ * time their bucket is sorted (and the engine reads ahead into it,
+ * rc_calq_soon) they are long out of cache.  Called for the bucket after the
+ * next as a bucket becomes current: a bucket's time ahead. */
+enum { PREFETCH_LINES = 16 };
+static inline void prefetch_bucket(const rc_calq_bucket *b)
+{
+    const char *p = (const char *)b->a, *end = (const char *)(b->a + b->n);
+    if (b->n == 0) return;
+    p = (const char *)((uintptr_t)p & ~(uintptr_t)63);
+    for (unsigned i = 0; i < PREFETCH_LINES && p < end; i++, p += 64) __builtin_prefetch(p);
+}
+
 /* The current bucket is used up and events remain: makes the next non-empty
  * bucket current. */
 static void advance(rc_calq *q)
@@ -306,6 +338,7 @@ static void advance(rc_calq *q)
         /* the ring now reaches one bucket further: at a far bucket's start, all of it */
         if (far_of(q, q->cur_end) + lead(q) > q->far_next) take_far(q);
         if (found) {
+            prefetch_bucket(&q->ring[bucket_of(q, q->cur_end + q->width)]);
             sort_current(&q->cur);
             return;
         }

@@ -16,8 +16,9 @@
  * client's look-ahead files a message minutes ahead: in a heap, 10^6 of them
  * cost a third of a population's run); only events beyond the far
  * ring go to an overflow heap.  Because the current bucket
- * is sorted, the next events are known several ahead (rc_calq_ahead), so their
- * state can be fetched from memory long before it is needed.
+ * is sorted, the next events are known several ahead (rc_calq_ahead; rc_calq_soon
+ * looks into the next bucket too), so their state can be fetched from memory
+ * long before it is needed.
  */
 #ifndef RCSIM_CORE_CALQ_H
 #define RCSIM_CORE_CALQ_H
@@ -74,11 +75,23 @@ static inline void rc_calq_drop(rc_calq *q)
     q->head++;
     q->n--;
 }
-/* The event i places after the earliest, if the current bucket holds it (a
- * hint for prefetching: NULL does not mean there is none). */
+/* The event i places after the earliest, if the current bucket holds it. */
 static inline const rc_calq_ent *rc_calq_ahead(const rc_calq *q, uint32_t i)
 {
     return q->head + i < q->cur.n ? &q->cur.a[q->head + i] : NULL;
+}
+/* A hint for prefetching: rc_calq_ahead's event, or past the current bucket's
+ * end, an event of the next bucket, unsorted (whose events all come next, in
+ * some order: with buckets of a few dozen events, the first events of each
+ * would otherwise be named only a few places ahead, too late for their state
+ * to arrive).  NULL does not mean there is none. */
+static inline const rc_calq_ent *rc_calq_soon(const rc_calq *q, uint32_t i)
+{
+    uint32_t k = q->head + i;
+    if (k < q->cur.n) return &q->cur.a[k];
+    k -= q->cur.n;
+    const rc_calq_bucket *b = &q->ring[((uint64_t)q->cur_end >> q->shift) & (q->nb - 1)];
+    return k < b->n ? &b->a[k] : NULL;
 }
 static inline size_t rc_calq_size(const rc_calq *q) { return q->n; }
 

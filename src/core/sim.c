@@ -135,7 +135,7 @@ void rc_sim_run(rc_sim *s, void (*hook)(void *, double), void *hook_ctx, rc_time
          * event per step, and jobs where they are few pay nothing.) */
         if (from_cal && cal_prefetch)
             for (unsigned stage = 0; stage < RC_SIM_PREFETCH_STAGES; stage++) {
-                const rc_calq_ent *e = rc_calq_ahead(&s->cal, CAL_AHEAD[stage]);
+                const rc_calq_ent *e = rc_calq_soon(&s->cal, CAL_AHEAD[stage]);
                 if (e != NULL && s->prefetch[e->kind] != NULL)
                     s->prefetch[e->kind](s->ctx[e->kind], e->obj, e->arg, stage);
             }
