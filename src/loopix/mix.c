@@ -54,16 +54,23 @@ rc_time rc_net__hops_delay(rc_net *n, unsigned hops)
 
 /* ---------- cover packets through the mixes (cover=full) ---------- */
 
-static void cover_hop_schedule(rc_net *n, uint32_t pk, rc_time t)
+/* A cover hop's event carries the hops the packet has left in its arg, and in
+ * its obj the packet's slot -- only with an observer, whose record of the
+ * loop (wire.c) the slot indexes; without one a packet has no record at all
+ * (NO_SLOT): with 10^5 of them in flight, reading their slots missed the
+ * cache at every hop.  Neither obj nor arg orders events. */
+#define NO_SLOT UINT32_MAX
+
+static void cover_hop_schedule(rc_net *n, uint32_t pk, uint8_t hops_left, rc_time t)
 {
-    rc_sim_at(n->sim, t, RC_CLS_MIX, RC_EV_COVER_HOP, pk, 0);
+    rc_sim_at(n->sim, t, RC_CLS_MIX, RC_EV_COVER_HOP, pk, hops_left);
 }
 
-/* A slot per cover packet in flight, reused once it reaches its provider:
- * a run's cover packets are counted in billions (10^4 clients reach 2^32 in
- * about a day of full cover), those in flight only in 10^5.  Which slot a
- * packet gets never orders events (the queue's keys are time, class and
- * insertion sequence), so reuse leaves every result as it was. */
+/* A slot per observed cover packet in flight, reused once it reaches its
+ * provider: a run's cover packets are counted in billions (10^4 clients reach
+ * 2^32 in about a day of full cover), those in flight only in 10^5.  Which
+ * slot a packet gets never orders events (the queue's keys are time, class
+ * and insertion sequence), so reuse leaves every result as it was. */
 static uint32_t cover_new(rc_net *n, uint8_t hops)
 {
     uint32_t i;
@@ -84,29 +91,33 @@ static uint32_t cover_new(rc_net *n, uint8_t hops)
 
 uint32_t rc_net__cover_send(rc_net *n, uint8_t hops, rc_time t)
 {
-    uint32_t i = cover_new(n, hops);
-    cover_hop_schedule(n, i, t);
+    uint32_t i = n->wire.link != NULL ? cover_new(n, hops) : NO_SLOT;
+    cover_hop_schedule(n, i, hops, t);
     return i;
 }
 
 void rc_net__on_cover_hop(void *ctx, const rc_event *ev)
 {
     rc_net *n = ctx;
-    cover_pkt *c = &n->cpk[ev->obj];
-    if (c->hops_left == 0) { /* reached its provider: dropped or ignored */
-        if (n->wire.link != NULL) n->wops->loop_end(n, ev->obj, n->sim->now);
-        c->next_free = n->cpk_free; /* its slot (and the wire's) is free now */
-        n->cpk_free = ev->obj;
+    uint8_t hops_left = (uint8_t)ev->arg;
+    bool observed = ev->obj != NO_SLOT; /* (a slot is taken only with an observer) */
+    if (hops_left == 0) { /* reached its provider: dropped or ignored */
+        if (observed) {
+            n->wops->loop_end(n, ev->obj, n->sim->now);
+            n->cpk[ev->obj].next_free = n->cpk_free; /* its slot (and the wire's) is free now */
+            n->cpk_free = ev->obj;
+        }
         return;
     }
-    c->hops_left--;
+    hops_left--;
+    if (observed) n->cpk[ev->obj].hops_left = hops_left; /* (the wire reads it) */
     n->ctr.mix_packets++;
     rc_time hand = n->lattice ? n->tick : 0, delay = rc_net__hop_delay(n);
     /* An unobserved cover packet is only counted and has no located path: its
      * links take link_fixed (0 with a link map; docs/spec.md §1.16). */
-    rc_time at = n->wire.link != NULL ? n->wops->loop_hop(n, ev->obj, n->sim->now, delay, hand)
+    rc_time at = observed ? n->wops->loop_hop(n, ev->obj, n->sim->now, delay, hand)
                                       : n->sim->now + delay + hand + n->link_fixed;
-    cover_hop_schedule(n, ev->obj, at);
+    cover_hop_schedule(n, ev->obj, hops_left, at);
 }
 
 void rc_net__on_mix_loop(void *ctx, const rc_event *ev)
