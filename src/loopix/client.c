@@ -344,11 +344,42 @@ void rc_net__schedule_stream(rc_net *n, uint32_t ui)
     rc_sim_at(n->sim, next_stream_time(u), RC_CLS_STREAM, RC_EV_STREAM, ui, u->stream_ver);
 }
 
+/* A stream firing's loads in the engine's stages (core/sim.h): the record's
+ * stream lines (user) and, with cover_full, the client's last departure
+ * (traffic.c); then the heads of its queues, which a firing moves, and the
+ * bucket of its departure's gap.  Only in
+ * populations (net.c, calendar_new): with fewer clients the records stay in
+ * cache. */
+void rc_net__prefetch_stream(void *ctx, uint32_t ui, uint64_t arg, unsigned stage)
+{
+    (void)arg;
+    const rc_net *n = ctx;
+    const user *u = &n->users[ui];
+    switch (stage) {
+    case 3:
+        __builtin_prefetch(&u->stream_ver, 1);
+        __builtin_prefetch((const char *)&u->stream_ver + USER_ALIGN, 1);
+        if (n->tr.last_emit != NULL) __builtin_prefetch(&n->tr.last_emit[ui], 1);
+        return;
+    case 1:
+        if (u->out.n > 0) __builtin_prefetch(ring_at(&u->out, 0));
+        if (u->wait.n > 0) __builtin_prefetch(ring_at(&u->wait, 0));
+        /* (its departure, should the firing send a bundle: the gap's bucket
+         * as of now, a few events before the firing) */
+        if (n->tr.last_emit != NULL) rc_net__traffic_prefetch_departure(n, ui, n->sim->now);
+        return;
+    default:
+        return;
+    }
+}
+
 void rc_net__on_stream(void *ctx, const rc_event *ev)
 {
     rc_net *n = ctx;
     user *u = &n->users[ev->obj];
-    if (ev->arg != u->stream_ver || !u->online) return;
+    /* (online from online_of: the record's own flag is on a line the stream
+     * firing would not read otherwise) */
+    if (ev->arg != u->stream_ver || !n->online_of[ev->obj]) return;
     stream_step(n, ev->obj, ev->t);
     rc_time last = ev->t;
     /* Look ahead: while real messages wait in the send queue, nothing another

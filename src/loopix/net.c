@@ -143,11 +143,17 @@ static void links_new(rc_net *n, const rc_net_cfg *cfg)
 
 enum { CALENDAR_MIN_USERS = 4096 }; /* clients from which pulls go to a calendar */
 enum { CALENDAR_BUCKETS = 4096 };
-/* Cover hops per calendar bucket that the width aims at: the current bucket
- * is sorted when it comes, and a hop due inside it is inserted in order, so
- * small buckets are cheap; 16 was the fastest of 4 .. 512 (CPU time at
- * 10^3 and 10^4 clients, docs/performance.md). */
-enum { CALENDAR_HOPS_PER_BUCKET = 16 };
+/* Cover hops per calendar bucket that the width aims at (the width is then
+ * rounded down to a power of two), and the buckets of that calendar's ring:
+ * the current bucket is sorted when it comes, and a hop due inside it is
+ * inserted in order, so small buckets are cheap; and the ring should hold
+ * about 32 K events (1 MB, half a core's L2 here): with 10^4 clients the hops
+ * pending are 10^5, and a ring that held them all (16 x 32 K buckets) spread
+ * its appends over more memory than the cache and ran 1.6x slower than one
+ * that files most of them in the far ring, densely, first.  32 x 1,024 was the
+ * fastest of 8 .. 128 x 256 .. 32 K at 10^4 clients and as fast as
+ * 16 x 4,096 at 10^3 (CPU time, docs/performance.md). */
+enum { CALENDAR_HOPS_PER_BUCKET = 32, CALENDAR_HOP_BUCKETS = 1024 };
 
 /* The engine's calendar (core/sim.h; events pop in the same order with or
  * without it).  Pulls are most of a population's events, each a little
@@ -176,7 +182,7 @@ static void calendar_new(rc_net *n, rc_sim *sim)
                 (double)n->n_users * (n->rate_pay + n->rate_drop + n->rate_loop) / 1e6;
     rc_time width = hops > 0 ? (rc_time)(CALENDAR_HOPS_PER_BUCKET / hops) : pull_width;
     if (width < n->tick) width = n->tick; /* on the lattice, no bucket without an instant */
-    rc_sim_calendar(sim, RC_EV_COVER_HOP, width, CALENDAR_BUCKETS);
+    rc_sim_calendar(sim, RC_EV_COVER_HOP, width, CALENDAR_HOP_BUCKETS);
     if (pulls) {
         rc_sim_calendar_also(sim, RC_EV_PULL);
         rc_sim_calendar_also(sim, RC_EV_STREAM);
@@ -233,9 +239,10 @@ rc_net *rc_net_new(rc_sim *sim, const rc_net_cfg *cfg, const rc_trace *trace, in
     }
 
     gsl_rng *phase = rc_rng_new(cfg->seed, STREAM_PHASE);
-    { /* aligned (USER_ALIGN): a record's hot part is one cache line */
+    { /* aligned (USER_ARRAY_ALIGN): each record's hot parts are pairs of
+       * cache lines that a core's adjacent-line prefetch fetches together */
         size_t bytes = ((size_t)(n->n_users ? n->n_users : 1) * sizeof *n->users);
-        n->users = aligned_alloc(USER_ALIGN, bytes);
+        n->users = aligned_alloc(USER_ARRAY_ALIGN, bytes);
         RC_ASSERTF(n->users != NULL, "out of memory (%zu bytes for the clients)", bytes);
         memset(n->users, 0, bytes);
         n->online_of = rc_xcalloc(n->n_users ? n->n_users : 1, 1);
@@ -268,6 +275,8 @@ rc_net *rc_net_new(rc_sim *sim, const rc_net_cfg *cfg, const rc_trace *trace, in
     rc_sim_on(sim, RC_EV_PULL, rc_net__on_pull, n);
     rc_sim_on_prefetch(sim, RC_EV_PULL, rc_net__prefetch_pull);
     rc_sim_on(sim, RC_EV_STREAM, rc_net__on_stream, n);
+    if (n->n_users >= CALENDAR_MIN_USERS)
+        rc_sim_on_prefetch(sim, RC_EV_STREAM, rc_net__prefetch_stream);
     rc_sim_on(sim, RC_EV_AVAIL, on_avail, n);
     rc_sim_on(sim, RC_EV_COVER_HOP, rc_net__on_cover_hop, n);
     /* nodes that serve or batch (node.c) take every packet hop by hop, mix loops too */

@@ -84,22 +84,32 @@ typedef struct pbox {
 } pbox;
 
 /* One client: its sending side (client.c), its pulls and postbox
- * (provider.c) and its availability (net.c).  What a delivery touches -- the
+ * (provider.c) and its availability (net.c), in 256 bytes, aligned to
+ * USER_ALIGN (the array to USER_ARRAY_ALIGN).  What a delivery touches -- the
  * postbox and the pull state, read when a message is filed and when it is
- * pulled -- comes first and the record is aligned to a cache line, so filing
- * and pulling cost two adjacent lines of the record (with 10^5 clients every
- * delivery finds its recipient's record out of cache). */
+ * pulled -- comes first, so filing and pulling cost two adjacent lines of the
+ * record (with 10^5 clients every delivery finds its recipient's record out of
+ * cache).  What a stream firing touches -- the streams' next firings and both
+ * queues -- is the next two lines, the record's second aligned 128 bytes
+ * (a stream firing in a population of 10^4 clients read three lines of 64
+ * beside its availability, each a cache miss; rc_net__prefetch_stream now
+ * fetches the two). */
 #define USER_ALIGN 64
+#define USER_ARRAY_ALIGN 128
 typedef struct user {
     /* filed and pulled: the first two cache lines */
     _Alignas(USER_ALIGN) pbox postbox;
     bool online, pull_scheduled;
     bool forced_offline, busy, in_stationary_reset;
+    bool trace_on;  /* availability: the trace's state */
     rc_time pull_due, pull_at, last_online_at;
     uint64_t pull_ver;
-    /* the rest */
     uint32_t provider, line;
-    ring out;       /* real messages not yet in a bundle slot */
+    rc_time idle_since;
+    rc_time pull_remaining;
+    /* the streams: the third and fourth lines */
+    _Alignas(USER_ALIGN) uint64_t stream_ver;
+    rc_time next_pay, next_drop, next_loop, backlog_at;
     /* Bundling queue: wait_n entries, covers and real messages in firing
      * order.  Covers are only counted; a real message is kept with its
      * position in the queue (qmsg.pos), so a bundle of p entries costs O(its
@@ -107,25 +117,24 @@ typedef struct user {
      * covers). */
     uint32_t wait_n, wait_head;
     ring wait; /* the real entries of the bundling queue */
-    rc_time next_pay, next_drop, next_loop, backlog_at;
-    rc_time idle_since;
+    ring out;  /* real messages not yet in a bundle slot */
     /* aggregate cover (rc_net_cfg.aggregate_cover): the drop and loop firings
      * after this instant are not counted yet */
     rc_time cover_from;
-    uint64_t stream_ver;
-    rc_time pull_remaining;
-    /* availability: the trace's state, and a forced-offline window */
-    bool trace_on;
+    /* the rest: availability (a forced-offline window, the trace's next toggle) */
     rc_time force_from, force_until;
-    uint32_t toggle_idx;
-    uint64_t toggle_period_k;
+    uint32_t toggle_idx, toggle_period_k;
 } user;
 _Static_assert(offsetof(user, pull_ver) + sizeof(uint64_t) <= 2 * USER_ALIGN,
                "the filed-and-pulled fields fit two cache lines");
+_Static_assert(offsetof(user, stream_ver) == 2 * USER_ALIGN &&
+                   offsetof(user, cover_from) + sizeof(rc_time) <= 4 * USER_ALIGN,
+               "the stream fields are the record's second 128 bytes");
+_Static_assert(sizeof(user) == 4 * USER_ALIGN, "a record is four cache lines");
 
 /* Population model 3 (rc_net_cfg.direct_pull): what a message scheduled
  * straight for its recipient's pull reads of the recipient, in an array of its
- * own (32 bytes a client, two to a cache line, against the record's 320): its
+ * own (32 bytes a client, two to a cache line, against the record's 256): its
  * pull phase when the message leaves, and when it is taken, whether the
  * recipient stayed online since the arrival and whether this is a new pull. */
 typedef struct pslot {
@@ -391,6 +400,7 @@ void rc_net__idle_law(rc_net *n);
 /* Builds the stream-gap step tables (lattice). */
 void rc_net__gap_steps(rc_net *n);
 void rc_net__on_stream(void *ctx, const rc_event *ev); /* RC_EV_STREAM */
+void rc_net__prefetch_stream(void *ctx, uint32_t ui, uint64_t arg, unsigned stage); /* its rc_sim prefetch */
 
 /* provider.c */
 rc_time rc_net__next_pull_at_or_after(const rc_net *n, const user *u, rc_time a);
@@ -432,7 +442,8 @@ rc_time rc_net__hop_delay(rc_net *n);
 rc_time rc_net__hops_delay(rc_net *n, unsigned hops);
 /* Builds steps_hop (lattice). */
 void rc_net__hop_steps(rc_net *n);
-/* A cover packet enters the mixes at time t and makes `hops` hops; returns its index. */
+/* A cover packet enters the mixes at time t and makes `hops` hops; returns
+ * its slot in cpk (with an observer; UINT32_MAX, none, without one). */
 uint32_t rc_net__cover_send(rc_net *n, uint8_t hops, rc_time t);
 void rc_net__on_cover_hop(void *ctx, const rc_event *ev); /* RC_EV_COVER_HOP */
 void rc_net__on_mix_loop(void *ctx, const rc_event *ev);  /* RC_EV_MIX_LOOP */

@@ -91,6 +91,15 @@ void rc_net__traffic_departure(rc_net *n, uint32_t ui, rc_time now)
     t->last_emit[ui] = now;
 }
 
+void rc_net__traffic_prefetch_departure(const rc_net *n, uint32_t ui, rc_time t)
+{
+    const traffic *tr = &n->tr;
+    rc_time last = tr->last_emit[ui];
+    if (last == NEVER || t < last) return;
+    __builtin_prefetch(&tr->gaps[tr->active[ui]][rc_hist_bin((double)(t - last) / 1e6 * GAP_SCALE)],
+                       1);
+}
+
 /* Whether client ui counts for the provider's view (the active ones, or
  * everyone when none is marked). */
 static inline bool provider_view(const traffic *t, uint32_t ui)

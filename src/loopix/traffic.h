@@ -37,6 +37,9 @@ void rc_net__traffic_route(rc_net *n, uint32_t count);
 void rc_net__traffic_mix_loop(rc_net *n, uint32_t mix);
 /* A bundle left client ui at t (cover_full only; after its entries left the queue). */
 void rc_net__traffic_departure(rc_net *n, uint32_t ui, rc_time t);
+/* Starts loading what a departure of client ui at about t would update: the
+ * bucket of its gap (a hint: the histograms of the two classes are 256 KB). */
+void rc_net__traffic_prefetch_departure(const rc_net *n, uint32_t ui, rc_time t);
 /* Client ui went offline at t: its online time ends, and no gap spans the absence. */
 void rc_net__traffic_offline(rc_net *n, uint32_t ui, rc_time t);
 /* A pull by client ui took `real` real messages. */
