@@ -146,14 +146,15 @@ enum { CALENDAR_BUCKETS = 4096 };
 /* Cover hops per calendar bucket that the width aims at (the width is then
  * rounded down to a power of two), and the buckets of that calendar's ring:
  * the current bucket is sorted when it comes, and a hop due inside it is
- * inserted in order, so small buckets are cheap; and the ring should hold
- * about 32 K events (1 MB, half a core's L2 here): with 10^4 clients the hops
- * pending are 10^5, and a ring that held them all (16 x 32 K buckets) spread
- * its appends over more memory than the cache and ran 1.6x slower than one
- * that files most of them in the far ring, densely, first.  32 x 1,024 was the
- * fastest of 8 .. 128 x 256 .. 32 K at 10^4 clients and as fast as
- * 16 x 4,096 at 10^3 (CPU time, docs/performance.md). */
-enum { CALENDAR_HOPS_PER_BUCKET = 32, CALENDAR_HOP_BUCKETS = 1024 };
+ * inserted in order, so small buckets are cheap; 16 was the fastest of
+ * 4 .. 512 at 10^3 clients.  From CALENDAR_MIN_USERS clients (10^5 hops
+ * pending at 10^4) the ring should hold no more than about 32 K events (1 MB,
+ * half a core's L2 here): a ring of 4,096 x 16 spread its appends over more
+ * memory than the cache, and one that filed most hops in the far ring first,
+ * densely, ran faster; 32 x 1,024 was the fastest of 8 .. 128 per bucket x
+ * 256 .. 32 K buckets at 10^4 clients (CPU time, docs/performance.md). */
+enum { CALENDAR_HOPS_PER_BUCKET = 16, CALENDAR_POP_HOPS_PER_BUCKET = 32,
+       CALENDAR_POP_BUCKETS = 1024 };
 
 /* The engine's calendar (core/sim.h; events pop in the same order with or
  * without it).  Pulls are most of a population's events, each a little
@@ -180,9 +181,10 @@ static void calendar_new(rc_net *n, rc_sim *sim)
     if (pulls) /* (and the clients' stream firings: 10^4 of them in a heap missed the cache) */
         hops += (double)n->n_users / (double)n->pull_period +
                 (double)n->n_users * (n->rate_pay + n->rate_drop + n->rate_loop) / 1e6;
-    rc_time width = hops > 0 ? (rc_time)(CALENDAR_HOPS_PER_BUCKET / hops) : pull_width;
+    double per = pulls ? CALENDAR_POP_HOPS_PER_BUCKET : CALENDAR_HOPS_PER_BUCKET;
+    rc_time width = hops > 0 ? (rc_time)(per / hops) : pull_width;
     if (width < n->tick) width = n->tick; /* on the lattice, no bucket without an instant */
-    rc_sim_calendar(sim, RC_EV_COVER_HOP, width, CALENDAR_HOP_BUCKETS);
+    rc_sim_calendar(sim, RC_EV_COVER_HOP, width, pulls ? CALENDAR_POP_BUCKETS : CALENDAR_BUCKETS);
     if (pulls) {
         rc_sim_calendar_also(sim, RC_EV_PULL);
         rc_sim_calendar_also(sim, RC_EV_STREAM);

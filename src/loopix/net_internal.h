@@ -33,7 +33,7 @@
  * circle (tests/check_structure.sh).
  *
  * Ownership: rc_net owns the users (their queues), the postbox heaps and the
- * cover packet records; rc_net_free releases all.
+ * observed cover packets' records; rc_net_free releases all.
  */
 #ifndef RCSIM_LOOPIX_NET_INTERNAL_H
 #define RCSIM_LOOPIX_NET_INTERNAL_H
