@@ -25,17 +25,9 @@ import tempfile
 
 # Scripts beside rcplot/ that may stay there, and still edit sys.path, for the reason given.
 # Reword this list when it shrinks; a file listed here that is gone or clean is only noted.
-TOP_LEVEL = {
-    # Hashed byte for byte, with every module it loads, into figures/paper's comparison
-    # (analysis/rcplot/provenance.py), which cannot be redrawn until the misses study
-    # (experiments/misses-spread.yaml, results/paper/misses-spread.h5) is rerun in full.
-    # Then it moves to rcplot/tools/paper_check.py (python3 -m rcplot paper-check).
-    "compare.py": "hashed into figures/paper's comparison until the misses study is rerun",
-}
-# The one reader of results files (HDF5), and summarize's column path, which reads the same
-# table column by column for 10^6-job files; it joins results.py when figures/paper's
-# comparison, which hashes results.py, is next redrawn.
-READERS = {"rcplot/results.py", "rcplot/coltable.py"}
+TOP_LEVEL = {}
+# The one reader of results files (HDF5): every other module loads through it.
+READERS = {"rcplot/results.py"}
 
 PATH_EDIT = re.compile(r"\bsys\.path\s*(\.\s*(insert|append|extend)\b|\[[^\]]*\]\s*=|\+?=(?!=))"
                        r"|\bsite\.addsitedir\b")

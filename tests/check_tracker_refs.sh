@@ -11,19 +11,9 @@ set -uo pipefail
 export LC_ALL=C
 
 PATTERN='\bissues?[[:space:]]*#?[0-9]+'
-# Known lines left as they are, "path:line text" exactly: results.py and strategies.py are
-# hashed byte for byte into figures/paper's comparison (analysis/rcplot/provenance.py), which
-# cannot be redrawn until its misses study is rerun in full, so editing even their comments
-# marks it stale (analysis_check_figures).  Reword these then and empty the list; a new
-# reference there still fails.
-EXCEPTIONS=(
-    'analysis/rcplot/results.py:        # cost 170 us a job in `rcsim summarize` (issue 27); the values are the same.'
-    'analysis/rcplot/results.py:        """{column: pandas array} of the strategy structure of every row (issue 30):'
-    'analysis/rcplot/results.py:              # What the run that last wrote the file ran (issue 27): the parameters after'
-    'analysis/rcplot/results.py:# the file'"'"'s own column names, the same in every reader (issue 30: no second spelling).'
-    'analysis/rcplot/results.py:    (parsing every job'"'"'s ~50 lines was 4 of the 5 s that 20,000 jobs took, issue 27) and'
-    'analysis/rcplot/strategies.py:Strategy structure as data (issue 30): structure_names() lists the columns a strategy name'
-)
+# Known lines left as they are, "path:line text" exactly (none now; a line added here must
+# say why it cannot be reworded).
+EXCEPTIONS=()
 PLACES=(src docs analysis scripts tests bench experiments slurm cmake .ci README.md CMakeLists.txt)
 
 check() {

@@ -6,15 +6,10 @@ and in a checkout `PYTHONPATH=analysis` (or running from analysis/) does it.  No
 here or in the tools edits sys.path.
 """
 
-import os
 import runpy
 import sys
 
-# TOOL: (module under rcplot.tools, what it does).  A module name starting with "../" is a
-# script beside rcplot/ in analysis/, run as it is: compare.py, which the committed figure
-# set figures/paper hashes byte for byte with the modules it loads (its comparison reads
-# results of the misses study that are not on hand to redraw it; docs/analysis.md,
-# "Committed figures: provenance and check-figures").
+# TOOL: (module under rcplot.tools, what it does).
 TOOLS = {
     "plot": ("plot", "figures of any sweep (rcsim plot)"),
     "report": ("report", "one self-contained HTML report of a sweep (rcsim report)"),
@@ -22,7 +17,7 @@ TOOLS = {
     "baseline": ("baseline", "strategies against a baseline, paired by seed (rcsim compare)"),
     "diff": ("diff", "two results files: what differs beyond seed noise (rcsim diff)"),
     "figures": ("figures", "the paper's figures 5-16 (rcsim figures)"),
-    "paper-check": ("../compare.py", "our numbers against the paper's published ones"),
+    "paper-check": ("paper_check", "our numbers against the paper's published ones"),
     "means-spread": ("means_spread", "where the paper's single-run means fall among ours"),
     "check-figures": ("check_figures", "each committed figure set drawn by today's code?"),
     "make-docs": ("make_docs", "docs/figures.md from the figure sets"),
@@ -33,9 +28,6 @@ TOOLS = {
     "population-model-ks": ("population_model_ks", "population models: KS test"),
     "population-model-paired": ("population_model_paired", "population models: paired test"),
 }
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-
 
 def usage(out):
     print("usage: python3 -m rcplot TOOL [ARGS ...]   (TOOL --help: its options)\n", file=out)
@@ -55,10 +47,7 @@ def main(argv):
         return 2
     mod = tool[0]
     sys.argv = [name] + argv[1:]  # replaced by the tool's path; its arguments stay
-    if mod.startswith("../"):
-        runpy.run_path(os.path.join(os.path.dirname(HERE), mod[3:]), run_name="__main__")
-    else:
-        runpy.run_module("rcplot.tools." + mod, run_name="__main__", alter_sys=True)
+    runpy.run_module("rcplot.tools." + mod, run_name="__main__", alter_sys=True)
     return 0  # a tool that fails exits with its own status (sys.exit)
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """baseline: each strategy against a baseline strategy, paired by seed (`rcsim compare`).
 
-Not the paper comparison (compare.py, ours against the paper's numbers): this compares the
+Not the paper comparison (tools/paper_check.py, ours against the paper's numbers): this compares the
 strategies of any sweep with one of them, e.g. every Rollercoaster variant against
 unicast.
 

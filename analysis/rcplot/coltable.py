@@ -1,10 +1,9 @@
 """coltable: `rcsim summarize`'s table computed on the results table's columns.
 
 The generic path (sweep.Sweep + table.rows) makes one Python object, one parameter dict and
-one counter dict per job: 170 us and 14 kB a job, 3 minutes and 14 GB for 10^6 jobs
-.  This module gives the same rows from numpy columns:
+one counter dict per job: 170 us and 14 kB a job, 3 minutes and 14 GB for 10^6 jobs.  This module gives the same rows from numpy columns:
 
-- per file, only the columns the table needs are read (job_id, seed, the parameter
+- per file (opened through the one reader, results.table_group), only the columns the table needs are read (job_id, seed, the parameter
   columns one at a time, the summary and counter columns of the statistics);
 - jobs are grouped by their parameter columns (seed aside) plus the trace identity, which
   is everything the canonical text (src/exp/job.c, rc_job_canonical) is made of, so the
@@ -26,7 +25,6 @@ the generic path, which also words every error.
 
 import math
 
-import h5py
 import numpy as np
 
 from . import journal, metrics, results, strategies
@@ -166,10 +164,7 @@ def _canonical_rows(ds, rows_wanted, rows, block=65536):
 
 def _read_file(path, stats, seen):
     """Groups and statistic vectors of one layout-2 file's rows not in `seen` (ids)."""
-    with h5py.File(path, "r") as f:
-        if results._text(f.attrs.get("layout", b"")) != results.LAYOUT or "table" not in f:
-            raise _Fallback("%s: not layout 2" % path)
-        t = f["table"]
+    with results.table_group(path) as t:   # ValueError when not layout 2: the generic path
         rows = int(t.attrs["rows"])
         role, in_job_id, codes = {}, [], set()
         for name, ds in t.items():
@@ -362,46 +357,3 @@ def _summarize(paths, where, stats, sums):
     sw = FastSweep(int(all_jobs.shape[0]), axes, where, seeds[all_jobs], columns,
                    structure)
     return sw, rows, Sources(paths)
-
-
-# --- what rcplot/until.py reads (a seeds-until sweep's record); here rather than in
-# results.py, which the committed figure sets hash, until their next redraw.
-
-def _str(v):
-    return v.decode() if isinstance(v, bytes) else str(v)
-
-
-def root_attrs(path, names):
-    """{name: text} of the file's root attributes among `names` that it has."""
-    with h5py.File(path, "r") as f:
-        return {n: _str(f.attrs[n]) for n in names if n in f.attrs}
-
-
-def first_rows(path, ids, columns):
-    """{job id (16 hex digits): {column: shown value}} of the table rows whose job id is in
-    `ids`, for the `columns` the table has (string columns by their level names)."""
-    from .sweep import fmt_value
-    out = {}
-    with h5py.File(path, "r") as f:
-        if "table" not in f:
-            return out
-        t = f["table"]
-        jid = t["job_id"][:]
-        hexes = [_str(x) for x in jid] if jid.dtype.kind in "SO" else \
-            ["%016x" % int(x) for x in jid]
-        where = {h: i for i, h in enumerate(hexes) if h in ids}
-        have = [c for c in columns if c in t]
-        vals = {}
-        for c in have:
-            ds = t[c]
-            col = ds[:]
-            if "levels" in ds.attrs:
-                levels = [_str(x) for x in ds.attrs["levels"]]
-                vals[c] = [levels[int(i)] for i in col]
-            elif col.dtype.kind in "SO":
-                vals[c] = [_str(x) for x in col]
-            else:
-                vals[c] = [fmt_value(repr(float(x))) for x in np.asarray(col, dtype=np.float64)]
-        for h, i in where.items():
-            out[h] = {c: vals[c][i] for c in have}
-    return out

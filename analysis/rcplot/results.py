@@ -23,6 +23,7 @@ lazily, so load() keeps the files open until Results.close() (or the `with` bloc
 Errors: a file of another layout raises ValueError naming it and the layout.
 """
 
+import contextlib
 import math
 
 import h5py
@@ -219,7 +220,8 @@ class Table:
     def counters(self, row):
         """{name: value} of a row's counters, without the counter_ prefix."""
         # Each counter column as a Python list, made once: per row and column, .item()
-        # cost 170 us a job in `rcsim summarize` (issue 27); the values are the same.
+        # cost 170 us a job in `rcsim summarize` (docs/performance.md, "`rcsim summarize` at
+        # scale"); the values are the same.
         lists = self._counter_lists
         if lists is None:
             lists = self._counter_lists = [(k[len("counter_"):], self.columns[k].tolist())
@@ -260,7 +262,8 @@ class Table:
         return pd.DataFrame(data, copy=False)
 
     def structure_columns(self, pd):
-        """{column: pandas array} of the strategy structure of every row (issue 30):
+        """{column: pandas array} of the strategy structure of every row
+        (docs/analysis.md, "Strategy structure as columns"):
         `family` as a categorical in the strategy table's family order, each family
         parameter typed as the table types it: int -> int64 (nullable Int64 when some
         row's family lacks it), bool -> bool (nullable boolean), number -> float64 (NaN)."""
@@ -388,6 +391,54 @@ def load_table(paths, columns=None):
             tab.in_job_id.append(n)
     tab.order = names_
     return tab
+
+
+@contextlib.contextmanager
+def table_group(path):
+    """The `table` group of one layout-2 file, open for reading column by column and block
+    by block (summarize's column path over 10^6 jobs, coltable.py, which Table would hold
+    whole in memory).  ValueError when the file is not layout 2 or has no table."""
+    with h5py.File(path, "r") as f:
+        if _text(f.attrs.get("layout", b"")) != LAYOUT or "table" not in f:
+            raise ValueError("%s: no table of layout %r" % (path, LAYOUT))
+        yield f["table"]
+
+
+def root_attrs(path, names_):
+    """{name: text} of the file's root attributes among `names_` that it has (a
+    `seeds: until` sweep's record, until.py)."""
+    with h5py.File(path, "r") as f:
+        return {n: _text(f.attrs[n]) for n in names_ if n in f.attrs}
+
+
+def first_rows(path, ids, columns):
+    """{job id (16 hex digits): {column: shown value}} of the table rows whose job id is in
+    `ids`, for the `columns` the table has (string columns by their level names)."""
+    from .sweep import fmt_value   # sweep imports this module
+    out = {}
+    with h5py.File(path, "r") as f:
+        if "table" not in f:
+            return out
+        t = f["table"]
+        jid = t["job_id"][:]
+        hexes = [_text(x) for x in jid] if jid.dtype.kind in "SO" else \
+            ["%016x" % int(x) for x in jid]
+        where = {h: i for i, h in enumerate(hexes) if h in ids}
+        have = [c for c in columns if c in t]
+        vals = {}
+        for c in have:
+            ds = t[c]
+            col = ds[:]
+            if "levels" in ds.attrs:
+                levels = [_text(x) for x in ds.attrs["levels"]]
+                vals[c] = [levels[int(i)] for i in col]
+            elif col.dtype.kind in "SO":
+                vals[c] = [_text(x) for x in col]
+            else:
+                vals[c] = [fmt_value(repr(float(x))) for x in np.asarray(col, dtype=np.float64)]
+        for h, i in where.items():
+            out[h] = {c: vals[c][i] for c in have}
+    return out
 
 
 def load_dataframe(paths, columns=None):
@@ -724,12 +775,12 @@ def load(paths):
 # Keys of the sweep description, as load() found them on the file's root.
 SWEEP_KEYS = ("sweep_name", "sweep_file", "sweep_text", "sweep_hash", "created_utc",
               "rcsim_version", "git_revision", "layout",
-              # What the run that last wrote the file ran (issue 27): the parameters after
+              # What the run that last wrote the file ran: the parameters after
               # --set, the --set options, the command line, the ranks and hosts.
               "run_effective", "run_overrides", "run_command", "run_layout")
 
 # Fields of one per-delivery record (store_raw; docs/results-layout.md), in this order:
-# the file's own column names, the same in every reader (issue 30: no second spelling).
+# the file's own column names, the same in every reader (no second spelling).
 DELIVERY_FIELDS = ("message", "group", "sender", "recipient", "sent_s", "delivered_s", "online")
 # The spelling this adapter used before (msg, send_s, deliver_s): a layout-1 job group's
 # `deliveries` table may use it.
@@ -779,7 +830,7 @@ def _fill_defaults(out, job):
 def _table_job_params(job):
     """job_params of a table row.  The canonical texts of a configuration's seeds differ
     only in their seed line, so each distinct text without it is parsed once per table
-    (parsing every job's ~50 lines was 4 of the 5 s that 20,000 jobs took, issue 27) and
+    (parsing every job's ~50 lines was 4 of the 5 s that 20,000 jobs took) and
     copied with the job's own seed, which keeps the registry's key order."""
     if job._canon_params is None:
         tab = job._tab

@@ -11,7 +11,7 @@
 - Intervals over seeds that stay inside the statistic's range (seed_interval: the
   t-interval on the log scale for positive statistics, a fixed-seed bootstrap for the
   others, the min-max seed range below MIN_SEEDS_CI seeds; docs/analysis.md).  seed_ci,
-  the plain t-interval, is kept for the paper comparison (figures.py, compare.py), whose
+  the plain t-interval, is kept for the paper comparison (tools/figures.py, tools/paper_check.py), whose
   committed figures must redraw byte for byte.
 - Tolerance rules of docs/spec.md §9.3 used to flag the comparison table.
 

@@ -12,9 +12,9 @@ name, through `rcsim strategies --json NAME ...`, which prints (docs/extending.m
 and, without names, the families: [{"family", "pattern", "summary", "params": {NAME: {"type",
 "help"}}}].
 
-Strategy structure as data (issue 30): structure_names() lists the columns a strategy name
-stands for, "family" and then every family's parameters in table order (k, p, ft,
-multiplier, dropoffline today); structure(name) gives one name's values, None where its
+Strategy structure as data (docs/analysis.md, "Strategy structure as columns"):
+structure_names() lists the columns a strategy name stands for, "family" and then every
+family's parameters in table order (k, p, ft, multiplier, dropoffline today); structure(name) gives one name's values, None where its
 family has no such parameter (unicast has no k).  The analysis adds them beside the
 strategy column wherever it loads a results table (results.Table.to_pandas, sweep.Sweep,
 the rcsim package), so that `rcsim plot --x k` and `load_jobs(path).groupby("k")` work.

@@ -8,14 +8,12 @@ stopped=narrow|max|running".  read() returns them per file; attach() puts each
 configuration's outcome on the rows of a summary table (summarize, report, the API), so
 a reader sees where each configuration stopped and why.
 
-The file is read through rcplot/coltable.py (root_attrs, first_rows), not rcplot/results.py:
-the committed figure sets' provenance hashes the loader, and this reads two attributes no
-figure draws.
+The file is read through the one reader, rcplot/results.py (root_attrs, first_rows).
 """
 
 import math
 
-from . import coltable
+from . import results
 from .sweep import fmt_value
 
 RULE = "seeds_until"
@@ -41,7 +39,7 @@ def read(paths):
     file of `paths` that records a rule (none: [])."""
     out = []
     for p in ([paths] if isinstance(paths, str) else paths):
-        attrs = coltable.root_attrs(p, (RULE, OUTCOME))
+        attrs = results.root_attrs(p, (RULE, OUTCOME))
         if RULE not in attrs:
             continue
         rule = attrs[RULE]
@@ -72,7 +70,7 @@ def attach(paths, rows, columns):
         return info
     for part in info:
         firsts = {c["first"]: c for c in part["configs"]}
-        vals = coltable.first_rows(part["path"], set(firsts), columns)
+        vals = results.first_rows(part["path"], set(firsts), columns)
         for h, c in firsts.items():
             v = vals.get(h)
             c["config"] = v or {}

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Unit tests of analysis/rcplot/results.py and compare.py on small HDF5 files written
+"""Unit tests of analysis/rcplot/results.py and rcplot/tools/paper_check.py on small HDF5 files written
 here in the results layouts (docs/results-layout.md; layout 1 and layout 2): seed
 grouping, name normalisation, median-over-seeds, comparison rows against paper values,
 and the columnar reader (numpy columns, pandas, sparse histograms, deliveries)."""
@@ -16,7 +16,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                 "analysis"))
 
-from rcplot import compare, results, settle  # noqa: E402
+from rcplot import paper_compare, results, settle  # noqa: E402
 
 NAMES = ["count", "mean", "sd", "min", "max", "p1", "p5", "p10", "p25", "p50", "p75", "p90",
          "p95", "p99", "p99.9"]
@@ -109,7 +109,7 @@ class Results(unittest.TestCase):
                  note=""),
         ]
         with results.load([self.path]) as res:
-            rows, missing = compare.compare(res, "paper", paper)
+            rows, missing = paper_compare.compare(res, "paper", paper)
         self.assertEqual(missing, 1)
         self.assertEqual(len(rows), 2)
         self.assertEqual(rows[0]["flag"], "ok")        # 11.0 vs 11.3: within ±5 %
@@ -118,15 +118,15 @@ class Results(unittest.TestCase):
         self.assertEqual(rows[1]["paper_kind"], "exact")
         self.assertAlmostEqual(rows[0]["paper_quantile"], 2 / 3)  # 10, 11 of 10/11/12 below 11.3
         self.assertEqual(rows[1]["paper_quantile"], 0.0)         # one seed, 40 above 36.6
-        self.assertEqual(compare.beyond_seeds(rows), 0)          # the OUT row has one seed
+        self.assertEqual(paper_compare.beyond_seeds(rows), 0)          # the OUT row has one seed
         self.assertAlmostEqual(rows[1]["rel_diff"], 40.0 / 36.6 - 1)
-        md = compare.markdown(rows, missing, "paper")
+        md = paper_compare.markdown(rows, missing, "paper")
         self.assertIn("**1 of 2**", md)
         self.assertIn("2 distinct (configuration, statistic) pairs, 1 of them", md)
         # the same run scored in two figures is one pair; it is ok only if both rows are
         twice = rows + [dict(rows[0], figure=9, flag="OUT")]
-        self.assertEqual(compare.distinct_pairs(twice), (0, 2))
-        self.assertEqual(compare.distinct_pairs(rows + [dict(rows[0], figure=9)]), (1, 2))
+        self.assertEqual(paper_compare.distinct_pairs(twice), (0, 2))
+        self.assertEqual(paper_compare.distinct_pairs(rows + [dict(rows[0], figure=9)]), (1, 2))
 
     def test_reference_runs_settle_or_confirm(self):
         """A row outside the tolerance is settled only when the reference's reseeded runs
@@ -151,12 +151,12 @@ class Results(unittest.TestCase):
             with open(path, "w") as f:
                 f.write(head + body)
             with results.load([self.path]) as res:
-                rows, _ = compare.compare(res, "paper", paper, ref_runs=settle.load(path))
+                rows, _ = paper_compare.compare(res, "paper", paper, ref_runs=settle.load(path))
             self.assertEqual(rows[0]["flag"], "OUT")
             self.assertEqual(rows[0]["settled"], want, body)
             if want:
                 self.assertIn("seed 1:", rows[0]["reference_runs"])
-                self.assertIn("(%s)" % want, compare.markdown(rows, 0, "paper"))
+                self.assertIn("(%s)" % want, paper_compare.markdown(rows, 0, "paper"))
         self.assertEqual(settle.load(os.path.join(self.tmp.name, "none.csv")), {})
 
     def test_tolerance_applied_to_the_reference_itself(self):
@@ -226,7 +226,7 @@ class Results(unittest.TestCase):
             with open(ref_path, "w") as f:
                 f.write(head + body)
             with results.load([self.path]) as res, results.load([spread_path]) as sp:
-                rows, _ = compare.compare(res, "paper", paper, ref_runs=settle.load(ref_path),
+                rows, _ = paper_compare.compare(res, "paper", paper, ref_runs=settle.load(ref_path),
                                           spread_res=sp)
             self.assertEqual([r["flag"] for r in rows], ["OUT"] * 3)   # ours: 40.0
             self.assertEqual([r["settled"] for r in rows], want, (n, body))
@@ -235,7 +235,7 @@ class Results(unittest.TestCase):
                 self.assertAlmostEqual(rows[0]["spread_lo_s"], 30.725)
                 self.assertAlmostEqual(rows[0]["spread_hi_s"], 58.275)
                 self.assertAlmostEqual(rows[2]["spread_quantile"], 0.0)
-                md = compare.markdown(rows, 0, "paper")
+                md = paper_compare.markdown(rows, 0, "paper")
                 self.assertIn("30.7–58.3 (30)", md)
             else:
                 self.assertEqual(rows[0]["spread_runs"], 0)
@@ -244,23 +244,23 @@ class Results(unittest.TestCase):
         with open(ref_path, "w") as f:
             f.write(head)
         with results.load([self.path]) as res, results.load([spread_path]) as sp:
-            rows, _ = compare.compare(res, "paper", paper, spread_res=sp)
-        text = compare.headline(rows)
+            rows, _ = paper_compare.compare(res, "paper", paper, spread_res=sp)
+        text = paper_compare.headline(rows)
         # a heatmap cell is an integer print: within ±0.5 s of the range counts as inside
         cell = [dict(paper[0], figure=f, value_s="58.7") for f in ("9", "6")]
         with results.load([self.path]) as res, results.load([spread_path]) as sp:
-            cell_rows, _ = compare.compare(res, "paper", cell, spread_res=sp)
+            cell_rows, _ = paper_compare.compare(res, "paper", cell, spread_res=sp)
         self.assertEqual([r["settled"] for r in cell_rows], ["in spread", "beyond spread"])
         self.assertIn("2 with the published run inside the central 95 % of 30", text)
         self.assertIn("1 with the published run beyond that range", text)
 
     def test_seed_quantile(self):
-        self.assertEqual(compare.seed_quantile([1.0, 2.0, 3.0, 4.0], 2.5), 0.5)
-        self.assertEqual(compare.seed_quantile([1.0, 2.0, 3.0, 4.0], 0.5), 0.0)
-        self.assertEqual(compare.seed_quantile([1.0, 2.0, 3.0, 4.0], 9.0), 1.0)
-        self.assertEqual(compare.seed_quantile([1.0, 2.0, 2.0, 4.0], 2.0), 0.5)  # ties half
-        self.assertEqual(compare.seed_quantile([float("nan"), 1.0], 2.0), 1.0)
-        self.assertTrue(math.isnan(compare.seed_quantile([], 2.0)))
+        self.assertEqual(paper_compare.seed_quantile([1.0, 2.0, 3.0, 4.0], 2.5), 0.5)
+        self.assertEqual(paper_compare.seed_quantile([1.0, 2.0, 3.0, 4.0], 0.5), 0.0)
+        self.assertEqual(paper_compare.seed_quantile([1.0, 2.0, 3.0, 4.0], 9.0), 1.0)
+        self.assertEqual(paper_compare.seed_quantile([1.0, 2.0, 2.0, 4.0], 2.0), 0.5)  # ties half
+        self.assertEqual(paper_compare.seed_quantile([float("nan"), 1.0], 2.0), 1.0)
+        self.assertTrue(math.isnan(paper_compare.seed_quantile([], 2.0)))
 
 
 def write_v2(path, rows, edges=None):

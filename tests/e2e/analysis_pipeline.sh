@@ -77,7 +77,7 @@ fi
 # 4. the comparison has the expected rows, with finite values
 CSV=$FIGS/comparison.csv
 "$PY" -m rcplot paper-check --quiet --csv "$CSV" --md "$FIGS/comparison.md" "$H5" \
-    > "$TMP/compare.log" || fail "compare.py failed"
+    > "$TMP/compare.log" || fail "paper-check failed"
 grep -q "paper values within tolerance" "$TMP/compare.log" || fail "no comparison summary"
 for row in \
     "^5,32,online,unicast,1,1,1,median," \

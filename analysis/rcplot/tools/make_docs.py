@@ -20,7 +20,7 @@ import os
 import sys
 
 
-from rcplot import compare, names, settle, strategies
+from rcplot import paper_compare, names, settle, strategies
 from rcplot.stats import HEATMAP_FIGURES, tolerance_rule, within
 from rcplot.figures import FIGURES, YLIM
 
@@ -389,13 +389,13 @@ def section(tag, figdir, rel, lines):
         beyond = ("Of the %d rows outside, %d have the paper's single-seed value beyond "
                   "every one of our seeds (its quantile among our seeds is 0 or 1); the "
                   "tables give that quantile for every value"
-                  % (len(rows) - ok, compare.beyond_seeds(rows))
-                  if compare.has_quantiles(rows) else
+                  % (len(rows) - ok, paper_compare.beyond_seeds(rows))
+                  if paper_compare.has_quantiles(rows) else
                   "%d rows are outside; this table predates the seed-quantile column"
                   % (len(rows) - ok))
         lines.append("**Comparison with the paper:** %s. %s (full table: "
                      "[comparison.md](%s/comparison.md), [comparison.csv](%s/comparison.csv))."
-                     % (compare.headline(rows), beyond, rel, rel))
+                     % (paper_compare.headline(rows), beyond, rel, rel))
         lines.append("")
     old = [n for n in FIGURES if str(n) in cov and "offscale" not in cov[str(n)]]
     if old:
@@ -438,7 +438,7 @@ def section(tag, figdir, rel, lines):
         lines.append("")
         if frows:
             ok = sum(r["flag"] == "ok" for r in frows)
-            beyond = compare.beyond_seeds(frows)
+            beyond = paper_compare.beyond_seeds(frows)
             ex = [r for r in frows if r["paper_kind"] == "exact"]
             exok = sum(r["flag"] == "ok" for r in ex)
             lines.append("*Comparison:* %d of %d paper values within tolerance (%s)."
@@ -446,7 +446,7 @@ def section(tag, figdir, rel, lines):
                             "all of them exact" if len(ex) == len(frows) else
                             "%d of the %d exact ones; the rest are read off the figure"
                             % (exok, len(ex)) if ex else "all read off the figure"))
-            if ok < len(frows) and compare.has_quantiles(frows):
+            if ok < len(frows) and paper_compare.has_quantiles(frows):
                 lines.append("Of the values outside, %d have the paper's (single-seed) value "
                              "beyond every one of our seeds." % beyond)
             w = worst(frows)
@@ -589,7 +589,7 @@ def self_check(rows, refs, lines):
     n = fail = n_mean = fail_mean = 0
     done = set()
     for r in rows:
-        k = tuple(r[c] for c in compare.PAIR_KEYS)
+        k = tuple(r[c] for c in paper_compare.PAIR_KEYS)
         if r["flag"] == "ok" or k in done:
             continue
         done.add(k)
@@ -624,7 +624,7 @@ def misses_section(rows, lines):
     for r in rows:
         if r["flag"] == "ok":
             continue
-        k = tuple(r[c] for c in compare.PAIR_KEYS)
+        k = tuple(r[c] for c in paper_compare.PAIR_KEYS)
         if k in seen:
             if r["figure"] not in seen[k]["figures"]:
                 seen[k]["figures"].append(r["figure"])
@@ -680,7 +680,7 @@ def misses_section(rows, lines):
         lines.append("|---|---|---|---|---|---|---|")
         done = set()
         for r in rows:
-            k = tuple(r[c] for c in compare.PAIR_KEYS)
+            k = tuple(r[c] for c in paper_compare.PAIR_KEYS)
             if k in done:
                 continue
             done.add(k)

@@ -17,7 +17,7 @@ import sys
 import numpy as np
 
 from rcplot import provenance, results
-from rcplot.compare import find_config, read_paper
+from rcplot.paper_compare import find_config, read_paper
 from rcplot.stats import tolerance_rule, within
 
 PAPER_VALUES = os.path.join(provenance.ANALYSIS, "paper-values.csv")

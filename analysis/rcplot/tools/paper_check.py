@@ -1,8 +1,7 @@
-#!/usr/bin/python3
 """Compare rcsim results with the paper's numbers (docs/spec.md §6, §9.3 tolerances).
 
-  analysis/compare.py [--paper CSV] [--model paper|exact] [--fig N ...]
-                      [--spread SPREAD.h5 ...] [--csv OUT.csv] [--md OUT.md] RESULTS.h5 ...
+  python3 -m rcplot paper-check [--paper CSV] [--model paper|exact] [--fig N ...]
+                                [--spread SPREAD.h5 ...] [--csv OUT.csv] [--md OUT.md] RESULTS.h5 ...
 
 For every row of the paper-values table whose configuration is in the results, prints
 (and writes) our value as the median over seeds with the seed range, the paper's value
@@ -18,11 +17,7 @@ import argparse
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-from rcplot import compare, provenance, results, settle  # noqa: E402
-
-HERE = os.path.dirname(os.path.abspath(__file__))
+from rcplot import paper_compare, provenance, results, settle
 
 
 def main(argv=None):
@@ -30,7 +25,7 @@ def main(argv=None):
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog=__doc__.split("\n\n", 1)[1])
     ap.add_argument("results", nargs="+", help="rcsim results files (HDF5)")
-    ap.add_argument("--paper", default=os.path.join(HERE, "paper-values.csv"),
+    ap.add_argument("--paper", default=paper_compare.PAPER_VALUES,
                     help="paper values table (default: analysis/paper-values.csv)")
     ap.add_argument("--model", choices=("paper", "exact"),
                     help="which model's jobs to compare (needed when the files hold both)")
@@ -48,44 +43,44 @@ def main(argv=None):
     args = ap.parse_args(argv)
 
     try:
-        paper = compare.read_paper(args.paper)
+        paper = paper_compare.read_paper(args.paper)
         refs = settle.load(args.reference_runs)
         res = results.load(args.results)
         spread = results.load(args.spread) if args.spread else None
     except (OSError, ValueError, KeyError) as e:
-        print("compare: %s" % e, file=sys.stderr)
+        print("paper-check: %s" % e, file=sys.stderr)
         return 2
     with res:
         model = args.model
         models = res.models()
         if model is None:
             if len(models) > 1:
-                print("compare: the results hold models %s; choose one with --model"
+                print("paper-check: the results hold models %s; choose one with --model"
                       % ", ".join(models), file=sys.stderr)
                 return 2
             model = models[0] if models else "paper"
-        rows, missing = compare.compare(res, model, paper, set(args.fig or []),
+        rows, missing = paper_compare.compare(res, model, paper, set(args.fig or []),
                                         refs, spread)
     if spread is not None:
         spread.close()
-    md = compare.markdown(rows, missing, model)
+    md = paper_compare.markdown(rows, missing, model)
     if args.csv:
-        compare.write_csv(rows, args.csv)
+        paper_compare.write_csv(rows, args.csv)
     if args.md:
         with open(args.md, "w") as f:
             f.write(md)
-    # Which code, tables and results drew the comparison (analysis/check_figures.py);
+    # Which code, tables and results drew the comparison (python3 -m rcplot check-figures);
     # recorded per output directory, as the CSV and the Markdown may go to different ones.
     written = [p for p in (args.csv, args.md) if p]
     inputs = [args.paper] + ([args.reference_runs] if args.reference_runs else [])
     for d in sorted({os.path.dirname(os.path.abspath(p)) for p in written}):
         provenance.record(d, [p for p in written if os.path.dirname(os.path.abspath(p)) == d],
-                          args.results + args.spread, "compare.py", extra_code=inputs)
+                          args.results + args.spread, "paper-check", extra_code=inputs)
     if not args.quiet:
         print(md)
-    s = compare.summary(rows).get("all", (0, 0))
-    pok, pn = compare.distinct_pairs(rows)
-    print("compare: %d of %d paper values within tolerance; %d of %d distinct "
+    s = paper_compare.summary(rows).get("all", (0, 0))
+    pok, pn = paper_compare.distinct_pairs(rows)
+    print("paper-check: %d of %d paper values within tolerance; %d of %d distinct "
           "(configuration, statistic) pairs (%d without results)"
           % (s[0], s[1], pok, pn, missing))
     return 0 if rows else 1

@@ -1,4 +1,4 @@
-"""compare: our results against the paper's numbers (analysis/paper-values.csv).
+"""paper_compare: our results against the paper's numbers (analysis/paper-values.csv).
 
 For every paper row whose configuration is in the results: our value (median over
 seeds, with the seeds' min-max range), the paper's value and whether it is exact
@@ -25,9 +25,14 @@ undecided (with reference reruns), in spread or beyond spread (without them).
 
 import csv
 import math
+import os
 
 from . import names, settle
 from .stats import tolerance_rule, within
+
+# The paper's published numbers (docs/spec.md §6), read by paper-check and means-spread.
+PAPER_VALUES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                            "paper-values.csv")
 
 COLUMNS = ["figure", "m", "schedule", "strategy", "burst", "groups", "lambda_div", "stat",
            "paper_s", "paper_kind", "ours_s", "ours_min_s", "ours_max_s", "seeds",
