@@ -44,6 +44,17 @@ RC_VEC_DEFINE(rc_mc_dsamples, double, 4096)
 RC_VEC_DEFINE(rc_mc_dlvvec, rc_mc_delivery, 4096)
 RC_VEC_DEFINE(rc_mc_u32vec, uint32_t, 256)
 
+/* ledger.c: a payload's expected recipients are exp_ids[off .. off + n) and
+ * its unexpected first copies the list from extras[extra - 1] (0: none). */
+typedef struct rc_mc_precord {
+    uint64_t off;
+    uint32_t n, extra;
+} rc_mc_precord;
+typedef struct rc_mc_extra {
+    uint32_t user, next; /* next: index + 1 of the payload's next one, or 0 */
+} rc_mc_extra;
+RC_VEC_DEFINE(rc_mc_extravec, rc_mc_extra, 64)
+
 typedef struct rc_poptab rc_poptab;
 typedef struct rc_adv rc_adv;
 
@@ -68,12 +79,20 @@ struct rc_mc {
     int32_t *pos;          /* n_groups x users: position or -1 */
     gsl_rng *rng_members;
     rc_poptab *pt;
-    /* ledger.c: per payload, bitsets over users: who was a member when it
-     * was created (the expected recipients) and who has it. */
+    /* ledger.c: per payload, its expected recipients (the members when it
+     * was created, but the source) as a run of user ids in ascending order in
+     * exp_ids, with one bit each in got (set when the first copy arrives);
+     * first copies to anyone else go to a per-payload list in extras.  So a
+     * payload costs its group's size, not the users (a day at 10^4 users was
+     * two bitsets of 1,250 bytes a multicast: docs/performance.md). */
     rc_mc_payload *payloads;
-    uint8_t *expected, *delivered;
+    rc_mc_precord *prec;   /* per payload: where its run and its extras are */
+    rc_mc_u32vec exp_ids;  /* the runs, payload after payload */
+    uint8_t *got;          /* one bit per exp_ids entry */
+    size_t got_cap;        /* bits allocated in got */
+    rc_mc_extravec extras; /* unexpected first copies: (user, next) lists */
     float *dtime;          /* a service reads delivery times: payload x users (s), or -1 */
-    uint32_t n_payloads, cap_payloads, bytes_per;
+    uint32_t n_payloads, cap_payloads;
     rc_mc_u32vec *group_payloads; /* payload ids per group, creation order */
     rc_mc_dsamples lat_all, lat_online;
     rc_mc_dlvvec raw;
