@@ -95,13 +95,11 @@ typedef struct rc_state {
     idvec free_batches;
     uint64_t arm_seq;
     uint32_t *nonce_next;   /* per slot (rc_mc_slot): the source's next nonce */
-    uint32_t **last_seen;   /* per slot -> stamps over users, lazily (population mode:
-                               a recency list, [0] = count, then oldest .. newest) */
+    uint32_t **last_seen;   /* per slot -> a recency list, lazily (seen_of) */
     size_t n_slots;
     bool retire;            /* population mode: retire finished sessions */
     idvec free_sessions;    /* retired session indices */
     idvec settle;           /* sessions to check for retirement after this operation */
-    uint32_t stamp;
     idvec *pending;         /* per user: expired entries waiting for the source to be online */
     gsl_rng *sched_rng;
     uint32_t *scratch;
@@ -154,24 +152,32 @@ static bool is_leaf(const rc_state *s, const session *se, uint32_t role)
     return rc_sched_child_count(se->n, (uint32_t)s->spec.k, role) == 0;
 }
 
-/* The last-seen stack of (user, group) as recency stamps per user: a push
- * stamps, a pop takes the largest stamp (pops only happen on timeouts).  In
- * population mode a bounded recency list instead (users x slots would not fit). */
+/* The last-seen stack of (user, group): a recency list of the members seen,
+ * [0] = count, then oldest .. newest; a push moves the member to the newest
+ * end, a pop takes the newest (pops only happen on timeouts).  Exact mode:
+ * [1] = capacity, the list from [2], growing as needed -- the same stack as
+ * recency stamps over all users (largest stamp = newest), without an array of
+ * users per member and group (10,000 users x 625 groups of 16 was 400 MB).
+ * Population mode: a bounded list from [1] that forgets its oldest. */
 #define SEEN_CAP 16
+#define SEEN_FIRST 4
 
 static uint32_t *seen_of(rc_state *s, uint32_t group, uint32_t user)
 {
     uint32_t **slot = &s->last_seen[rc_mc_slot(s->mc, group, user)];
-    if (*slot == NULL)
-        *slot = rc_xcalloc(s->retire ? SEEN_CAP + 1 : s->users, sizeof(uint32_t));
+    if (*slot == NULL) {
+        *slot = rc_xcalloc(s->retire ? SEEN_CAP + 1 : SEEN_FIRST + 2, sizeof(uint32_t));
+        if (!s->retire) (*slot)[1] = SEEN_FIRST;
+    }
     return *slot;
 }
 
-static void recent_remove(uint32_t *l, uint32_t who)
+/* The list's entries: from l + 1 (population) or l + 2 (exact). */
+static void recent_remove(uint32_t *l, uint32_t *v, uint32_t who)
 {
-    for (uint32_t i = 1; i <= l[0]; i++)
-        if (l[i] == who) {
-            memmove(&l[i], &l[i + 1], (l[0] - i) * sizeof *l);
+    for (uint32_t i = 0; i < l[0]; i++)
+        if (v[i] == who) {
+            memmove(&v[i], &v[i + 1], (l[0] - i - 1) * sizeof *v);
             l[0]--;
             return;
         }
@@ -181,36 +187,32 @@ static void seen_push(rc_state *s, uint32_t group, uint32_t user, uint32_t who)
 {
     uint32_t *st = seen_of(s, group, user);
     if (!s->retire) {
-        st[who] = ++s->stamp;
+        recent_remove(st, st + 2, who);
+        if (st[0] == st[1]) {
+            uint32_t **slot = &s->last_seen[rc_mc_slot(s->mc, group, user)];
+            st = *slot = rc_xrealloc(st, ((size_t)st[1] * 2 + 2) * sizeof(uint32_t));
+            st[1] *= 2;
+        }
+        st[2 + st[0]++] = who;
         return;
     }
-    recent_remove(st, who);
-    if (st[0] == SEEN_CAP) recent_remove(st, st[1]); /* forget the oldest */
+    recent_remove(st, st + 1, who);
+    if (st[0] == SEEN_CAP) recent_remove(st, st + 1, st[1]); /* forget the oldest */
     st[++st[0]] = who;
 }
 
 static void seen_remove(rc_state *s, uint32_t group, uint32_t user, uint32_t who)
 {
     uint32_t *st = seen_of(s, group, user);
-    if (s->retire) recent_remove(st, who);
-    else st[who] = 0;
+    recent_remove(st, st + (s->retire ? 1 : 2), who);
 }
 
 /* Pops the most recently seen member; false when the stack is empty. */
 static bool seen_pop(rc_state *s, uint32_t group, uint32_t user, uint32_t *who)
 {
     uint32_t *st = seen_of(s, group, user);
-    if (s->retire) {
-        if (st[0] == 0) return false;
-        *who = st[st[0]--];
-        return true;
-    }
-    uint32_t best = 0, best_u = 0;
-    for (uint32_t i = 0; i < s->users; i++)
-        if (st[i] > best) best = st[i], best_u = i;
-    if (best == 0) return false;
-    st[best_u] = 0;
-    *who = best_u;
+    if (st[0] == 0) return false;
+    *who = (s->retire ? st + 1 : st + 2)[--st[0]];
     return true;
 }
 
