@@ -103,18 +103,18 @@ typedef struct tracked {
 } tracked;
 
 /* The sender log (anon_sender.c): every change of an honest mixing node's
- * pool, in the order the adversary takes them, 8 bytes each.  An entry is a
- * departure (x: the packets the pool held before it) or an arrival of one
+ * pool, in the order the adversary takes them, one 32-bit word each.  An entry
+ * is a departure (x: the packets the pool held before it) or an arrival of one
  * pooled packet carrying one client's packet (x: the client), a departure's
  * mean (x: how many entries back that departure is; 0: older than the log)
- * or nothing.  A bundle split in the pool is logged as its parts. */
+ * or nothing.  A bundle split in the pool is logged as its parts.  A word is
+ * x << xshift | m << 2 | kind, m the node's place among the honest mixing
+ * nodes; an x too wide for its field is stored as xesc, the value itself in
+ * the log's list of wide values (in log order, looked up when read). */
 enum { SL_DEP = 0, SL_USER = 1, SL_SNAP = 2, SL_NONE = 3 };
 /* Sweeps read in one pass over the log (anon_sender.c): their loops interleave. */
 #define SL_LANES 8
-typedef struct slog_e {
-    uint32_t nk; /* node << 2 | kind */
-    uint32_t x;
-} slog_e;
+typedef uint32_t slog_e;
 
 /* A tracked exit waiting to be read: from departure `sid`, for message k. */
 struct slog_exit {
@@ -127,6 +127,14 @@ typedef struct slog {
     slog_e *e;
     uint64_t base;   /* global index of e[0] */
     size_t n, cap;
+    /* the words' layout: m in bits 2 .. xshift-1, x from xshift; xesc marks a
+     * wide x, found in wide_x at the same global index wide_i (rising) */
+    uint32_t xshift, xesc;
+    uint32_t *mix_of; /* node -> its place among the honest mixing nodes */
+    uint64_t *wide_i;
+    uint32_t *wide_x;
+    size_t n_wide, cap_wide;
+    uint64_t n_wide_all; /* wide values logged over the run */
     rc_time keep;    /* entries are kept this long back from now */
     uint64_t max_back; /* the longest SL_SNAP distance logged */
     /* every SL_CHECK entries: (time, global index), to know what is old */
@@ -138,13 +146,13 @@ typedef struct slog {
     size_t n_pend, cap_pend;
     /* sweep scratch for SL_LANES sweeps read in one pass (all zero between
      * passes), lane j of item x at x * SL_LANES + j: the weights of departures'
-     * means, a ring longer than max_back indexed by global index; per node; per
-     * user; and per lane the users touched */
+     * means, a ring longer than max_back indexed by global index; per honest
+     * mixing node (by its place m); per user; and per lane the users touched */
     double *alpha;
     size_t alpha_len;
     double *g, *r;
     uint32_t *touched, n_touched[SL_LANES];
-    uint32_t *mixing, n_mixing; /* the honest mixing nodes */
+    uint32_t n_mixing;          /* the honest mixing nodes */
     double max_unresolved;      /* largest share a sweep left unplaced */
     uint64_t swept, sweeps;     /* entries visited, tracked exits read */
     uint64_t passes, read;      /* passes over the log, and the entries they read */

@@ -50,15 +50,23 @@ static rc_time slog_now(const rc_anon *a) { return a->sim->now; }
 
 void rc_anon__slog_new(rc_anon *a, rc_time keep)
 {
-    RC_ASSERT(a->nodes < (1u << 30));
+    RC_ASSERT(a->nodes < (1u << 28));
     slog *s = rc_xcalloc(1, sizeof *s);
     s->keep = keep;
-    s->g = rc_xcalloc((size_t)(a->nodes ? a->nodes : 1) * SL_LANES, sizeof *s->g);
+    s->mix_of = rc_xmalloc((a->nodes ? a->nodes : 1) * sizeof *s->mix_of);
+    for (uint32_t v = 0; v < a->nodes; v++) {
+        s->mix_of[v] = s->n_mixing;
+        if (a->role[v] == ROLE_MIXING) s->n_mixing++;
+    }
+    /* m takes the bits of the largest place; x the rest (at 10^5 users, 13 and
+     * 17: every client fits, and the pools' sizes and the distances back) */
+    uint32_t mbits = 0;
+    while (mbits < 28 && (s->n_mixing > 1 ? s->n_mixing - 1 : 0) >> mbits != 0) mbits++;
+    s->xshift = 2 + mbits;
+    s->xesc = (uint32_t)((1ull << (32 - s->xshift)) - 1);
+    s->g = rc_xcalloc((size_t)(s->n_mixing ? s->n_mixing : 1) * SL_LANES, sizeof *s->g);
     s->r = rc_xcalloc((size_t)(a->users ? a->users : 1) * SL_LANES, sizeof *s->r);
     s->touched = rc_xmalloc((size_t)(a->users ? a->users : 1) * SL_LANES * sizeof *s->touched);
-    s->mixing = rc_xmalloc((a->nodes ? a->nodes : 1) * sizeof *s->mixing);
-    for (uint32_t v = 0; v < a->nodes; v++)
-        if (a->role[v] == ROLE_MIXING) s->mixing[s->n_mixing++] = v;
     a->sl = s;
 }
 
@@ -67,6 +75,8 @@ void rc_anon__slog_free(rc_anon *a)
     slog *s = a->sl;
     if (s == NULL) return;
     free(s->e);
+    free(s->wide_i);
+    free(s->wide_x);
     free(s->pend);
     free(s->alpha);
     free(s->ck_t);
@@ -74,13 +84,34 @@ void rc_anon__slog_free(rc_anon *a)
     free(s->g);
     free(s->r);
     free(s->touched);
-    free(s->mixing);
+    free(s->mix_of);
     free(s);
     a->sl = NULL;
 }
 
+/* The x of word w, entry gi of the log. */
+static uint32_t slog_wide(const slog *s, uint64_t gi)
+{
+    size_t lo = 0, hi = s->n_wide;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->wide_i[mid] < gi) lo = mid + 1;
+        else hi = mid;
+    }
+    RC_ASSERT(lo < s->n_wide && s->wide_i[lo] == gi);
+    return s->wide_x[lo];
+}
+
+static inline uint32_t slog_x(const slog *s, slog_e w, uint64_t gi)
+{
+    uint32_t x = w >> s->xshift;
+    return x == s->xesc ? slog_wide(s, gi) : x;
+}
+
 /* Drops the entries older than `keep` when that frees at least half the log
- * (amortised O(1) an entry); else the log doubles. */
+ * (amortised O(1) an entry); else the log doubles.  (When the log drops
+ * entries, and so what a sweep can reach, is part of the results: a smaller
+ * word changed none of it.) */
 static void slog_room(rc_anon *a)
 {
     slog *s = a->sl;
@@ -97,6 +128,11 @@ static void slog_room(rc_anon *a)
         memmove(s->ck_t, s->ck_t + (c - 1), (s->ck_n - (c - 1)) * sizeof *s->ck_t);
         memmove(s->ck_i, s->ck_i + (c - 1), (s->ck_n - (c - 1)) * sizeof *s->ck_i);
         s->ck_n -= c - 1;
+        size_t w = 0;
+        while (w < s->n_wide && s->wide_i[w] < s->base) w++;
+        memmove(s->wide_i, s->wide_i + w, (s->n_wide - w) * sizeof *s->wide_i);
+        memmove(s->wide_x, s->wide_x + w, (s->n_wide - w) * sizeof *s->wide_x);
+        s->n_wide -= w;
         return;
     }
     s->cap = s->cap ? s->cap * 2 : 1 << 16;
@@ -117,7 +153,18 @@ static uint64_t slog_put(rc_anon *a, uint32_t node, uint32_t kind, uint32_t x)
         s->ck_t[s->ck_n] = slog_now(a);
         s->ck_i[s->ck_n++] = gi;
     }
-    s->e[s->n++] = (slog_e){node << 2 | kind, x};
+    if (x >= s->xesc) {
+        if (s->n_wide == s->cap_wide) {
+            s->cap_wide = s->cap_wide ? s->cap_wide * 2 : 256;
+            s->wide_i = rc_xrealloc(s->wide_i, s->cap_wide * sizeof *s->wide_i);
+            s->wide_x = rc_xrealloc(s->wide_x, s->cap_wide * sizeof *s->wide_x);
+        }
+        s->wide_i[s->n_wide] = gi;
+        s->wide_x[s->n_wide++] = x;
+        s->n_wide_all++;
+        x = s->xesc;
+    }
+    s->e[s->n++] = x << s->xshift | s->mix_of[node] << 2 | kind;
     if (s->n > s->peak_n) s->peak_n = s->n;
     return gi;
 }
@@ -150,97 +197,120 @@ void rc_anon__slog_depart(rc_anon *a, uint32_t node, int64_t n, pkt *p)
 typedef struct lane_st {
     uint64_t sid;
     size_t pi; /* its exit in s->pend */
-    double placed, lost, done, comp;
+    double placed, lost, done;
 } lane_st;
 
 static void lane_finish(rc_anon *a, lane_st *L, uint32_t j, size_t i);
-
-/* Adds c to the lane's compensated (Kahan) sum of what is placed or lost. */
-static inline void lane_done_add(lane_st *l, double c)
-{
-    double y = c - l->comp, t = l->done + y;
-    l->comp = (t - l->done) - y;
-    l->done = t;
-}
 
 /* One backward pass over the log for up to SL_LANES sweeps, lanes sorted by
  * sid, highest first.  Each lane computes exactly what a sweep of its own
  * would, in the same order (its entries from its departure down, its own
  * stopping point): the lanes only share the reading of the log, and their
  * loop-carried sums (the compensated `done` above all) interleave instead of
- * waiting on each other. */
+ * waiting on each other.
+ *
+ * Each entry's loop runs over all SL_LANES lanes, without a branch per lane,
+ * so that the compiler turns it into vector instructions: a lane that is not
+ * reading (not started, stopped, or none) has zero weights everywhere (the
+ * scratch is zero between sweeps), and on zeros every update is exact (0 * f +
+ * 0 / n is 0, x + 0 is x for the non-negative weights) or is not taken (the
+ * compensated sums and the users touched move only where the weight is not
+ * zero, as before). */
 static void sweep_pass(rc_anon *a, lane_st *L, uint32_t nl)
 {
     slog *s = a->sl;
     const size_t mask = s->alpha_len - 1;
     const slog_e *e = s->e;
-    double *alpha = s->alpha, *g = s->g, *r = s->r;
+    double *restrict alpha = s->alpha, *restrict g = s->g, *restrict r = s->r;
     const uint64_t base = s->base;
-    uint32_t act[SL_LANES], n_act = 0, next = 0;
+    const uint32_t xshift = s->xshift, xesc = s->xesc, mmask = (1u << (xshift - 2)) - 1;
+    /* the lanes' compensated sums of what is placed or lost, and their parts */
+    double done[SL_LANES] = {0}, comp[SL_LANES] = {0}, placed[SL_LANES] = {0},
+           lost[SL_LANES] = {0};
+    /* a lane looks at its sum every 1024 entries it visited: next at ck[j];
+     * nck: the latest of them over the lanes reading */
+    int64_t ck[SL_LANES], nck = -1;
+    bool on[SL_LANES] = {false};
+    uint32_t n_act = 0, next = 0;
     size_t i = (size_t)(L[0].sid - base);
     s->passes++;
     for (;;) {
         s->read++;
         while (next < nl && L[next].sid - base == i) {
             alpha[((base + i) & mask) * SL_LANES + next] = 1;
-            act[n_act++] = next++;
+            ck[next] = (int64_t)i - 1023;
+            if (ck[next] > nck) nck = ck[next];
+            on[next++] = true;
+            n_act++;
         }
-        const slog_e *x = &e[i];
-        uint32_t kind = x->nk & 3, node = x->nk >> 2;
-        double *gn = &g[(size_t)node * SL_LANES];
+        /* the client of an entry a little further down: its weights are far
+         * apart in memory */
+        if (i >= 16) {
+            slog_e w = e[i - 16];
+            if ((w & 3) == SL_USER && w >> xshift != xesc)
+                __builtin_prefetch(&r[(size_t)(w >> xshift) * SL_LANES]);
+        }
+        const slog_e w = e[i];
+        const uint32_t kind = w & 3;
+        double *restrict gn = &g[(size_t)((w >> 2) & mmask) * SL_LANES];
         if (kind == SL_DEP) {
-            double *al = &alpha[((base + i) & mask) * SL_LANES];
-            double n = (double)x->x, f = (n - 1) / n;
-            for (uint32_t q = 0; q < n_act; q++) {
-                uint32_t j = act[q];
-                if (al[j] != 0 || gn[j] != 0) {
-                    gn[j] = gn[j] * f + al[j] / n;
-                    al[j] = 0;
-                }
+            double *restrict al = &alpha[((base + i) & mask) * SL_LANES];
+            double n = (double)slog_x(s, w, base + i), f = (n - 1) / n;
+            for (uint32_t j = 0; j < SL_LANES; j++) {
+                gn[j] = gn[j] * f + al[j] / n;
+                al[j] = 0;
             }
         } else if (kind == SL_USER) {
-            uint32_t u = x->x;
-            double *ru = &r[(size_t)u * SL_LANES];
-            for (uint32_t q = 0; q < n_act; q++) {
-                uint32_t j = act[q];
+            uint32_t u = slog_x(s, w, base + i), fresh = 0;
+            double *restrict ru = &r[(size_t)u * SL_LANES];
+            for (uint32_t j = 0; j < SL_LANES; j++) {
                 double c = gn[j];
-                if (c == 0) continue;
-                lane_st *l = &L[j];
-                lane_done_add(l, c);
-                if (ru[j] == 0) s->touched[(size_t)j * a->users + s->n_touched[j]++] = u;
+                bool any = c != 0;
+                /* the compensated (Kahan) sum */
+                double y = c - comp[j], t = done[j] + y, cj = (t - done[j]) - y;
+                fresh |= (uint32_t)(any && ru[j] == 0) << j;
+                done[j] = any ? t : done[j];
+                comp[j] = any ? cj : comp[j];
                 ru[j] += c;
-                l->placed += c;
+                placed[j] += c;
             }
-        } else if (kind == SL_SNAP && x->x != 0 && x->x <= i) {
-            double *al = &alpha[((base + i - x->x) & mask) * SL_LANES];
-            for (uint32_t q = 0; q < n_act; q++) {
-                uint32_t j = act[q];
-                double c = gn[j];
-                if (c != 0) al[j] += c;
+            for (; fresh != 0; fresh &= fresh - 1) {
+                uint32_t j = (uint32_t)__builtin_ctz(fresh);
+                s->touched[(size_t)j * a->users + s->n_touched[j]++] = u;
             }
+        } else if (kind == SL_SNAP && (w >> xshift) != 0 && slog_x(s, w, base + i) <= i) {
+            double *restrict al = &alpha[((base + i - slog_x(s, w, base + i)) & mask) * SL_LANES];
+            for (uint32_t j = 0; j < SL_LANES; j++) al[j] += gn[j];
         } else {
             /* nothing (a mix loop's), or a mean older than the log */
-            bool lost = kind == SL_SNAP;
-            for (uint32_t q = 0; q < n_act; q++) {
-                uint32_t j = act[q];
+            double is_lost = kind == SL_SNAP ? 1 : 0;
+            for (uint32_t j = 0; j < SL_LANES; j++) {
                 double c = gn[j];
-                if (c == 0) continue;
-                lane_st *l = &L[j];
-                lane_done_add(l, c);
-                if (lost) l->lost += c;
+                bool any = c != 0;
+                double y = c - comp[j], t = done[j] + y, cj = (t - done[j]) - y;
+                done[j] = any ? t : done[j];
+                comp[j] = any ? cj : comp[j];
+                lost[j] += is_lost != 0 ? c : 0;
             }
         }
         /* a lane stops when all but SL_TOL is placed (looked at every 1024
          * entries it visited), or at the log's start */
-        for (uint32_t q = 0; q < n_act;) {
-            uint32_t j = act[q];
-            uint64_t visited = L[j].sid - base - i + 1;
-            if (((visited & 1023) == 0 && 1 - L[j].done < SL_TOL) || i == 0) {
-                s->swept += visited;
-                lane_finish(a, L, j, i);
-                act[q] = act[--n_act];
-            } else {
-                q++;
+        if ((int64_t)i == nck || i == 0) {
+            nck = -1;
+            for (uint32_t j = 0; j < nl; j++) {
+                if (!on[j]) continue;
+                if (i == 0 || (ck[j] == (int64_t)i && 1 - done[j] < SL_TOL)) {
+                    s->swept += L[j].sid - base - i + 1;
+                    L[j].placed = placed[j];
+                    L[j].lost = lost[j];
+                    L[j].done = done[j];
+                    lane_finish(a, L, j, i);
+                    on[j] = false;
+                    n_act--;
+                    continue;
+                }
+                if (ck[j] == (int64_t)i) ck[j] -= 1024;
+                if (ck[j] > nck) nck = ck[j];
             }
         }
         if (n_act == 0) {
@@ -270,7 +340,7 @@ static void lane_finish(rc_anon *a, lane_st *L, uint32_t j, size_t i)
     /* the ring (live weights sit within max_back below i), and the pools' weights */
     for (uint64_t k = 0; k <= s->max_back && k <= i; k++)
         s->alpha[((base + i - k) & mask) * SL_LANES + j] = 0;
-    for (uint32_t k = 0; k < s->n_mixing; k++) s->g[(size_t)s->mixing[k] * SL_LANES + j] = 0;
+    for (uint32_t k = 0; k < s->n_mixing; k++) s->g[(size_t)k * SL_LANES + j] = 0;
     struct slog_exit *x = &s->pend[l->pi];
     tracked *g = &a->tg[x->k];
     double tot = l->placed, h = 0;
@@ -323,7 +393,7 @@ void rc_anon__slog_flush(rc_anon *a)
             x->h = 0;
             continue;
         }
-        L[nl++] = (lane_st){x->sid, pi, 0, 0, 0, 0};
+        L[nl++] = (lane_st){x->sid, pi, 0, 0, 0};
     }
     qsort(L, nl, sizeof *L, cmp_lane);
     for (size_t i = 0; i < nl; i += SL_LANES)

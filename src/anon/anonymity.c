@@ -718,10 +718,11 @@ int rc_anon_finish(rc_anon *a, rc_err *err)
     /* The sender log's own figures, for sizing it (docs/anonymity.md, "Sender view"). */
     if (getenv("RCSIM_ANON_SLOG_DEBUG") && a->sl)
         fprintf(stderr,
-                "anonymity: sender log: %zu entries at most (%zu allocated, ring %zu), %llu "
-                "exits read, %llu entries visited, largest share unplaced %.3g; %llu passes "
-                "read %llu entries\n",
-                a->sl->peak_n, a->sl->cap, a->sl->alpha_len, (unsigned long long)a->sl->sweeps,
+                "anonymity: sender log: %zu entries at most (%zu allocated, ring %zu, %llu "
+                "wide values), %llu exits read, %llu entries visited, largest share unplaced "
+                "%.3g; %llu passes read %llu entries\n",
+                a->sl->peak_n, a->sl->cap, a->sl->alpha_len,
+                (unsigned long long)a->sl->n_wide_all, (unsigned long long)a->sl->sweeps,
                 (unsigned long long)a->sl->swept, a->sl->max_unresolved,
                 (unsigned long long)a->sl->passes, (unsigned long long)a->sl->read);
     if (getenv("RCSIM_ANON_MEM_DEBUG")) {
@@ -739,7 +740,7 @@ int rc_anon_finish(rc_anon *a, rc_err *err)
                 a->n_tg, a->cap_tg, nm, nm * (double)a->cap_tg * 4 / 1e6, a->cap_slots,
                 a->cap_slots * (double)sizeof(pkt) / 1e6, a->cap_ev,
                 a->cap_ev * (double)sizeof(event) / 1e6, a->hcap, a->hcap * 12.0 / 1e6, tl / 1e6,
-                tlf / 1e6, a->tl_peak / 1e6, a->sl ? a->sl->cap : 0, a->sl ? a->sl->cap * 8.0 / 1e6 : 0,
+                tlf / 1e6, a->tl_peak / 1e6, a->sl ? a->sl->cap : 0, a->sl ? a->sl->cap * (double)sizeof(slog_e) / 1e6 : 0,
                 a->sl ? a->sl->alpha_len : 0,
                 a->sl ? a->sl->alpha_len * 8.0 * SL_LANES / 1e6 : 0, a->n_sv_free);
     }
