@@ -101,10 +101,13 @@ static double exit_h(fixture *f, const pkt *p, uint32_t sender, uint32_t partner
     return f->tg[0].sender_h;
 }
 
-static void the_case(bool dense)
+/* wide: every x of the log but 0 is kept aside, as the values too wide for a
+ * word's field are (anon_sender.c) */
+static void the_case(bool dense, bool wide)
 {
     fixture f;
     setup(&f, dense);
+    if (wide) f.a.sl->xesc = 1;
     pkt c0 = client(U0), c1 = client(U1), none = nothing();
     pkt x1, x2, x3, x4, x5, x6, y, z;
     double eps, h;
@@ -185,9 +188,96 @@ static void the_case(bool dense)
     teardown(&f);
 }
 
-Test(anon_sender, dense_vectors_give_the_hand_computed_posteriors) { the_case(true); }
+Test(anon_sender, dense_vectors_give_the_hand_computed_posteriors) { the_case(true, false); }
 
-Test(anon_sender, the_log_read_backward_gives_the_hand_computed_posteriors) { the_case(false); }
+Test(anon_sender, the_log_read_backward_gives_the_hand_computed_posteriors)
+{
+    the_case(false, false);
+}
+
+Test(anon_sender, the_log_with_every_value_kept_aside_gives_the_same_posteriors)
+{
+    the_case(false, true);
+}
+
+/* A long random run of arrivals and departures in the two pools, with exits read
+ * every few steps: more entries than the log's first allocation, and a keep of 20
+ * steps, so that the log drops entries (and values kept aside) several times and
+ * some means are older than the log.  Returns the exits' H and epsilon in order. */
+enum { LR_STEPS = 150000, LR_HELD = 8, LR_BATCH = 10 };
+static size_t long_run(bool wide, double *h, double *eps, uint64_t *wide_all, size_t *wide_now,
+                       uint64_t *base)
+{
+    fixture f;
+    setup(&f, false);
+    rc_anon *a = &f.a;
+    a->sl->keep = 20 * 1000;
+    if (wide) a->sl->xesc = 1;
+    pkt held[LR_HELD];
+    for (int i = 0; i < LR_HELD; i++) held[i] = nothing();
+    pkt c[2] = {client(U0), client(U1)}, none = nothing();
+    uint64_t x = 12345;
+    size_t n_exit = 0;
+    uint32_t in_batch = 0;
+    for (uint32_t step = 0; step < LR_STEPS; step++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        uint32_t r = (uint32_t)(x >> 33);
+        uint32_t node = r & 1 ? P : Q;
+        if (f.pools[node].n < 2 || r % 3 == 0) {
+            uint32_t src = (r >> 4) % 8, parts = (r >> 8) % 5 == 0 ? 2 : 1;
+            const pkt *p = src < 3 ? &c[src % 2] : src < 7 ? &held[(r >> 12) % LR_HELD] : &none;
+            add(&f, node, p, parts);
+        } else {
+            take(&f, node, &held[(r >> 12) % LR_HELD]);
+        }
+        if (step % 7 == 0) {
+            exit_k(&f, &held[(r >> 16) % LR_HELD], in_batch, (r >> 20) & 1, ((r >> 20) & 1) ^ 1,
+                   false);
+            if (++in_batch == LR_BATCH) {
+                rc_anon__slog_flush(a);
+                for (uint32_t k = 0; k < in_batch; k++, n_exit++) {
+                    h[n_exit] = f.tg[k].sender_h;
+                    eps[n_exit] = f.tg[k].eps;
+                }
+                in_batch = 0;
+            }
+        }
+    }
+    *wide_all = a->sl->n_wide_all;
+    *wide_now = a->sl->n_wide;
+    *base = a->sl->base;
+    teardown(&f);
+    return n_exit;
+}
+
+Test(anon_sender, values_kept_aside_are_read_back_across_the_logs_drops)
+{
+    static double h0[LR_STEPS / 7 + 1], e0[LR_STEPS / 7 + 1], h1[LR_STEPS / 7 + 1],
+        e1[LR_STEPS / 7 + 1];
+    uint64_t all0, all1, base0, base1;
+    size_t now0, now1;
+    size_t n0 = long_run(false, h0, e0, &all0, &now0, &base0);
+    size_t n1 = long_run(true, h1, e1, &all1, &now1, &base1);
+    cr_assert_eq(n0, n1);
+    cr_assert_gt(n0, 20000);
+    cr_assert_eq(all0, 0, "no value is too wide for 29 bits here");
+    cr_assert_gt(all1, LR_STEPS / 2, "kept aside: %llu", (unsigned long long)all1);
+    cr_assert_gt(base1, 0, "the log dropped entries");
+    cr_assert_eq(base0, base1);
+    cr_assert_lt(now1, all1 / 2, "values kept aside go with their entries (%zu of %llu)", now1,
+                 (unsigned long long)all1);
+    size_t lost = 0, nan = 0;
+    for (size_t i = 0; i < n0; i++) {
+        cr_assert(memcmp(&h0[i], &h1[i], sizeof(double)) == 0, "exit %zu: H %.17g / %.17g", i,
+                  h0[i], h1[i]);
+        cr_assert(memcmp(&e0[i], &e1[i], sizeof(double)) == 0, "exit %zu: eps %.17g / %.17g", i,
+                  e0[i], e1[i]);
+        nan += isnan(h0[i]);
+        lost += h0[i] > 0;
+    }
+    cr_assert_eq(nan, 0);
+    cr_assert_gt(lost, n0 / 4, "most exits say something about their sender (%zu)", lost);
+}
 
 /* A class of target-list blocks keeps at most max(TL_KEEP_MIN, in use / TL_KEEP_DIV)
  * free blocks (anon_pool.c): a burst of long lists does not stay allocated once it
