@@ -323,10 +323,11 @@ Test(anon_sender, spent_lists_go_back_and_pool_sums_are_exact)
     setup(&f, true);
     rc_anon *a = &f.a;
     uint8_t dropped[3] = {0};
-    uint32_t pos[3] = {0};
+    uint32_t pos[3] = {0}, pos_q[3] = {0};
     a->dropped = dropped;
     pool *q = &f.pools[P];
     q->pos = pos;
+    f.pools[Q].pos = pos_q;
     pkt x = client(U0), y = client(U1), out = {0};
     out.sender = NONE32;
     rc_anon__tl_reserve(a, &x, 100); /* a long block: it must go back */
@@ -354,14 +355,23 @@ Test(anon_sender, spent_lists_go_back_and_pool_sums_are_exact)
         cr_assert(out.tq[i] == s / 2, "target %u: %.17g", out.tk[i], out.tq[i]);
         cr_assert(q->sa[pos[out.tk[i]] - 1] == s - s / 2);
     }
-    /* target 0 leaves the sample: the next departure drops it from the pool */
-    dropped[0] = 1;
+    /* target 2 leaves the sample: it leaves the pool at once (target 0, the last,
+     * takes its place), and the next departure carries target 0 alone */
+    cr_assert_eq(pos[2], 1, "target 2 first");
+    rc_anon__target_drop(a, 2);
+    cr_assert_eq(dropped[2], 1);
+    cr_assert_eq(pos[2], 0);
+    cr_assert_eq(pos_q[2], 0);
+    cr_assert_eq(q->n_act, 1);
+    cr_assert_eq(pos[0], 1);
+    cr_assert_eq(q->act[0], 0);
+    cr_assert(q->sa[0] == 0.25);
     rc_anon__pool_take(a, q, &out);
     cr_assert_eq(out.nt, 1);
-    cr_assert_eq(out.tk[0], 2);
-    cr_assert_eq(pos[0], 0);
+    cr_assert_eq(out.tk[0], 0);
+    cr_assert(out.tq[0] == 0.25);
     cr_assert_eq(q->n_act, 0); /* (the pool is empty: reset) */
-    cr_assert_eq(pos[2], 0);
+    cr_assert_eq(pos[0], 0);
     rc_anon__pkt_clear(a, &out);
     rc_anon__tl_release(a, &out);
     rc_anon__tl_release(a, &y);

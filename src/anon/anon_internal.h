@@ -235,6 +235,8 @@ void rc_anon__tl_free_all(rc_anon *a);
 void rc_anon__pool_reset(rc_anon *a, pool *q);
 /* A packet's estimates join pool q as `parts` pooled packets. */
 void rc_anon__pool_add(rc_anon *a, pool *q, const pkt *p, uint32_t parts);
+/* Target k left the sample (a->dropped[k] set): out of every pool. */
+void rc_anon__target_drop(rc_anon *a, uint32_t k);
 /* A packet leaves pool q: it takes the mean. */
 void rc_anon__pool_take(rc_anon *a, pool *q, pkt *p);
 

@@ -516,7 +516,7 @@ static void on_carry(void *ctx, uint64_t packet, uint32_t body, uint32_t sender,
     if (a->n_kept == a->want) {
         uint32_t out = a->kept[0];
         a->tg[out].dropped = true;
-        a->dropped[out] = 1;
+        rc_anon__target_drop(a, out);
         if (a->tg[out].pulled < 0) map_del(a->bkey, a->bval, a->bcap, &a->bn, a->tg[out].body);
         a->kept[0] = a->kept[--a->n_kept];
         kept_sift_down(a, 0);
