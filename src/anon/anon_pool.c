@@ -258,14 +258,16 @@ void rc_anon__pool_take(rc_anon *a, pool *q, pkt *p)
     double *restrict sa = q->sa, *restrict tq = p->tq;
     uint32_t *act = q->act, *pos = q->pos;
     if (n_act > 0) memcpy(p->tk, act, n_act * sizeof *act);
+    int low = 0;
     for (uint32_t i = 0; i < n_act; i++) {
-        double m = sa[i] / n;
+        double m = sa[i] / n, rest = sa[i] - m;
         tq[i] = m;
-        sa[i] -= m;
+        sa[i] = rest;
+        low |= rest < PRUNE;
     }
-    /* what is left below PRUNE is dropped */
-    uint32_t kept = 0;
-    for (uint32_t i = 0; i < n_act; i++) {
+    /* what is left below PRUNE is dropped (at few departures) */
+    uint32_t kept = low ? 0 : n_act;
+    for (uint32_t i = 0; i < n_act && low; i++) {
         if (sa[i] < PRUNE) {
             pos[act[i]] = 0;
             continue;

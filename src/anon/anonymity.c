@@ -352,7 +352,9 @@ static void drain(rc_anon *a, rc_time limit)
         const rc_calq_ent *n = rc_calq_ahead(&a->q, 0);
         if (n != NULL) {
             __builtin_prefetch(&a->ev[n->obj]);
-            __builtin_prefetch(&a->slots[n->arg]);
+            const pkt *np = &a->slots[n->arg]; /* (fetched three events ago) */
+            /* the event that will follow it in the queue (arm_next) */
+            if (np->q_head != NONE32) __builtin_prefetch(&a->ev[np->q_head]);
         }
         n = rc_calq_ahead(&a->q, 3);
         if (n != NULL) {
