@@ -9,7 +9,7 @@
  * only the exits of tracked messages are ever read, so the log mode computes
  * each of those backward instead (reverse-mode, like an adjoint):
  *
- *  - forward, every change of an honest pool is logged (16 bytes): an arrival
+ *  - forward, every change of an honest pool is logged (4 bytes): an arrival
  *    of `parts` pooled packets carrying one client's packet, a departure's
  *    mean (by the departure's place in the log) or nothing; a departure with the
  *    number n of packets its pool held.  A packet carries the index of the
@@ -29,11 +29,12 @@
  *    warm-up, docs/spec.md §10.2); what would be left at the log's start is
  *    measured (slog.max_unresolved).
  *
- * Memory: 8 bytes per pool event kept (a bundle's k parts are k entries;
+ * Memory: 4 bytes per pool event kept (a bundle's k parts are k entries;
  * a mean is named by its distance back), for `keep` of pool events, at most
  * twice that between trims; a ring of alphas longer than the longest such
- * distance; 12 bytes per user and 8 per node of scratch.  Time: each tracked
- * exit reads the pool events of about one warm-up.
+ * distance; 96 bytes per user and 64 per honest mixing node of scratch (8
+ * sweeps at once).  Time: each tracked exit reads the pool events of about
+ * one warm-up.
  */
 #include <math.h>
 #include <stdlib.h>
