@@ -157,6 +157,8 @@ typedef struct slog {
     uint64_t swept, sweeps;     /* entries visited, tracked exits read */
     uint64_t passes, read;      /* passes over the log, and the entries they read */
     size_t peak_n;              /* most entries held */
+    uint64_t longest, closest;  /* the most entries a sweep visited, and the fewest left
+                                   between a sweep's stop and the log's start */
 } slog;
 
 struct rc_anon {

@@ -54,6 +54,7 @@ void rc_anon__slog_new(rc_anon *a, rc_time keep)
     RC_ASSERT(a->nodes < (1u << 28));
     slog *s = rc_xcalloc(1, sizeof *s);
     s->keep = keep;
+    s->closest = UINT64_MAX;
     s->mix_of = rc_xmalloc((a->nodes ? a->nodes : 1) * sizeof *s->mix_of);
     for (uint32_t v = 0; v < a->nodes; v++) {
         s->mix_of[v] = s->n_mixing;
@@ -302,6 +303,8 @@ static void sweep_pass(rc_anon *a, lane_st *L, uint32_t nl)
                 if (!on[j]) continue;
                 if (i == 0 || (ck[j] == (int64_t)i && 1 - done[j] < SL_TOL)) {
                     s->swept += L[j].sid - base - i + 1;
+                    if (L[j].sid - base - i + 1 > s->longest) s->longest = L[j].sid - base - i + 1;
+                    if (i < s->closest) s->closest = i;
                     L[j].placed = placed[j];
                     L[j].lost = lost[j];
                     L[j].done = done[j];

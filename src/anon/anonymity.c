@@ -722,11 +722,13 @@ int rc_anon_finish(rc_anon *a, rc_err *err)
         fprintf(stderr,
                 "anonymity: sender log: %zu entries at most (%zu allocated, ring %zu, %llu "
                 "wide values), %llu exits read, %llu entries visited, largest share unplaced "
-                "%.3g; %llu passes read %llu entries\n",
+                "%.3g; %llu passes read %llu entries; the longest sweep %llu entries, the closest "
+                "to the log's start %llu entries above it\n",
                 a->sl->peak_n, a->sl->cap, a->sl->alpha_len,
                 (unsigned long long)a->sl->n_wide_all, (unsigned long long)a->sl->sweeps,
                 (unsigned long long)a->sl->swept, a->sl->max_unresolved,
-                (unsigned long long)a->sl->passes, (unsigned long long)a->sl->read);
+                (unsigned long long)a->sl->passes, (unsigned long long)a->sl->read,
+                (unsigned long long)a->sl->longest, (unsigned long long)a->sl->closest);
     if (getenv("RCSIM_ANON_MEM_DEBUG")) {
         uint32_t nm = 0;
         for (uint32_t v = 0; v < a->nodes; v++) nm += a->role[v] == ROLE_MIXING;
