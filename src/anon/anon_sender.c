@@ -132,9 +132,11 @@ static void slog_room(rc_anon *a)
         s->ck_n -= c - 1;
         size_t w = 0;
         while (w < s->n_wide && s->wide_i[w] < s->base) w++;
-        memmove(s->wide_i, s->wide_i + w, (s->n_wide - w) * sizeof *s->wide_i);
-        memmove(s->wide_x, s->wide_x + w, (s->n_wide - w) * sizeof *s->wide_x);
-        s->n_wide -= w;
+        if (w > 0) {
+            memmove(s->wide_i, s->wide_i + w, (s->n_wide - w) * sizeof *s->wide_i);
+            memmove(s->wide_x, s->wide_x + w, (s->n_wide - w) * sizeof *s->wide_x);
+            s->n_wide -= w;
+        }
         return;
     }
     s->cap = s->cap ? s->cap * 2 : 1 << 16;
