@@ -206,6 +206,21 @@ typedef struct lane_st {
 
 static void lane_finish(rc_anon *a, lane_st *L, uint32_t j, size_t i);
 
+/* Two lanes at once (GCC's and Clang's vector types: each element computed as
+ * the scalar code would, IEEE operations one by one). */
+typedef double v2d __attribute__((vector_size(16)));
+typedef long long v2l __attribute__((vector_size(16)));
+static const v2d zero2 = {0, 0};
+static inline v2d ld2(const double *p)
+{
+    v2d v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+static inline void st2(double *p, v2d v) { memcpy(p, &v, sizeof v); }
+/* m ? x : y, per element (m: all ones or zeros) */
+static inline v2d sel2(v2l m, v2d x, v2d y) { return (v2d)(((v2l)x & m) | ((v2l)y & ~m)); }
+
 /* One backward pass over the log for up to SL_LANES sweeps, lanes sorted by
  * sid, highest first.  Each lane computes exactly what a sweep of its own
  * would, in the same order (its entries from its departure down, its own
@@ -260,23 +275,23 @@ static void sweep_pass(rc_anon *a, lane_st *L, uint32_t nl)
         if (kind == SL_DEP) {
             double *restrict al = &alpha[((base + i) & mask) * SL_LANES];
             double n = (double)slog_x(s, w, base + i), f = (n - 1) / n;
-            for (uint32_t j = 0; j < SL_LANES; j++) {
-                gn[j] = gn[j] * f + al[j] / n;
-                al[j] = 0;
-            }
+            const v2d vf = {f, f}, vn = {n, n};
+            for (uint32_t j = 0; j < SL_LANES; j += 2) st2(gn + j, ld2(gn + j) * vf + ld2(al + j) / vn);
+            memset(al, 0, SL_LANES * sizeof *al);
         } else if (kind == SL_USER) {
             uint32_t u = slog_x(s, w, base + i), fresh = 0;
             double *restrict ru = &r[(size_t)u * SL_LANES];
-            for (uint32_t j = 0; j < SL_LANES; j++) {
-                double c = gn[j];
-                bool any = c != 0;
+            for (uint32_t j = 0; j < SL_LANES; j += 2) {
+                v2d c = ld2(gn + j), cm = ld2(comp + j), d = ld2(done + j), rr = ld2(ru + j);
+                v2l any = c != zero2;
                 /* the compensated (Kahan) sum */
-                double y = c - comp[j], t = done[j] + y, cj = (t - done[j]) - y;
-                fresh |= (uint32_t)(any && ru[j] == 0) << j;
-                done[j] = any ? t : done[j];
-                comp[j] = any ? cj : comp[j];
-                ru[j] += c;
-                placed[j] += c;
+                v2d y = c - cm, t = d + y, cj = (t - d) - y;
+                v2l fr = any & (rr == zero2);
+                fresh |= (uint32_t)(fr[0] & 1) << j | (uint32_t)(fr[1] & 1) << (j + 1);
+                st2(done + j, sel2(any, t, d));
+                st2(comp + j, sel2(any, cj, cm));
+                st2(ru + j, rr + c);
+                st2(placed + j, ld2(placed + j) + c);
             }
             for (; fresh != 0; fresh &= fresh - 1) {
                 uint32_t j = (uint32_t)__builtin_ctz(fresh);
@@ -284,17 +299,17 @@ static void sweep_pass(rc_anon *a, lane_st *L, uint32_t nl)
             }
         } else if (kind == SL_SNAP && (w >> xshift) != 0 && slog_x(s, w, base + i) <= i) {
             double *restrict al = &alpha[((base + i - slog_x(s, w, base + i)) & mask) * SL_LANES];
-            for (uint32_t j = 0; j < SL_LANES; j++) al[j] += gn[j];
+            for (uint32_t j = 0; j < SL_LANES; j += 2) st2(al + j, ld2(al + j) + ld2(gn + j));
         } else {
             /* nothing (a mix loop's), or a mean older than the log */
-            double is_lost = kind == SL_SNAP ? 1 : 0;
-            for (uint32_t j = 0; j < SL_LANES; j++) {
-                double c = gn[j];
-                bool any = c != 0;
-                double y = c - comp[j], t = done[j] + y, cj = (t - done[j]) - y;
-                done[j] = any ? t : done[j];
-                comp[j] = any ? cj : comp[j];
-                lost[j] += is_lost != 0 ? c : 0;
+            bool is_lost = kind == SL_SNAP;
+            for (uint32_t j = 0; j < SL_LANES; j += 2) {
+                v2d c = ld2(gn + j), cm = ld2(comp + j), d = ld2(done + j);
+                v2l any = c != zero2;
+                v2d y = c - cm, t = d + y, cj = (t - d) - y;
+                st2(done + j, sel2(any, t, d));
+                st2(comp + j, sel2(any, cj, cm));
+                if (is_lost) st2(lost + j, ld2(lost + j) + c);
             }
         }
         /* a lane stops when all but SL_TOL is placed (looked at every 1024
