@@ -78,13 +78,19 @@ void rc_net_mark_active(rc_net *n, uint32_t ui)
     n->tr.any_active = true;
 }
 
+/* The histogram bucket a gap of client class c falls in. */
+static inline uint32_t *gap_bucket(const traffic *t, int c, rc_time gap)
+{
+    return &t->gaps[c][rc_hist_bin((double)gap / 1e6 * GAP_SCALE)];
+}
+
 void rc_net__traffic_departure(rc_net *n, uint32_t ui, rc_time now)
 {
     traffic *t = &n->tr;
     if (t->last_emit[ui] != NEVER) {
         int c = t->active[ui];
         rc_time gap = now - t->last_emit[ui];
-        t->gaps[c][rc_hist_bin((double)gap / 1e6 * GAP_SCALE)]++;
+        (*gap_bucket(t, c, gap))++;
         t->n_gaps[c]++;
         t->sum_gaps[c] += gap;
     }
@@ -96,8 +102,7 @@ void rc_net__traffic_prefetch_departure(const rc_net *n, uint32_t ui, rc_time t)
     const traffic *tr = &n->tr;
     rc_time last = tr->last_emit[ui];
     if (last == NEVER || t < last) return;
-    __builtin_prefetch(&tr->gaps[tr->active[ui]][rc_hist_bin((double)(t - last) / 1e6 * GAP_SCALE)],
-                       1);
+    __builtin_prefetch(gap_bucket(tr, tr->active[ui], t - last), 1);
 }
 
 /* Whether client ui counts for the provider's view (the active ones, or

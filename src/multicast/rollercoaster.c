@@ -153,28 +153,29 @@ static bool is_leaf(const rc_state *s, const session *se, uint32_t role)
 }
 
 /* The last-seen stack of (user, group): a recency list of the members seen,
- * [0] = count, then oldest .. newest; a push moves the member to the newest
- * end, a pop takes the newest (pops only happen on timeouts).  Exact mode:
- * [1] = capacity, the list from [2], growing as needed -- the same stack as
- * recency stamps over all users (largest stamp = newest), without an array of
- * users per member and group (10,000 users x 625 groups of 16 was 400 MB).
- * Population mode: a bounded list from [1] that forgets its oldest. */
-#define SEEN_CAP 16
-#define SEEN_FIRST 4
+ * [0] = count, [1] = capacity, then oldest .. newest from [2]; a push moves
+ * the member to the newest end, a pop takes the newest (pops only happen on
+ * timeouts).  A full list grows in exact mode -- the same stack as recency
+ * stamps over all users, without an array of users per member and group
+ * (10,000 users x 625 groups of 16 was 400 MB) -- and forgets its oldest in
+ * population mode, whose lists are bounded. */
+#define SEEN_CAP 16  /* population mode: the bound */
+#define SEEN_FIRST 4 /* exact mode: the first capacity, doubled as needed */
 
 static uint32_t *seen_of(rc_state *s, uint32_t group, uint32_t user)
 {
     uint32_t **slot = &s->last_seen[rc_mc_slot(s->mc, group, user)];
     if (*slot == NULL) {
-        *slot = rc_xcalloc(s->retire ? SEEN_CAP + 1 : SEEN_FIRST + 2, sizeof(uint32_t));
-        if (!s->retire) (*slot)[1] = SEEN_FIRST;
+        uint32_t cap = s->retire ? SEEN_CAP : SEEN_FIRST;
+        *slot = rc_xcalloc((size_t)cap + 2, sizeof(uint32_t));
+        (*slot)[1] = cap;
     }
     return *slot;
 }
 
-/* The list's entries: from l + 1 (population) or l + 2 (exact). */
-static void recent_remove(uint32_t *l, uint32_t *v, uint32_t who)
+static void recent_remove(uint32_t *l, uint32_t who)
 {
+    uint32_t *v = l + 2;
     for (uint32_t i = 0; i < l[0]; i++)
         if (v[i] == who) {
             memmove(&v[i], &v[i + 1], (l[0] - i - 1) * sizeof *v);
@@ -186,25 +187,22 @@ static void recent_remove(uint32_t *l, uint32_t *v, uint32_t who)
 static void seen_push(rc_state *s, uint32_t group, uint32_t user, uint32_t who)
 {
     uint32_t *st = seen_of(s, group, user);
-    if (!s->retire) {
-        recent_remove(st, st + 2, who);
-        if (st[0] == st[1]) {
+    recent_remove(st, who);
+    if (st[0] == st[1]) {
+        if (s->retire) {
+            recent_remove(st, st[2]); /* forget the oldest */
+        } else {
             uint32_t **slot = &s->last_seen[rc_mc_slot(s->mc, group, user)];
             st = *slot = rc_xrealloc(st, ((size_t)st[1] * 2 + 2) * sizeof(uint32_t));
             st[1] *= 2;
         }
-        st[2 + st[0]++] = who;
-        return;
     }
-    recent_remove(st, st + 1, who);
-    if (st[0] == SEEN_CAP) recent_remove(st, st + 1, st[1]); /* forget the oldest */
-    st[++st[0]] = who;
+    st[2 + st[0]++] = who;
 }
 
 static void seen_remove(rc_state *s, uint32_t group, uint32_t user, uint32_t who)
 {
-    uint32_t *st = seen_of(s, group, user);
-    recent_remove(st, st + (s->retire ? 1 : 2), who);
+    recent_remove(seen_of(s, group, user), who);
 }
 
 /* Pops the most recently seen member; false when the stack is empty. */
@@ -212,7 +210,7 @@ static bool seen_pop(rc_state *s, uint32_t group, uint32_t user, uint32_t *who)
 {
     uint32_t *st = seen_of(s, group, user);
     if (st[0] == 0) return false;
-    *who = (s->retire ? st + 1 : st + 2)[--st[0]];
+    *who = st[2 + --st[0]];
     return true;
 }
 
