@@ -118,6 +118,7 @@ struct rc_disc {
     size_t n_curve, cap_curve;
     double to90;
     double *score, *work; /* users */
+    double *work0;        /* users: the source posterior the rank laws learn from */
     /* arrivals reported ahead of their time (the net decides a path when it
      * starts), a min-heap by time, taken when the run reaches them */
     pending *heap;
@@ -191,6 +192,7 @@ rc_disc *rc_disc_new(const rc_disc_cfg *cfg)
     d->l_tot = rc_xcalloc(nn, sizeof *d->l_tot);
     d->score = rc_xmalloc(nn * sizeof *d->score);
     d->work = rc_xmalloc(nn * sizeof *d->work);
+    d->work0 = rc_xmalloc(nn * sizeof *d->work0);
     d->to90 = NAN;
     for (int c = 0; c < DISC_HIST; c++) d->h_src[c] = d->h_non[c] = 1;
     d->h_non[1] += PRIOR_ONE;
@@ -230,6 +232,7 @@ void rc_disc_free(rc_disc *d)
     free(d->curve);
     free(d->score);
     free(d->work);
+    free(d->work0);
     free(d->heap);
     free(d->mix_corrupt);
     if (d->rng_path) rc_rng_free(d->rng_path);
@@ -303,10 +306,29 @@ static void src_record(rc_disc *d, uint32_t source, double top1, double h, bool 
     d->src_n++;
 }
 
+/* Normalises the log weights w[0..m) into a posterior in place; returns the
+ * sum of exp(w - max) and, in *ties, how many share the largest weight. */
+static double normalise(double *w, uint32_t m, uint32_t *ties)
+{
+    double mx = -INFINITY, z = 0;
+    for (uint32_t i = 0; i < m; i++)
+        if (w[i] > mx) mx = w[i];
+    uint32_t t = 0;
+    for (uint32_t i = 0; i < m; i++) {
+        z += exp(w[i] - mx);
+        if (w[i] == mx) t++;
+    }
+    for (uint32_t i = 0; i < m; i++) w[i] = exp(w[i] - mx) / z;
+    if (ties) *ties = t;
+    return z;
+}
+
 /* The posterior over the members of a closed multicast (docs/spec.md §11.3):
  * each observed member's count in the window is scored by the learned odds
- * H_src[c] / H_non[c], members offline at the multicast by 1/RHO, the
- * unobserved by 1; then the histograms learn from the posterior. */
+ * H_src[c] / H_non[c], its first arrival's rank by the rank laws, members
+ * offline at the multicast by 1/RHO, the unobserved by 1; then the count
+ * histograms learn from the posterior, the rank laws from the posterior with
+ * the ranks scored by their start only. */
 static void source_posterior(rc_disc *d, const open_mc *o, const uint32_t *members)
 {
     if (d->m == 0) return;
@@ -322,9 +344,10 @@ static void source_posterior(rc_disc *d, const open_mc *o, const uint32_t *membe
     }
     /* the first-arrival ranks' log odds, source against not, per rank:
      * the others' law p_non; the sources' law learned from r_src on a start
-     * of weight RANK_PRIOR shaped as p_non but less likely at rank 0 */
+     * of weight RANK_PRIOR shaped as p_non but less likely at rank 0 (and,
+     * for the learning below, that start alone: rank_lr0) */
     uint32_t nb = d->m < DISC_RANK ? d->m : DISC_RANK;
-    double rank_lr[DISC_RANK], rzs = 0, rzn = 0, rzp = 0;
+    double rank_lr[DISC_RANK], rank_lr0[DISC_RANK], rzs = 0, rzn = 0, rzp = 0;
     for (uint32_t r = 0; r < nb; r++) {
         rzs += d->r_src[r];
         rzn += d->r_non[r];
@@ -335,48 +358,61 @@ static void source_posterior(rc_disc *d, const open_mc *o, const uint32_t *membe
         double ps = (d->r_src[r] + RANK_PRIOR * pn * (r == 0 ? RANK_FIRST_ODDS : 1.0) / rzp) /
                     (rzs + RANK_PRIOR);
         rank_lr[r] = log(ps) - log(pn);
+        rank_lr0[r] = log(r == 0 ? RANK_FIRST_ODDS : 1.0) - log(rzp); /* r_src = 0 */
     }
     double lr = log((1 - SRC_DELTA) / SRC_DELTA);
-    double *lw = d->work, mx = -INFINITY;
+    double *lw = d->work, *lw0 = d->work0;
     for (uint32_t i = 0; i < d->m; i++) {
-        double w = 0;
+        double w = 0, w0;
         if (observed(d, members[i])) {
             uint32_t c = o->cnt[i] < DISC_HIST ? o->cnt[i] : DISC_HIST - 1;
             w = log(d->h_src[c] / zs) - log(d->h_non[c] / zn);
+            w0 = w;
             /* a member that received: the rank of its first arrival among the
              * members' (the source's children receive first), given c > 0;
              * where a link shows the order of the sends (below), that order
              * outranks the arrivals' (combined, the two overcount one fact) */
-            if (c > 0 && o->first_from == NONE32)
+            if (c > 0 && o->first_from == NONE32) {
                 w += rank_lr[o->rank[i] < nb ? o->rank[i] : nb - 1];
+                w0 += rank_lr0[o->rank[i] < nb ? o->rank[i] : nb - 1];
+            }
+        } else {
+            w0 = 0;
         }
-        if (!o->on[i]) w -= lr; /* sources are online when they multicast */
+        if (!o->on[i]) { /* sources are online when they multicast */
+            w -= lr;
+            w0 -= lr;
+        }
         lw[i] = w;
+        lw0[i] = w0;
     }
     /* The earliest linked send of the window came from the source with
      * probability q, learned (below), else from any other member: odds
      * q (m - 1) / (1 - q) on its sender. */
     double q = (d->link_hit + 1) / (d->link_n + 2);
-    if (o->first_from != NONE32 && d->m > 1) lw[o->first_from] += log(q * (d->m - 1) / (1 - q));
-    for (uint32_t i = 0; i < d->m; i++)
-        if (lw[i] > mx) mx = lw[i];
-    double z = 0;
+    if (o->first_from != NONE32 && d->m > 1) {
+        lw[o->first_from] += log(q * (d->m - 1) / (1 - q));
+        lw0[o->first_from] += log(q * (d->m - 1) / (1 - q));
+    }
     uint32_t ties = 0;
-    for (uint32_t i = 0; i < d->m; i++) {
-        z += exp(lw[i] - mx);
-        if (lw[i] == mx) ties++;
-    }
+    double z = normalise(lw, d->m, &ties);
+    normalise(lw0, d->m, NULL);
     double h = 0;
-    for (uint32_t i = 0; i < d->m; i++) {
-        double p = exp(lw[i] - mx) / z;
-        lw[i] = p;
-        if (p > 0) h -= p * log2(p);
-    }
+    for (uint32_t i = 0; i < d->m; i++)
+        if (lw[i] > 0) h -= lw[i] * log2(lw[i]);
     if (o->first_from != NONE32) {
         d->link_hit += lw[o->first_from];
         d->link_n += 1;
     }
-    /* learn: each observed member's count, split by its posterior */
+    /* learn: each observed member's count, split by its posterior; its rank,
+     * by the posterior whose rank term is the laws' start.  A multicast's
+     * ranks are a permutation of its receivers, as likely under any law of
+     * the source's rank, so the ranks cannot teach that law by themselves;
+     * learned from a posterior that holds it, the law confirmed its own
+     * guesses: the first receivers' bursts (other multicasts' ACKs) taught
+     * it that sources receive first, which put more weight on them,
+     * and the guess got worse the longer the adversary watched
+     * (docs/disclosure.md, "Why the source guess fell over the day") */
     for (uint32_t i = 0; i < d->m; i++) {
         if (!observed(d, members[i])) continue;
         uint32_t c = o->cnt[i] < DISC_HIST ? o->cnt[i] : DISC_HIST - 1;
@@ -384,12 +420,12 @@ static void source_posterior(rc_disc *d, const open_mc *o, const uint32_t *membe
         d->h_non[c] += 1 - lw[i];
         if (c > 0) {
             uint32_t r = o->rank[i] < nb ? o->rank[i] : nb - 1;
-            d->r_src[r] += lw[i];
-            d->r_non[r] += 1 - lw[i];
+            d->r_src[r] += lw0[i];
+            d->r_non[r] += 1 - lw0[i];
         }
     }
     int32_t s = d->pos[o->source];
-    double mxp = exp(0) / z;
+    double mxp = 1.0 / z;
     src_record(d, o->source, s >= 0 && lw[s] == mxp ? 1.0 / ties : 0.0, h, false);
 }
 
