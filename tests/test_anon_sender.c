@@ -380,3 +380,138 @@ Test(anon_sender, spent_lists_go_back_and_pool_sums_are_exact)
     rc_anon__tl_free_all(a);
     teardown(&f);
 }
+
+/* A departure whose arrival is inside it passes its mean on at once
+ * (rc_anon__pool_pass: into the next pool, or out of the mixes) instead of
+ * through a list in the packet: the same sums, bit for bit, as the list's
+ * path (rc_anon__pool_take, then rc_anon__pool_add or rc_anon__exit_targets),
+ * over departures in a row (where a target's mean repeats and its log2 is
+ * taken from the pool's last one), a target pruned, and one that left the
+ * sample. */
+enum { NK = 40 };
+typedef struct pass_side {
+    fixture f;
+    tracked tg[NK];
+    uint8_t dropped[NK];
+    uint32_t pos_p[NK], pos_q[NK];
+} pass_side;
+
+static void pass_setup(pass_side *s)
+{
+    setup(&s->f, true);
+    rc_anon *a = &s->f.a;
+    memset(s->tg, 0, sizeof s->tg);
+    memset(s->dropped, 0, sizeof s->dropped);
+    memset(s->pos_p, 0, sizeof s->pos_p);
+    memset(s->pos_q, 0, sizeof s->pos_q);
+    a->tg = s->tg;
+    a->dropped = s->dropped;
+    s->f.pools[P].pos = s->pos_p;
+    s->f.pools[Q].pos = s->pos_q;
+    /* the same pools on both sides: 7 packets in P, 3 in Q, sums from a fixed
+     * sequence; target 5's sum in P is pruned at the first departure */
+    uint64_t x = 12345;
+    for (uint32_t v = P; v <= Q; v++) {
+        uint32_t parts = v == P ? 7 : 3;
+        for (uint32_t j = 0; j < parts; j++) {
+            pkt p = client(j % 2);
+            for (uint32_t k = 0; k < NK; k++) {
+                x = x * 6364136223846793005ull + 1442695040888963407ull;
+                if (j > 0 && (x >> 60) % 3 == 0) continue; /* (packet 0 carries every one) */
+                double q = (double)(x >> 11) / 9007199254740992.0 / 50;
+                if (v == P && k == 5) q = j == 0 ? 1.1e-14 : 0;
+                if (q > 0) rc_anon__pkt_add_target(a, &p, k, q);
+            }
+            rc_anon__pool_add(a, &s->f.pools[v], &p, 1);
+            rc_anon__pkt_clear(a, &p);
+            rc_anon__tl_release(a, &p);
+        }
+    }
+}
+
+static void pass_step(pass_side *s, bool fused, int to)
+{
+    rc_anon *a = &s->f.a;
+    pkt out = nothing();
+    pool *p = &s->f.pools[P], *q = &s->f.pools[Q];
+    if (fused) {
+        rc_anon__pool_pass(a, p, &out, to, to == TAKE_POOL ? q : NULL);
+        cr_assert_eq(out.nt, 0, "no list left in the packet");
+        /* the arrival, as arrive() does it: the pool takes the packet, with
+         * nothing left in its list */
+        if (to == TAKE_POOL) rc_anon__pool_add(a, q, &out, 1);
+    } else {
+        rc_anon__pool_take(a, p, &out);
+        if (to == TAKE_POOL) rc_anon__pool_add(a, q, &out, 1);
+        else rc_anon__exit_targets(a, out.tk, out.tq, out.nt);
+    }
+    rc_anon__pkt_clear(a, &out);
+    rc_anon__tl_release(a, &out);
+    rc_anon__sv_release(a, out.sv);
+}
+
+static void pass_free(pass_side *s)
+{
+    for (uint32_t v = P; v <= Q; v++) {
+        free(s->f.pools[v].act);
+        free(s->f.pools[v].sa);
+        free(s->f.pools[v].lq);
+        free(s->f.pools[v].lx);
+    }
+    rc_anon__tl_free_all(&s->f.a);
+    teardown(&s->f);
+}
+
+static void pass_same(const pass_side *l, const pass_side *r, const char *when)
+{
+    for (uint32_t v = P; v <= Q; v++) {
+        const pool *a = &l->f.pools[v], *b = &r->f.pools[v];
+        cr_assert_eq(a->n, b->n, "%s: pool %u holds %lld / %lld", when, v, (long long)a->n,
+                     (long long)b->n);
+        cr_assert_eq(a->n_act, b->n_act, "%s: pool %u: %u / %u live", when, v, a->n_act,
+                     b->n_act);
+        for (uint32_t i = 0; i < a->n_act; i++) {
+            cr_assert_eq(a->act[i], b->act[i], "%s: pool %u's order", when, v);
+            cr_assert(memcmp(&a->sa[i], &b->sa[i], sizeof(double)) == 0,
+                      "%s: pool %u target %u: %.17g / %.17g", when, v, a->act[i], a->sa[i],
+                      b->sa[i]);
+        }
+    }
+    for (uint32_t k = 0; k < NK; k++) {
+        const tracked *a = &l->tg[k], *b = &r->tg[k];
+        cr_assert(memcmp(&a->h, &b->h, sizeof a->h) == 0 &&
+                      memcmp(&a->maxq, &b->maxq, sizeof a->maxq) == 0 &&
+                      memcmp(&a->mass, &b->mass, sizeof a->mass) == 0,
+                  "%s: target %u: h %.17g / %.17g, maxq %.17g / %.17g, mass %.17g / %.17g", when,
+                  k, a->h, b->h, a->maxq, b->maxq, a->mass, b->mass);
+    }
+}
+
+Test(anon_sender, a_mean_passed_on_at_once_is_the_lists)
+{
+    static pass_side l, r;
+    pass_setup(&l);
+    pass_setup(&r);
+    pass_same(&l, &r, "set up");
+    cr_assert_eq(l.f.pools[P].n_act, NK, "every target in P");
+    static const int steps[] = {TAKE_EXIT, TAKE_EXIT, TAKE_EXIT, TAKE_POOL, -1,
+                                TAKE_POOL, TAKE_EXIT, TAKE_EXIT};
+    for (size_t i = 0; i < sizeof steps / sizeof *steps; i++) {
+        if (steps[i] < 0) {
+            /* target 9 leaves the sample (on both sides) */
+            l.tg[9].dropped = r.tg[9].dropped = true;
+            rc_anon__target_drop(&l.f.a, 9);
+            rc_anon__target_drop(&r.f.a, 9);
+            continue;
+        }
+        pass_step(&l, false, steps[i]);
+        pass_step(&r, true, steps[i]);
+        char when[32];
+        snprintf(when, sizeof when, "step %zu", i);
+        pass_same(&l, &r, when);
+        if (i == 0) cr_assert_eq(l.f.pools[P].n_act, NK - 1, "target 5 pruned");
+    }
+    cr_assert(l.tg[0].mass > 0 && l.tg[0].h > 0, "the exits counted");
+    pass_free(&l);
+    pass_free(&r);
+}

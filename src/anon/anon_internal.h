@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "anon/anonymity.h"
 #include "core/calq.h"
@@ -45,6 +46,12 @@ typedef struct pool {
     uint32_t *act;
     double *sa;
     uint32_t n_act, cap_act;
+    /* beside sa, from the first departure that exits here (NULL before): the
+     * last mean q each live target took at such a departure and q * log2(q),
+     * exactly as the exit computed it (a pair that always goes together; lq 0:
+     * none).  A bundle's parts leave one after another, and half the time a
+     * target's mean is bit for bit the one before: its log2 is then known. */
+    double *lq, *lx;
     uint32_t *pos;
     double *b, c;    /* sender sums = c * b (c shrinks at departures instead of b) */
     sview *snap;     /* the current mean sender estimate, NULL when stale */
@@ -179,6 +186,8 @@ struct rc_anon {
     uint64_t tl_nfree[TL_CLASSES], tl_used[TL_CLASSES]; /* blocks free, and in use */
     uint32_t n_sv_free, cap_sv_free;
     uint64_t tl_bytes, tl_peak; /* bytes of target-list blocks held (in use or free), and the most */
+    double *take_q;   /* a departure's means when no list keeps them (rc_anon__pool_pass) */
+    uint32_t take_cap;
     /* packets */
     pkt *slots;
     uint32_t n_slots, cap_slots, free_slot;
@@ -219,6 +228,22 @@ struct rc_anon {
     rc_anon_summary sum;
 };
 
+/* Two doubles at once (GCC's and Clang's vector types: each element computed
+ * as the scalar code would, IEEE operations one by one; GCC does not vectorise
+ * these loops by itself). */
+typedef double v2d __attribute__((vector_size(16)));
+typedef long long v2l __attribute__((vector_size(16)));
+static const v2d zero2 = {0, 0};
+static inline v2d ld2(const double *p)
+{
+    v2d v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+static inline void st2(double *p, v2d v) { memcpy(p, &v, sizeof v); }
+/* m ? x : y, per element (m: all ones or zeros) */
+static inline v2d sel2(v2l m, v2d x, v2d y) { return (v2d)(((v2l)x & m) | ((v2l)y & ~m)); }
+
 /* ---------- anon_pool.c ---------- */
 
 /* A sender estimate with one reference (recycled when one is free). */
@@ -241,6 +266,18 @@ void rc_anon__pool_add(rc_anon *a, pool *q, const pkt *p, uint32_t parts);
 void rc_anon__target_drop(rc_anon *a, uint32_t k);
 /* A packet leaves pool q: it takes the mean. */
 void rc_anon__pool_take(rc_anon *a, pool *q, pkt *p);
+/* Where a departing packet's target list would go next, when its arrival is
+ * inside its departure (nothing between them reads it): kept in the packet
+ * (TAKE_KEEP, rc_anon__pool_take), dropped at the arrival (TAKE_DROP), spent
+ * by the exit (TAKE_EXIT), or added to the next pool (TAKE_POOL). */
+enum { TAKE_KEEP = 0, TAKE_DROP = 1, TAKE_EXIT = 2, TAKE_POOL = 3 };
+/* rc_anon__pool_take, with the list's next use done at once from the pool's
+ * means (`dest`: the next pool for TAKE_POOL, not q) instead of through a
+ * list copied into p; p leaves with no targets. */
+void rc_anon__pool_pass(rc_anon *a, pool *q, pkt *p, int to, pool *dest);
+/* The exit of (target, probability) pairs: each target's entropy sum, largest
+ * share and mass (docs/spec.md §10.4). */
+void rc_anon__exit_targets(rc_anon *a, const uint32_t *tk, const double *tq, uint32_t n);
 
 /* ---------- anon_sender.c ---------- */
 

@@ -9,6 +9,7 @@
  * it vectorises, recycled sender vectors), each value computed in the same
  * order as before, so that results are unchanged to the bit.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -186,25 +187,40 @@ void rc_anon__pool_reset(rc_anon *a, pool *q)
     q->snap = NULL;
 }
 
-/* A packet's estimates join pool q as `parts` pooled packets. */
-void rc_anon__pool_add(rc_anon *a, pool *q, const pkt *p, uint32_t parts)
+/* Pairs (tk[i], tq[i]) join pool q's per-target sums, in their order (a new
+ * target goes to the end of the pool's list); those left out of the sample are
+ * skipped, unless `live` says none is (a pool's own targets, which
+ * rc_anon__target_drop takes out of every pool when they leave). */
+static inline void pool_add_targets(rc_anon *a, pool *q, const uint32_t *tk, const double *tq,
+                                    uint32_t nt, bool live)
 {
-    for (uint32_t i = 0; i < p->nt; i++) {
-        uint32_t k = p->tk[i];
-        if (a->dropped[k]) continue;
+    for (uint32_t i = 0; i < nt; i++) {
+        uint32_t k = tk[i];
+        if (!live && a->dropped[k]) continue;
         uint32_t at = q->pos[k];
         if (at == 0) {
             if (q->n_act == q->cap_act) {
                 q->cap_act = q->cap_act ? q->cap_act * 2 : 16;
                 q->act = rc_xrealloc(q->act, q->cap_act * sizeof *q->act);
                 q->sa = rc_xrealloc(q->sa, q->cap_act * sizeof *q->sa);
+                if (q->lq != NULL) {
+                    q->lq = rc_xrealloc(q->lq, q->cap_act * sizeof *q->lq);
+                    q->lx = rc_xrealloc(q->lx, q->cap_act * sizeof *q->lx);
+                }
             }
             at = q->pos[k] = ++q->n_act;
             q->act[at - 1] = k;
             q->sa[at - 1] = 0; /* (0 + x is x: the sum as a dense one) */
+            if (q->lq != NULL) q->lq[at - 1] = 0;
         }
-        q->sa[at - 1] += p->tq[i];
+        q->sa[at - 1] += tq[i];
     }
+}
+
+/* A packet's estimates join pool q as `parts` pooled packets. */
+void rc_anon__pool_add(rc_anon *a, pool *q, const pkt *p, uint32_t parts)
+{
+    pool_add_targets(a, q, p->tk, p->tq, p->nt, false);
     if (a->sender_view) {
         double w = parts / q->c;
         if (p->sender != NONE32) q->b[p->sender] += w;
@@ -233,6 +249,10 @@ void rc_anon__target_drop(rc_anon *a, uint32_t k)
         if (at - 1 != last) {
             q->act[at - 1] = q->act[last];
             q->sa[at - 1] = q->sa[last];
+            if (q->lq != NULL) {
+                q->lq[at - 1] = q->lq[last];
+                q->lx[at - 1] = q->lx[last];
+            }
             q->pos[q->act[at - 1]] = at;
         }
         q->pos[k] = 0;
@@ -240,8 +260,58 @@ void rc_anon__target_drop(rc_anon *a, uint32_t k)
     }
 }
 
+void rc_anon__exit_targets(rc_anon *a, const uint32_t *tk, const double *tq, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        tracked *g = &a->tg[tk[i]];
+        double q = tq[i];
+        if (q <= 0 || g->dropped) continue;
+        g->h -= q * log2(q);
+        if (q > g->maxq) g->maxq = q;
+        g->mass += q;
+    }
+}
+
+/* rc_anon__exit_targets for the means tq of pool q's live targets (in act's
+ * order), with q * log2(q) taken from the pool's last one (lq, lx) when q is
+ * bit for bit the same: the same value, half the calls to log2. */
+static void exit_pool_targets(rc_anon *a, pool *q, const double *tq)
+{
+    uint32_t n_act = q->n_act;
+    if (q->lq == NULL && q->cap_act > 0) {
+        q->lq = rc_xcalloc(q->cap_act, sizeof *q->lq);
+        q->lx = rc_xcalloc(q->cap_act, sizeof *q->lx);
+    }
+    const uint32_t *act = q->act;
+    double *restrict lq = q->lq, *restrict lx = q->lx;
+    for (uint32_t i = 0; i < n_act; i++) {
+        tracked *g = &a->tg[act[i]];
+        double m = tq[i];
+        if (m <= 0) continue; /* (no target in a pool is dropped: rc_anon__target_drop) */
+        double x;
+        if (m == lq[i]) {
+            x = lx[i];
+        } else {
+            x = m * log2(m);
+            lq[i] = m;
+            lx[i] = x;
+        }
+        g->h -= x;
+        if (m > g->maxq) g->maxq = m;
+        g->mass += m;
+    }
+}
+
 /* A packet leaves pool q: it takes the mean. */
-void rc_anon__pool_take(rc_anon *a, pool *q, pkt *p)
+void rc_anon__pool_take(rc_anon *a, pool *q, pkt *p) { rc_anon__pool_pass(a, q, p, TAKE_KEEP, NULL); }
+
+/* A packet leaves pool q with its mean, which goes where `to` says.  The list
+ * a packet took was its pool's live targets, copied at every departure into a
+ * block of its own and read once more at the next pool or the exit; with its
+ * arrival inside its departure (no link delay) that next use is done here from
+ * the means, pair by pair in the list's order (the same operations in the
+ * same order: only the copy is gone). */
+void rc_anon__pool_pass(rc_anon *a, pool *q, pkt *p, int to, pool *dest)
 {
     pkt_forget(a, p); /* (its block, if any, is reused just below) */
     if (q->n <= 0) {
@@ -251,20 +321,43 @@ void rc_anon__pool_take(rc_anon *a, pool *q, pkt *p)
     if (a->sl != NULL) rc_anon__slog_depart(a, (uint32_t)(q - a->pools), q->n, p);
     double n = (double)q->n;
     uint32_t n_act = q->n_act;
-    rc_anon__tl_reserve(a, p, n_act); /* (p->nt is 0: nothing to copy) */
+    double *restrict sa = q->sa, *restrict tq;
+    uint32_t *act = q->act, *pos = q->pos;
+    if (to == TAKE_KEEP) {
+        rc_anon__tl_reserve(a, p, n_act); /* (p->nt is 0: nothing to copy) */
+        tq = p->tq;
+        if (n_act > 0) memcpy(p->tk, act, n_act * sizeof *act);
+    } else {
+        if (n_act > a->take_cap) {
+            a->take_cap = n_act > 2 * a->take_cap ? n_act : 2 * a->take_cap;
+            free(a->take_q);
+            a->take_q = rc_xmalloc(a->take_cap * sizeof *a->take_q);
+        }
+        tq = a->take_q;
+    }
     /* Every live target's mean goes with the packet (no target in a pool has
      * left the sample: rc_anon__target_drop), the rest stays: a loop without a
-     * branch, in vector divisions (each quotient and difference as before). */
-    double *restrict sa = q->sa, *restrict tq = p->tq;
-    uint32_t *act = q->act, *pos = q->pos;
-    if (n_act > 0) memcpy(p->tk, act, n_act * sizeof *act);
-    int low = 0;
-    for (uint32_t i = 0; i < n_act; i++) {
-        double m = sa[i] / n, rest = sa[i] - m;
-        tq[i] = m;
-        sa[i] = rest;
+     * branch, two targets at a time in vector divisions (each quotient and
+     * difference as before; GCC left the scalar loop scalar). */
+    const v2d vn = {n, n}, vprune = {PRUNE, PRUNE};
+    v2l vlow = {0, 0};
+    uint32_t i2 = 0;
+    for (; i2 + 2 <= n_act; i2 += 2) {
+        v2d s2 = ld2(sa + i2), m2 = s2 / vn, rest2 = s2 - m2;
+        st2(tq + i2, m2);
+        st2(sa + i2, rest2);
+        vlow |= rest2 < vprune;
+    }
+    int low = (vlow[0] | vlow[1]) != 0;
+    for (; i2 < n_act; i2++) {
+        double m = sa[i2] / n, rest = sa[i2] - m;
+        tq[i2] = m;
+        sa[i2] = rest;
         low |= rest < PRUNE;
     }
+    /* the list's next use, in its order (act's, before the compaction below) */
+    if (to == TAKE_EXIT) exit_pool_targets(a, q, tq);
+    else if (to == TAKE_POOL) pool_add_targets(a, dest, act, tq, n_act, true);
     /* what is left below PRUNE is dropped (at few departures) */
     uint32_t kept = low ? 0 : n_act;
     for (uint32_t i = 0; i < n_act && low; i++) {
@@ -276,11 +369,14 @@ void rc_anon__pool_take(rc_anon *a, pool *q, pkt *p)
             act[kept] = act[i];
             pos[act[i]] = kept + 1;
             sa[kept] = sa[i];
+            if (q->lq != NULL) {
+                q->lq[kept] = q->lq[i];
+                q->lx[kept] = q->lx[i];
+            }
         }
         kept++;
     }
-    uint32_t nt = n_act;
-    p->nt = nt;
+    p->nt = to == TAKE_KEEP ? n_act : 0;
     q->n_act = kept;
     if (a->sender_view) {
         if (q->snap == NULL) {

@@ -206,21 +206,6 @@ typedef struct lane_st {
 
 static void lane_finish(rc_anon *a, lane_st *L, uint32_t j, size_t i);
 
-/* Two lanes at once (GCC's and Clang's vector types: each element computed as
- * the scalar code would, IEEE operations one by one). */
-typedef double v2d __attribute__((vector_size(16)));
-typedef long long v2l __attribute__((vector_size(16)));
-static const v2d zero2 = {0, 0};
-static inline v2d ld2(const double *p)
-{
-    v2d v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-static inline void st2(double *p, v2d v) { memcpy(p, &v, sizeof v); }
-/* m ? x : y, per element (m: all ones or zeros) */
-static inline v2d sel2(v2l m, v2d x, v2d y) { return (v2d)(((v2l)x & m) | ((v2l)y & ~m)); }
-
 /* One backward pass over the log for up to SL_LANES sweeps, lanes sorted by
  * sid, highest first.  Each lane computes exactly what a sweep of its own
  * would, in the same order (its entries from its departure down, its own

@@ -211,14 +211,7 @@ static void trace_row(rc_anon *a, char kind, uint64_t seq, uint64_t packet, uint
 
 static void exit_packet(rc_anon *a, pkt *p, rc_time t)
 {
-    for (uint32_t i = 0; i < p->nt; i++) {
-        tracked *g = &a->tg[p->tk[i]];
-        double q = p->tq[i];
-        if (q <= 0 || g->dropped) continue;
-        g->h -= q * log2(q);
-        if (q > g->maxq) g->maxq = q;
-        g->mass += q;
-    }
+    rc_anon__exit_targets(a, p->tk, p->tq, p->nt);
     if (p->target != NONE32) {
         tracked *g = &a->tg[p->target];
         g->exited = true;
@@ -264,7 +257,21 @@ static void depart(rc_anon *a, const event *e)
     if (role == ROLE_CLIENT) {
         p->sender = e->from; /* its targets came with the carry reports */
     } else if (role == ROLE_MIXING) {
-        rc_anon__pool_take(a, &a->pools[e->from], p);
+        /* Its arrival is inside its departure (no link delay): what arrive()
+         * does with its list is done as it takes the pool's mean, with no list
+         * copied; but not into the pool it leaves, nor when a node that mixes
+         * nothing passes the list on. */
+        int to = TAKE_KEEP;
+        pool *dest = NULL;
+        if (e->received == e->t) {
+            if (e->split == 0 || (p->loop && e->to == p->origin)) to = TAKE_DROP;
+            else if (e->exits) to = TAKE_EXIT;
+            else if (a->role[e->to] == ROLE_MIXING && e->to != e->from) {
+                to = TAKE_POOL;
+                dest = &a->pools[e->to];
+            }
+        }
+        rc_anon__pool_pass(a, &a->pools[e->from], p, to, dest);
     } else if (e->parent != NONE32) {
         /* A part of a bundle split at a node that reveals the split: the
          * bundle's estimate, its targets shared among its parts. */
@@ -797,6 +804,8 @@ void rc_anon_free(rc_anon *a)
     for (uint32_t i = 0; i < a->nodes; i++) {
         pool *q = &a->pools[i];
         free(q->sa);
+        free(q->lq);
+        free(q->lx);
         free(q->act);
         free(q->pos);
         free(q->b);
@@ -807,6 +816,7 @@ void rc_anon_free(rc_anon *a)
         rc_anon__tl_release(a, &a->slots[i]);
     }
     rc_anon__tl_free_all(a);
+    free(a->take_q);
     for (uint32_t i = 0; i < a->n_sv_free; i++) free(a->sv_free[i]);
     free(a->sv_free);
     free(a->pools);
