@@ -22,6 +22,7 @@ TOOLS = {
     "check-figures": ("check_figures", "each committed figure set drawn by today's code?"),
     "make-docs": ("make_docs", "docs/figures.md from the figure sets"),
     "study-figures": ("study_figures", "the adversary and reconcile studies' figures"),
+    "disclosure-day": ("disclosure_day", "the day-long disclosure study's figure and table"),
     "unobs-table": ("unobs_table", "the unobservability table (docs/trilemma.md)"),
     "anon-recompute": ("anon_recompute", "the anonymity metric from the observation file"),
     "adaptive-seeds": ("adaptive_seeds", "more seeds where the interval is still wide"),

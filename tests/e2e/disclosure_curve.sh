@@ -6,7 +6,8 @@
 # at the run's end with the job's table values (membership precision, recall and AUC, the
 # source's top-1 and entropy, the multicasts observed); fan-out with every provider
 # corrupted is certain from the first multicast on; a job without store_raw stores no curve;
-# `python3 -m rcplot study-figures disclosure` draws the study's figure and table from it.
+# `python3 -m rcplot study-figures disclosure` draws the study's figure and table from it,
+# and `python3 -m rcplot disclosure-day` the day study's, its curves read at the first hour.
 set -uo pipefail
 : "${RCSIM:?}" "${RCSIM_SOURCE_DIR:?}"
 T=$(mktemp -d)
@@ -105,4 +106,45 @@ PY
 [ "$(grep -c '^| online | 128 | 16 |' "$T/fig/disclosure.md")" = 4 ] || { echo "FAIL: disclosure.md rows"; cat "$T/fig/disclosure.md"; fail=1; }
 grep -q '^| online | 128 | 16 | provider fan-out | 100 % ([0-9]*) | 1 | 1.000 | 1.000 |' "$T/fig/disclosure.md" \
     || { echo "FAIL: disclosure.md fan-out row"; cat "$T/fig/disclosure.md"; fail=1; }
+# the day study's figure and table (python3 -m rcplot disclosure-day): the curves read at
+# the first hour, and the hour the 0.9 point was first reached agreeing with the table's
+# multicasts to 0.9 (both never, or both reached)
+"$PY" -m rcplot disclosure-day "$T/d.h5" "$T/day" >"$T/day.log" 2>&1 \
+    || { echo "FAIL: disclosure-day"; cat "$T/day.log"; fail=1; }
+[ -s "$T/day/disclosure-day.png" ] || { echo "FAIL: no disclosure-day.png"; fail=1; }
+"$PY" - "$T/d.h5" "$T/day/disclosure-day.md" <<'PY' || fail=1
+import sys
+import numpy as np
+from rcplot.results import load_table
+from rcplot.disclosure import curve
+
+t = load_table(sys.argv[1])
+md = [ln.split(" | ") for ln in open(sys.argv[2]).read().splitlines()[2:]]
+bad = []
+if len(md) != len(t):
+    bad.append("%d rows for %d jobs" % (len(md), len(t)))
+label = {"rc-k2-p2-ft": "RC-FT", "provider-fanout": "provider fan-out"}
+for row in range(len(t)):
+    st, cp = str(t["strategy"][row]), float(t["corrupt_providers"][row])
+    mine = [r for r in md if r[3] == label[st] and r[4].startswith("%g %%" % (100 * cp))]
+    if len(mine) != 1:
+        bad.append("%s cp=%g: %d table rows" % (st, cp, len(mine)))
+        continue
+    r = mine[0]
+    c = curve(t, row)
+    at = np.nonzero(c["time_s"] <= 3600)[0][-1]
+    for col, key in ((13, "precision"), (14, "source_top1")):
+        want = "%.3f" % c[key][at]
+        if r[col].strip(" |") != want:
+            bad.append("%s cp=%g: %s after 1 h %r, curve %s" % (st, cp, key, r[col], want))
+    hit = np.nonzero(c["precision"] >= 0.9)[0]
+    want = "never" if hit.size == 0 else "%.2f" % (c["time_s"][hit[0]] / 3600)
+    if r[9] != want:
+        bad.append("%s cp=%g: to 0.9 (hours) %r, curve %s" % (st, cp, r[9], want))
+    if (r[8] == "never") != (r[9] == "never"):
+        bad.append("%s cp=%g: to 0.9 %r multicasts but %r hours" % (st, cp, r[8], r[9]))
+if bad:
+    sys.exit("FAIL: disclosure-day: " + "; ".join(bad))
+print("disclosure-day: %d rows checked against the curves" % len(md))
+PY
 exit $fail
