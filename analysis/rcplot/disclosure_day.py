@@ -27,6 +27,7 @@ NAME = "disclosure-day"
 HOUR = 3600.0
 # The curves are read on this grid of simulated hours (log-spaced: most is learned early).
 GRID_H = np.geomspace(0.1, 24.0, 80)
+NINETY = dict(color="tab:green", lw=1.0, ls="-", alpha=0.6)  # the 0.9 point, in every panel
 STYLES = [("-", "o"), ("--", "x"), ("-.", "s"), (":", "^"), ((0, (5, 1, 1, 1)), "v")]
 
 
@@ -152,7 +153,7 @@ def draw(paths, out, curve_corrupt=None):
             if key == "membership_precision":
                 for n in sorted({ln[0] for ln in lines}):
                     ax.axhline(m / n, color="k", lw=0.6, ls=":")
-                ax.axhline(0.9, color="k", lw=0.8, ls="--")
+                ax.axhline(0.9, **NINETY)
             else:
                 ax.axhline(0.5 if key == "membership_auc" else 1.0 / m, color="k", lw=0.6, ls=":")
             ax.set_ylim(-0.03, 1.03)
@@ -185,7 +186,7 @@ def draw(paths, out, curve_corrupt=None):
                                     np.nanmax(a[:, ok], axis=0), color=DISC_COLORS[s],
                                     alpha=0.12, lw=0)
             if key == "precision":
-                ax.axhline(0.9, color="k", lw=0.8, ls="--")
+                ax.axhline(0.9, **NINETY)
             else:
                 ax.axhline(1.0 / m, color="k", lw=0.6, ls=":")
             ax.axvline(1.0, color="k", lw=0.6, ls=":")
@@ -205,7 +206,7 @@ def draw(paths, out, curve_corrupt=None):
         style, marker = look[ln]
         handles.append(plt.Line2D([], [], color="k", ls=style, marker=marker, ms=4))
         labels.append(f"{ln[0]:,} users, {ln[1]}" + ("" if ln in curve_lines else " (no curve)"))
-    handles.append(plt.Line2D([], [], color="k", ls="--", lw=0.8))
+    handles.append(plt.Line2D([], [], **NINETY))
     labels.append("the 0.9 point")
     fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8)
     fig.suptitle("Long-term disclosure of a group over "
