@@ -197,7 +197,7 @@ static const struct {
     {"unobservability.yaml", 2 * 2 * 5}, {"trilemma.yaml", 2 * 4 * 3 * 3 * 5},
     {"trilemma-fanout.yaml", 2 * 4 * 3 * 3 * 1}, {"population-model.yaml", 3 * 3 * 30},
     {"population-model-ft.yaml", 3 * 2 * 30}, {"population-model-ft-10k.yaml", 3 * 10},
-    {"deployment.yaml", 4 * 4 * 2 * 3}, {"disclosure.yaml", 4 * 3 * 4},
+    {"deployment.yaml", 4 * 4 * 2 * 3}, {"disclosure.yaml", 4 * 3 * 6 * 3},
     {"network.yaml", 4 * 2 * 3}, {"network-rules.yaml", 3 * 4 * 3},
 };
 
