@@ -1,8 +1,9 @@
 #!/bin/bash
 # A sweep whose output directory fills up (a small tmpfs; needs root, else skipped):
 #  1. the journal hits ENOSPC (serial): exit 1, an error naming the file and "No space left on
-#     device", no crash; a retry on the still-full disk fails the same clean way; the file,
-#     journal and manifest copied to a bigger disk resume to every job exactly once;
+#     device", no crash; a retry on the still-full disk fails the same clean way, losing
+#     nothing; the file, journal and manifest copied to a bigger disk resume to every job
+#     exactly once;
 #  2. the HDF5 file hits ENOSPC while the journal (on another disk) does not: exit 1 naming the
 #     results file; the copy resumes without rerunning anything (rebuilt from the journal);
 #  3. the same as 1 under mpirun -np 3 (the master aborts the running workers).
@@ -66,8 +67,13 @@ rc=0
 cat "$WORK/1b.err"
 [ "$rc" = 1 ] || fail "retry on the full disk: exit $rc, want 1"
 grep -q "$full/r.h5" "$WORK/1b.err" || fail "retry: no error naming the file"
-[ "$(journal_records "$full/r.h5.journal")" = "$saved" ] || fail "retry changed the journal"
-resume_on_big_disk "$WORK/r.h5" "$WORK/big1" "$((n - saved))"
+# The retry may still journal a job or two: a sweep commits as many records as ran within
+# 25 ms, so where the first run's commit of several jobs did not fit, the retry's commit of
+# one may (a load-dependent size).  What must hold is that nothing journalled is lost.
+retried=$(journal_records "$full/r.h5.journal")
+[ "$retried" -ge "$saved" ] && [ "$retried" -lt "$n" ] || fail "retry: $retried of $n jobs journalled, $saved before it"
+cp -L "$full/r.h5" "$full/r.h5.journal" "$full/r.h5.manifest.json" "$WORK/"
+resume_on_big_disk "$WORK/r.h5" "$WORK/big1" "$((n - retried))"
 
 echo "== 2. the HDF5 file fills the disk, the journal lives elsewhere"
 full2=$WORK/full2
