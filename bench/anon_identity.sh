@@ -4,14 +4,17 @@
 # binary, and compares two such runs byte for byte: each job's observation file, its
 # FILE.targets.csv, and its JSON summary without wall time, RSS and the event count.
 # The jobs cover unicast, RC, RC-FT, provider fan-out (packets a provider makes), an
-# adversary owning mixes and providers, the paper's lattice, availability traces, and a
-# net without the providers' mixing delay on fewer, narrower layers.  Each takes seconds.
+# adversary owning mixes and providers, the paper's lattice, availability traces, a
+# net without the providers' mixing delay on fewer, narrower layers, and two jobs with
+# many more candidates than tracked messages (RC-FT at a multicast a second, a zipf
+# population), where the sample's look-ahead leaves most of them out (docs/spec.md
+# §10.2).  Each takes seconds.
 #
 # Usage: bench/anon_identity.sh run RCSIM OUTDIR    run the set with binary RCSIM into OUTDIR
 #        bench/anon_identity.sh compare DIR1 DIR2   exit 0 when identical, 1 otherwise
 #        bench/anon_identity.sh --help
 # The trace job needs the availability traces: $RCSIM_DATA_DIR, else data/availability.
-# The observation files are large (tens of MB a job): OUTDIR wants a few hundred MB.
+# The observation files are large (tens of MB a job, 124 MB for j): OUTDIR wants 500 MB.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
@@ -25,6 +28,8 @@ JOBS=(
   "f --model paper --strategy rc-k2-p2-ft-dropoffline --users 32 --duration 5m"
   "g --strategy rc-k2-p2-ft --users 32 --duration 10m --trace gen_os15"
   "h --strategy provider-fanout --users 24 --duration 5m --q-ingress-delay off --mix-layers 2 --mixes-per-layer 2"
+  "i --strategy rc-k2-p2-ft --users 200 --duration 60s --rate-delay 10 --app-rate 1"
+  "j --strategy rc-k2-p2-ft-dropoffline --population 1500 --groups 300 --group-size-dist zipf:1.5:3:200 --duration 40s"
 )
 
 usage() { sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }

@@ -107,6 +107,10 @@ typedef struct tracked {
     uint32_t partner; /* the other challenge sender for epsilon (docs/spec.md §10.4) */
     double eps;       /* |ln(p_sender / p_partner)|: NaN if not measured, INFINITY if
                          one side is impossible (counts towards delta) */
+    /* in the sample at its sending, but its key is above the N smallest of the
+     * keys known ahead (on_carry): it will be left out, so none of its
+     * probabilities are followed */
+    bool ghost;
 } tracked;
 
 /* The sender log (anon_sender.c): every change of an honest mixing node's
@@ -215,6 +219,18 @@ struct rc_anon {
     double key_max;      /* keys at or above it are never tracked; < 0: not set yet */
     uint32_t want;
     uint32_t *kept, n_kept;
+    /* the sample known ahead (on_carry, docs/spec.md §10.2): a copy of rng
+     * that draws the window's keys before their candidates come, and the N
+     * smallest of the keys it drew (a max-heap); NULL when not looking ahead */
+    gsl_rng *ahead;
+    bool ahead_off;           /* asked not to look ahead (rc_anon_cfg, RCSIM_ANON_LOOKAHEAD) */
+    double ahead_over;        /* the assumption times this (1; more only to test misses) */
+    double *ahead_heap;
+    uint32_t ahead_nh;
+    uint64_t ahead_n;         /* keys drawn ahead: those of candidates 1 .. ahead_n */
+    uint64_t n_cand;          /* candidates in the window so far */
+    double ahead_expect;      /* E, the warm-up's prediction of the candidates */
+    uint64_t n_ghost, missed; /* ghosts; ghosts the final sample measures */
     tracked *tg;
     uint32_t n_tg, cap_tg;
     uint64_t *bkey; /* body -> target, while the message is on its way */

@@ -28,6 +28,15 @@ enum { STREAM_ANON = 50, STREAM_ANON_PAIR = 51 };
 /* Keys above this many times N over the expected number of candidates are
  * never tracked (on_carry). */
 #define KEY_MARGIN 8.0
+/* The sample known ahead (on_carry): the rest of the window is assumed to
+ * bring at least its predicted candidates over this margin, once the window's
+ * own rate has AHEAD_RATE_MIN candidates (or N, if more) behind it; before,
+ * E over AHEAD_EARLY where E is at least AHEAD_MIN times N (below, few
+ * messages are left out, and the warm-up's rate says little), else nothing. */
+#define AHEAD_MARGIN 1.5
+#define AHEAD_EARLY 2.0
+#define AHEAD_RATE_MIN 1024
+#define AHEAD_MIN 4.0
 /* A free packet slot keeps target lists up to this long for its next packet. */
 #define SLOT_KEEP_TARGETS 64
 
@@ -216,7 +225,7 @@ static void exit_packet(rc_anon *a, pkt *p, rc_time t)
         tracked *g = &a->tg[p->target];
         g->exited = true;
         g->left = t;
-        rc_anon__sender_exit(a, p, p->target);
+        if (!g->ghost) rc_anon__sender_exit(a, p, p->target);
     }
 }
 
@@ -495,12 +504,83 @@ static void grow_targets(rc_anon *a)
     a->cap_tg = cap;
 }
 
+/* The keys drawn ahead: a max-heap of the N smallest (ahead_heap[0] the largest). */
+static void ahead_sift_down(double *h, uint32_t n, uint32_t i)
+{
+    for (;;) {
+        uint32_t c = 2 * i + 1, m = i;
+        if (c < n && h[c] > h[m]) m = c;
+        if (c + 1 < n && h[c + 1] > h[m]) m = c + 1;
+        if (m == i) return;
+        double t = h[i];
+        h[i] = h[m];
+        h[m] = t;
+        i = m;
+    }
+}
+
+static void ahead_push(rc_anon *a, double key)
+{
+    double *h = a->ahead_heap;
+    if (a->ahead_nh == a->want) {
+        if (key >= h[0]) return;
+        h[0] = key;
+        ahead_sift_down(h, a->ahead_nh, 0);
+        return;
+    }
+    uint32_t i = a->ahead_nh++;
+    h[i] = key;
+    while (i > 0 && h[i] > h[(i - 1) / 2]) {
+        uint32_t p = (i - 1) / 2;
+        double t = h[i];
+        h[i] = h[p];
+        h[p] = t;
+        i = p;
+    }
+}
+
+/* Draws ahead up to the candidates the window is now assumed to bring at
+ * least: those it brought, and its rate so far over the rest of it, over a
+ * margin (early on, the warm-up's E over AHEAD_EARLY).  The assumption only
+ * grows: what it left out stays out. */
+static void ahead_extend(rc_anon *a, rc_time now)
+{
+    double assumed;
+    uint64_t enough = a->want > AHEAD_RATE_MIN ? a->want : AHEAD_RATE_MIN;
+    if (a->n_cand >= enough && now > a->from) {
+        /* (less four Poisson deviations: the last seconds' few candidates
+         * are no sure thing) */
+        double rest = (double)a->n_cand * (double)(a->until - now) / (double)(now - a->from);
+        double more = rest / AHEAD_MARGIN - 4 * sqrt(rest);
+        assumed = (double)a->n_cand + (more > 0 ? more : 0);
+    } else {
+        assumed = a->ahead_expect >= AHEAD_MIN * a->want ? a->ahead_expect / AHEAD_EARLY : 0;
+    }
+    assumed *= a->ahead_over;
+    if (assumed > 4e9) assumed = 4e9;
+    while ((double)a->ahead_n < assumed) {
+        ahead_push(a, rc_rng_uniform(a->ahead));
+        a->ahead_n++;
+    }
+}
+
 /* A real sub-message left in bundle `packet`.  Sent inside the window, it
  * draws a key, and it is tracked while its key is among the N smallest: the
  * tracked messages are a uniform sample of the window's messages, chosen
  * without looking at the network (docs/spec.md §10.2).  A message whose key
  * falls out of the N smallest is dropped: its probabilities are ignored from
- * then on. */
+ * then on.
+ *
+ * Most messages the sample holds at their sending are dropped later (two
+ * thirds at 3,000 users), and following them was most of the observer's work.
+ * So the keys are also drawn ahead, from a copy of the stream: if N of the
+ * keys of the candidates the window is sure to bring are below a message's,
+ * it will be dropped, and it is a ghost from the start (held in the sample as
+ * before, its probabilities not followed).  What the window is "sure" to
+ * bring is an assumption (ahead_extend), checked at the end: a ghost the final
+ * sample measures is a miss (rc_anon_sample_missed), and the job runs again
+ * without looking ahead.  Every measured message's values are its own sums'
+ * (no target's value depends on another's), so they are the same either way. */
 static void on_carry(void *ctx, uint64_t packet, uint32_t body, uint32_t sender,
                      uint32_t recipient, rc_time now)
 {
@@ -518,14 +598,22 @@ static void on_carry(void *ctx, uint64_t packet, uint32_t body, uint32_t sender,
          * over the window, says how many candidates to expect. */
         double expect = (double)a->warm_count * (double)(a->until - a->from) / (double)a->from;
         a->key_max = expect > 0 ? KEY_MARGIN * a->want / expect : 1;
+        if (!a->ahead_off) {
+            a->ahead = gsl_rng_clone(a->rng); /* its next key is this candidate's */
+            a->ahead_heap = rc_xmalloc(a->want * sizeof *a->ahead_heap);
+            a->ahead_expect = expect;
+        }
     }
+    if (a->ahead != NULL) ahead_extend(a, now);
     double key = rc_rng_uniform(a->rng);
+    a->n_cand++;
     if (key >= a->key_max) return;
     if (a->n_kept == a->want && key >= a->tg[a->kept[0]].key) return;
     if (a->n_kept == a->want) {
         uint32_t out = a->kept[0];
         a->tg[out].dropped = true;
-        rc_anon__target_drop(a, out);
+        if (a->tg[out].ghost) a->dropped[out] = 1; /* (in no pool) */
+        else rc_anon__target_drop(a, out);
         if (a->tg[out].pulled < 0) map_del(a->bkey, a->bval, a->bcap, &a->bn, a->tg[out].body);
         a->kept[0] = a->kept[--a->n_kept];
         kept_sift_down(a, 0);
@@ -537,13 +625,17 @@ static void on_carry(void *ctx, uint64_t packet, uint32_t body, uint32_t sender,
     /* the other challenge sender: uniform over the other users (docs/spec.md §10.4) */
     uint32_t partner = (uint32_t)rc_rng_below(a->pair_rng, a->users - 1);
     if (partner >= sender) partner++;
+    bool ghost = a->ahead != NULL && a->ahead_nh == a->want && key >= a->ahead_heap[0];
     a->tg[k] = (tracked){sender, recipient, body, now, -1, -1, 0, 0, 0, NAN, key, false, false,
-                         partner, NAN};
+                         partner, NAN, ghost};
+    a->n_ghost += ghost;
     kept_push(a, k);
     map_put(&a->bkey, &a->bval, &a->bcap, &a->bn, body, k);
-    uint32_t slot = pkt_find(a, packet);
-    RC_ASSERT(slot != NONE32);
-    rc_anon__pkt_add_target(a, &a->slots[slot], k, 1.0);
+    if (!ghost) {
+        uint32_t slot = pkt_find(a, packet);
+        RC_ASSERT(slot != NONE32);
+        rc_anon__pkt_add_target(a, &a->slots[slot], k, 1.0);
+    }
     trace_row(a, 'T', a->seq++, packet, RC_WIRE_NONE, sender, recipient, now, now, 1, false, k,
               true);
 }
@@ -584,6 +676,26 @@ rc_anon *rc_anon_new(rc_sim *sim, rc_net *net, const rc_anon_cfg *cfg, rc_err *e
     a->last_id = UINT64_MAX;
     a->candidate = cfg->candidate;
     a->candidate_ctx = cfg->candidate_ctx;
+    a->ahead_off = cfg->no_lookahead;
+    a->ahead_over = 1;
+    /* RCSIM_ANON_LOOKAHEAD=off follows every message the sample holds (the
+     * slow way, to compare); a number x >= 1 assumes x times the candidates,
+     * which makes the look-ahead miss (tests of the run again). */
+    const char *la = getenv("RCSIM_ANON_LOOKAHEAD");
+    if (la != NULL && la[0] != '\0') {
+        char *end;
+        double x = strtod(la, &end);
+        if (strcmp(la, "off") == 0) {
+            a->ahead_off = true;
+        } else if (*end == '\0' && x >= 1 && x <= 1e6) {
+            a->ahead_over = x;
+        } else {
+            rc_err_set(err, RC_EXIT_USAGE,
+                       "RCSIM_ANON_LOOKAHEAD: '%s' is neither 'off' nor a number from 1 to 1e6", la);
+            free(a);
+            return NULL;
+        }
+    }
     if (cfg->trace_path != NULL && cfg->trace_path[0] != '\0') {
         a->trace = fopen(cfg->trace_path, "w");
         if (a->trace == NULL) {
@@ -677,6 +789,10 @@ int rc_anon_finish(rc_anon *a, rc_err *err)
 {
     drain(a, a->stop);
     rc_anon__slog_flush(a);
+    for (uint32_t k = 0; k < a->n_tg; k++) {
+        const tracked *g = &a->tg[k];
+        a->missed += g->ghost && g->exited && !g->dropped;
+    }
     a->rec = rc_xcalloc(a->n_tg ? a->n_tg : 1, sizeof *a->rec);
     double *h = rc_xmalloc((a->n_tg ? a->n_tg : 1) * sizeof *h);
     double hsum = 0, minsum = 0, ssum = 0;
@@ -754,6 +870,11 @@ int rc_anon_finish(rc_anon *a, rc_err *err)
                 tlf / 1e6, a->tl_peak / 1e6, a->sl ? a->sl->cap : 0, a->sl ? a->sl->cap * (double)sizeof(slog_e) / 1e6 : 0,
                 a->sl ? a->sl->alpha_len : 0,
                 a->sl ? a->sl->alpha_len * 8.0 * SL_LANES / 1e6 : 0, a->n_sv_free);
+        fprintf(stderr,
+                "anon sample: %llu candidates in the window (E %.0f), %llu keys drawn ahead, "
+                "%u held at their sending, %llu of them ghosts, %llu missed\n",
+                (unsigned long long)a->n_cand, a->ahead_expect, (unsigned long long)a->ahead_n,
+                a->n_tg, (unsigned long long)a->n_ghost, (unsigned long long)a->missed);
     }
     if (a->trace == NULL) return 0;
     /* The simulator's own values, beside the observations, for comparison. */
@@ -790,6 +911,8 @@ int rc_anon_finish(rc_anon *a, rc_err *err)
 }
 
 void rc_anon_summarize(const rc_anon *a, rc_anon_summary *out) { *out = a->sum; }
+
+bool rc_anon_sample_missed(const rc_anon *a) { return a->missed > 0; }
 
 const rc_anon_record *rc_anon_records(const rc_anon *a, size_t *n)
 {
@@ -830,6 +953,8 @@ void rc_anon_free(rc_anon *a)
     free(a->tg);
     if (a->rng) rc_rng_free(a->rng);
     if (a->pair_rng) rc_rng_free(a->pair_rng);
+    if (a->ahead) gsl_rng_free(a->ahead);
+    free(a->ahead_heap);
     rc_anon__slog_free(a);
     free(a->bkey);
     free(a->bval);

@@ -51,6 +51,9 @@ typedef struct rc_anon_cfg {
      * it accepts (a target group's, docs/spec.md §10.2), by their body handle. */
     bool (*candidate)(void *ctx, uint32_t body);
     void *candidate_ctx;
+    /* true: follow every message the sample holds at its sending, without
+     * looking ahead at the keys (docs/spec.md §10.2); the run after a miss */
+    bool no_lookahead;
 } rc_anon_cfg;
 
 /* One tracked message, measured where it left the mixes. */
@@ -89,6 +92,11 @@ rc_anon *rc_anon_new(rc_sim *sim, rc_net *net, const rc_anon_cfg *cfg, rc_err *e
 int rc_anon_finish(rc_anon *a, rc_err *err);
 
 void rc_anon_summarize(const rc_anon *a, rc_anon_summary *out);
+/* After rc_anon_finish: true if the keys known ahead left out a message the
+ * final sample measures (the run had fewer candidates than assumed,
+ * docs/spec.md §10.2).  The results are then incomplete: the caller runs the
+ * job again with no_lookahead, which always gives the sample in full. */
+bool rc_anon_sample_missed(const rc_anon *a);
 /* The measured tracked messages (valid until rc_anon_free). */
 const rc_anon_record *rc_anon_records(const rc_anon *a, size_t *n);
 

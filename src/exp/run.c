@@ -132,8 +132,8 @@ static double wall_now(void)
 
 /* The job itself; rc_run_job sets and restores the checks around it, so that
  * no return path can leave them on for the next job of a chunk. */
-static int run_resolved(rc_job job, rc_result *out, rc_run_progress_fn progress, void *ctx,
-                        rc_err *err)
+static int run_resolved(rc_job job, bool anon_ahead, bool *anon_missed, rc_result *out,
+                        rc_run_progress_fn progress, void *ctx, rc_err *err)
 {
     int rc = 0;
 
@@ -178,7 +178,7 @@ static int run_resolved(rc_job job, rc_result *out, rc_run_progress_fn progress,
     if (job.anonymity) {
         rc_anon_cfg acfg = {job.seed, job.corrupt_mixes, job.corrupt_providers,
                             (uint32_t)job.anon_targets, job.anon_trace,
-                            (rc_anon_sender)job.anon_sender, NULL, NULL};
+                            (rc_anon_sender)job.anon_sender, NULL, NULL, !anon_ahead};
         rc_anon_group_kind gk;
         uint32_t gv;
         if (rc_job_anon_group(job.anon_group, &gk, &gv, NULL) == 0 && gk != RC_ANON_GROUP_ALL) {
@@ -219,6 +219,7 @@ static int run_resolved(rc_job job, rc_result *out, rc_run_progress_fn progress,
     rc_result_gather(out, mc, job.store_raw);
     if (anon != NULL) {
         rc = rc_anon_finish(anon, err);
+        *anon_missed = rc_anon_sample_missed(anon);
         rc_anon_summary as;
         rc_anon_summarize(anon, &as);
         out->c.anon_targets = as.targets;
@@ -276,6 +277,11 @@ static int run_resolved(rc_job job, rc_result *out, rc_run_progress_fn progress,
     return rc;
 }
 
+/* Jobs run again after the anonymity sample's look-ahead missed (rc_run_anon_reruns). */
+static uint64_t anon_reruns;
+
+uint64_t rc_run_anon_reruns(void) { return anon_reruns; }
+
 int rc_run_job(const rc_job *job_in, rc_result *out, rc_run_progress_fn progress, void *ctx,
                rc_err *err)
 {
@@ -288,7 +294,21 @@ int rc_run_job(const rc_job *job_in, rc_result *out, rc_run_progress_fn progress
      * the caller's setting again afterwards, on every path. */
     bool saved_check = rc_check_enabled;
     if (job.check) rc_check_enabled = true;
-    rc = run_resolved(job, out, progress, ctx, err);
+    bool missed = false;
+    rc = run_resolved(job, true, &missed, out, progress, ctx, err);
+    if (rc == 0 && missed) {
+        /* The anonymity sample's look-ahead assumed more candidates than the
+         * window brought and left out a message the sample measures
+         * (docs/spec.md §10.2): the same job again, following every message
+         * the sample holds, gives the full sample. */
+        fprintf(stderr,
+                "rcsim: anonymity: the window brought fewer messages than the sample's "
+                "look-ahead assumed; running job %016llx again without it\n",
+                (unsigned long long)out->job_id);
+        rc_result_free(out);
+        anon_reruns++;
+        rc = run_resolved(job, false, &missed, out, progress, ctx, err);
+    }
     rc_check_enabled = saved_check;
     return rc;
 }

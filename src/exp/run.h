@@ -20,6 +20,9 @@ typedef void (*rc_run_progress_fn)(void *ctx, double fraction);
  * with `err` set (bad input such as an unreadable trace). */
 int rc_run_job(const rc_job *job, rc_result *out, rc_run_progress_fn progress, void *ctx,
                rc_err *err);
+/* How many jobs this process ran a second time because the anonymity sample's
+ * look-ahead missed (docs/spec.md §10.2; the second run has the full sample). */
+uint64_t rc_run_anon_reruns(void);
 
 /* Loads the traces the jobs name into this process's trace cache
  * (rc_trace_id_get), ignoring errors: a job reports its own when it runs.
