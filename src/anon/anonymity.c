@@ -371,6 +371,9 @@ static void drain(rc_anon *a, rc_time limit)
             const pkt *np = &a->slots[n->arg]; /* (fetched three events ago) */
             /* the event that will follow it in the queue (arm_next) */
             if (np->q_head != NONE32) __builtin_prefetch(&a->ev[np->q_head]);
+            /* a split part's bundle, which its departure unreferences */
+            uint32_t par = a->ev[n->obj].parent; /* (fetched three events ago) */
+            if (par != NONE32) __builtin_prefetch(&a->slots[par]);
         }
         n = rc_calq_ahead(&a->q, 3);
         if (n != NULL) {
