@@ -4,17 +4,26 @@ docs/deployment.md), drawn by `rcsim plot --kind deployment RESULTS.h5 ... --out
 One group of m = 128 inside populations of N users, with the paper's fixed 3 x 3 mixes
 (mixes_per_layer 3) or mixes sized with the load (mixes_per_layer auto, stored as 0, with
 mix_capacity; docs/spec.md §1.13).  A configuration is (N, strategy, mix plan, observed or
-latency-only runs); every figure is reduced over its seeds with the interval rule of
-docs/analysis.md ("Intervals", rcplot.stats.seed_interval: below 5 seeds the seed range,
+latency-only runs).  The figures of CI_FIGURES (entropy, min-entropy, sender entropy, ε,
+latency, bandwidth) are reduced over their seeds to the arithmetic mean with, from two
+seeds on, the Student t 95 % confidence interval of the mean (n - 1 degrees of freedom,
+rcplot.stats.seed_ci) and the seed range beside it; this study has 1 to 3 seeds a
+configuration, where the general rule of docs/analysis.md ("Intervals") gives the range
+only, and its reader asks how far the mean of three seeds can be trusted.  The other
+figures keep that general rule (rcplot.stats.seed_interval: below 5 seeds the seed range,
 labelled so).
 
 draw(paths, outdir) writes
   OUTDIR/deployment.png   one panel per figure against N (log), one colour per strategy,
-                          solid = fixed 3 x 3, dashed = sized; bars = interval or seed range
+                          solid = fixed 3 x 3, dashed = sized; bars = the t interval of
+                          the mean (CI_FIGURES, 2 seeds or more), else the seed range
   OUTDIR/deployment.csv   one row per configuration: for every figure its estimate, lo, hi
-                          and the interval's kind, the seeds and the duration
+                          (the seed range below 5 seeds) and the interval's kind, for
+                          CI_FIGURES also _ci_lo and _ci_hi (the t interval), the seeds
+                          and the duration
   OUTDIR/deployment.md    the tables docs/deployment.md quotes: every figure per
-                          configuration; what the group gains against the smallest N; the
+                          configuration; what the group gains against the smallest N (with
+                          the Welch t interval of the difference of the means); the
                           entropy gained per decade of N; what each population cost
 and records them in OUTDIR/provenance.json (rcplot.provenance; `python3 -m rcplot
 check-figures` checks the set like the paper's).
@@ -56,6 +65,14 @@ FIGURES = [
     ("events", "counter_events", "events a job", "", True),
     ("peak_rss", "counter_peak_rss_kb", "peak RSS a job", "KiB", True),
 ]
+# Figures reduced to the mean over seeds with the Student t 95 % interval of the mean
+# (stats.seed_ci: mean +- t(0.975, n - 1) s / sqrt(n)) from 2 seeds on, the seed range kept
+# beside it.  The interval is the plain t one, not bounded by the figure's range (an ε
+# near 0 or a sender entropy near log2 N can have a bound beyond it): it says how far the
+# mean of these few seeds is from the mean of many.
+CI_FIGURES = ("entropy", "entropy_p5", "min_entropy", "sender_entropy", "eps_mean",
+              "eps_p95", "latency_mean", "latency_p99", "bandwidth")
+CI_LABEL = "Student t 95 % interval of the mean, n − 1 degrees of freedom"
 PANELS = ["entropy", "min_entropy", "sender_entropy", "eps_mean", "delta", "latency_mean",
           "bandwidth", "mix_load"]
 STRATEGY_ORDER = ["unicast", "rc-k2-p2", "rc-k2-p2-ft", "provider-fanout"]
@@ -87,8 +104,11 @@ def _column(tab, name, n):
 
 def configurations(tab):
     """{(users, strategy, sized, observed): row} where row = {figure: (est, lo, hi, n,
-    kind), 'seeds', 'capacity', 'duration'}; sized = mixes_per_layer auto (stored 0),
-    observed = --anonymity on (off: the same configuration's latency-only runs)."""
+    kind), 'ci': {figure: (lo, hi)}, 'values': {figure: per-seed values}, 'seeds',
+    'capacity', 'duration'}; sized = mixes_per_layer auto (stored 0), observed =
+    --anonymity on (off: the same configuration's latency-only runs).  A figure of
+    CI_FIGURES has est = the arithmetic mean, lo/hi = the seed range and 'ci' its t
+    interval (NaNs below 2 seeds)."""
     n = len(tab)
     users = _column(tab, "users", n)
     observed = _column(tab, "anonymity", n)
@@ -109,8 +129,17 @@ def configurations(tab):
                                  "%g" % d for d in sorted(set(duration[idx])))))
         row = {"seeds": len(idx), "capacity": float(np.nanmax(cap[idx])) if key[2] else 0.0,
                "duration": float(duration[idx][0])}
+        row["ci"], row["values"] = {}, {}
         for name, _, _, _, positive in FIGURES:
-            row[name] = stats.seed_interval(list(figs[name][idx]), positive=positive)
+            vals = [float(v) for v in figs[name][idx] if math.isfinite(v)]
+            row["values"][name] = vals
+            if name in CI_FIGURES:
+                m, lo, hi = stats.seed_ci(vals)
+                row[name] = ((m, min(vals), max(vals), len(vals), stats.RANGE) if vals else
+                             (math.nan, math.nan, math.nan, 0, stats.RANGE))
+                row["ci"][name] = (lo, hi)
+            else:
+                row[name] = stats.seed_interval(vals, positive=positive)
         rows[key] = row
     return rows
 
@@ -139,6 +168,26 @@ def pick(rows, u, s, sized, name):
     return None
 
 
+def diff_ci(a, b):
+    """(mean(a) - mean(b), lo, hi): the Welch t 95 % interval of the difference of two
+    means over independent seeds (Student t with the Welch-Satterthwaite degrees of
+    freedom, rounded down: the wider interval); NaN bounds when either side has fewer than
+    two values or both have no spread."""
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    if a.size == 0 or b.size == 0:
+        return (math.nan, math.nan, math.nan)
+    d = float(a.mean() - b.mean())
+    if a.size < 2 or b.size < 2:
+        return (d, math.nan, math.nan)
+    va, vb = float(a.var(ddof=1)) / a.size, float(b.var(ddof=1)) / b.size
+    if va + vb == 0:
+        return (d, d, d)
+    df = (va + vb) ** 2 / (va ** 2 / (a.size - 1) + vb ** 2 / (b.size - 1))
+    half = stats.t95(max(1, int(math.floor(df)))) * math.sqrt(va + vb)
+    return (d, d - half, d + half)
+
+
 def gain_per_decade(rows, s, sized, name="entropy"):
     """Least-squares slope of the observed runs' estimate of `name` against log10 N
     (bits per decade of N) over every N with a value, and the N it used; None below two N."""
@@ -157,6 +206,8 @@ def write_csv(rows, path):
     head = ["users", "strategy", "mixes", "mix_capacity", "anonymity", "duration_s", "seeds"]
     for name, *_ in FIGURES:
         head += [name, name + "_lo", name + "_hi", name + "_interval"]
+        if name in CI_FIGURES:
+            head += [name + "_ci_lo", name + "_ci_hi"]
     with open(path, "w", newline="") as f:
         w = csv.writer(f, lineterminator="\n")
         w.writerow(head)
@@ -167,16 +218,22 @@ def write_csv(rows, path):
             for name, *_ in FIGURES:
                 est, lo, hi, n, kind = r[name]
                 out += [_fmt(est, 6), _fmt(lo, 6), _fmt(hi, 6), kind if n else ""]
+                if name in CI_FIGURES:
+                    out += [_fmt(v, 6) for v in r["ci"][name]]
             w.writerow(out)
 
 
-def _cell(t, digits=4):
+def _cell(t, digits=4, ci=None):
+    """'est (lo–hi)'; with `ci` (a t interval, symmetric about est) 'est ± half (lo–hi)'."""
     est, lo, hi, n, kind = t
     if n == 0:
         return "n/m"
     if not math.isfinite(lo) or n == 1:
         return _fmt(est, digits)
-    return "%s (%s–%s)" % (_fmt(est, digits), _fmt(lo, digits), _fmt(hi, digits))
+    rng = "(%s–%s)" % (_fmt(lo, digits), _fmt(hi, digits))
+    if ci is not None and math.isfinite(ci[0]):
+        return "%s ± %s %s" % (_fmt(est, digits), _fmt((ci[1] - ci[0]) / 2, 2), rng)
+    return "%s %s" % (_fmt(est, digits), rng)
 
 
 def _span(d):
@@ -196,12 +253,15 @@ def write_md(rows, path, sources):
         f.write("<!-- written by `rcsim plot --kind deployment` (analysis/rcplot/deployment.py)"
                 " from %s -->\n\n" % ", ".join(sorted(os.path.basename(s) for s in sources)))
         kinds = sorted({r[name][4] for r in rows.values() for name, *_ in FIGURES
-                        if r[name][3] > 1})
-        f.write("Cells: estimate over seeds (mean; geometric mean for latencies, bandwidth and "
-                "load), %s in parentheses when there are several seeds; n/m = not measured. "
-                "Runs: observed = `--anonymity on`; latency only = `--anonymity off` "
-                "(`--cover skip`, the same latency law).\n\n"
-                % (" / ".join(kinds) or "no interval"))
+                        if r[name][3] > 1 and name not in CI_FIGURES})
+        f.write("Cells: entropy, min-entropy, sender entropy, ε, latency and bandwidth: the "
+                "mean over seeds ± the half-width of its %s (t = 12.71 for 2 seeds, 4.30 for "
+                "3), then the seed range (min–max) in parentheses; the other columns: the "
+                "estimate over seeds (mean; geometric mean for the mix load), %s in "
+                "parentheses when there are several seeds; one seed: the value alone; n/m = "
+                "not measured. Runs: observed = `--anonymity on`; latency only = "
+                "`--anonymity off` (`--cover skip`, the same latency law).\n\n"
+                % (CI_LABEL, " / ".join(kinds) or "no interval"))
         show = ["entropy", "min_entropy", "sender_entropy", "eps_mean", "eps_p95", "delta",
                 "latency_mean", "bandwidth", "mix_load", "tracked"]
         f.write("| N | strategy | mixes | runs | seeds | " + " | ".join(lab[s] for s in show)
@@ -212,14 +272,18 @@ def write_md(rows, path, sources):
             f.write("| %d | %s | %s | %s | %d | " % (key[0], LABEL.get(key[1], key[1]),
                                                      PLAN[key[2]], _runs_label(r, key[3]),
                                                      r["seeds"]))
-            f.write(" | ".join(_cell(r[s], 4 if s != "tracked" else 5) for s in show) + " |\n")
+            f.write(" | ".join(_cell(r[s], 4 if s != "tracked" else 5,
+                                     r["ci"].get(s)) for s in show) + " |\n")
 
         # What sharing a network with N users gains: differences of the estimates against
         # the smallest network of the same strategy and mix plan.
         base_n = users[0]
         f.write("\n### Against the dedicated network\n\nAgainst N = %d with the same strategy "
                 "and mix plan: entropy gained / min-entropy gained / sender entropy gained "
-                "(bits; observed runs), and the ratio of the online mean latencies (latency-only"
+                "(bits; observed runs: the difference of the means over seeds, ± the "
+                "half-width of its Welch t 95 %% interval, Student t with the "
+                "Welch–Satterthwaite degrees of freedom rounded down, when both sides have 2 "
+                "seeds or more), and the ratio of the online mean latencies (latency-only"
                 " runs where given).\n\n" % base_n)
         f.write("| strategy | mixes | " + " | ".join("N = %d" % u for u in users[1:]) + " |\n")
         f.write("|---" * (2 + len(users) - 1) + "|\n")
@@ -231,10 +295,13 @@ def write_md(rows, path, sources):
                     b, r = pick(rows, base_n, s, sized, "entropy"), pick(rows, u, s, sized,
                                                                           "entropy")
                     if b and r:
-                        d = [r[x][0] - b[x][0] if r[x][3] and b[x][3] else math.nan
+                        d = [diff_ci(r["values"][x], b["values"][x])
                              for x in ("entropy", "min_entropy", "sender_entropy")]
-                        parts.append(" / ".join("n/m" if not math.isfinite(v) else "%+.2f" % v
-                                                for v in d) + " bits")
+                        parts.append(" / ".join(
+                            "n/m" if not math.isfinite(v) else
+                            "%+.2f" % v if not math.isfinite(lo) else
+                            "%+.2f ± %s" % (v, _fmt((hi - lo) / 2, 2)) for v, lo, hi in d)
+                                     + " bits")
                     b, r = (pick(rows, base_n, s, sized, "latency_mean"),
                             pick(rows, u, s, sized, "latency_mean"))
                     if b and r:
@@ -302,7 +369,10 @@ def plot(rows, path, dpi=110):
                 got = [(u, pick(rows, u, s, sized, name)) for u in users]
                 got = [(u, r) for u, r in got if r is not None]
                 spans |= {_runs_label(r, k[3]) for u, r in got for k in rows if rows[k] is r}
-                got = [(u, r[name]) for u, r in got]
+                # bars: the t interval where there is one, else the seed range
+                got = [(u, r[name][:1] + (r["ci"][name] if name in CI_FIGURES and
+                                          math.isfinite(r["ci"][name][0]) else r[name][1:3]))
+                       for u, r in got]
                 if not got:
                     continue
                 xs = np.array([u for u, _ in got], dtype=float)
@@ -370,11 +440,14 @@ def plot(rows, path, dpi=110):
     fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize=9, frameon=False)
     seeds = sorted({r["seeds"] for k, r in rows.items() if k[3]} or
                    {r["seeds"] for r in rows.values()})
-    fig.suptitle("One group of 128 in a network of N users (exact model, always online); "
-                 "bars: %s over %s seed(s) of the observed runs" % (
-                     "seed range" if max(seeds) < stats.MIN_SEEDS_CI else "95 % interval",
-                     "/".join(str(s) for s in seeds)), fontsize=11)
-    fig.tight_layout(rect=(0, 0.05, 1, 0.95))
+    fig.suptitle("One group of 128 in a network of N users (exact model, always online), "
+                 "%s seed(s) a configuration of the observed runs\nbars: Student t 95 %% "
+                 "interval of the mean over seeds (n − 1 degrees of freedom) from 2 seeds on; "
+                 "δ and mix load: %s" % (
+                     "/".join(str(s) for s in seeds),
+                     "seed range" if max(seeds) < stats.MIN_SEEDS_CI else "95 % interval"),
+                 fontsize=11)
+    fig.tight_layout(rect=(0, 0.05, 1, 0.93))
     fig.savefig(path, dpi=dpi, metadata={"Software": None})
     plt.close(fig)
 
