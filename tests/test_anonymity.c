@@ -359,6 +359,18 @@ Test(anonymity, the_sample_known_ahead_changes_no_value, .timeout = 300)
     rc_result on = run(&job);
     same_records(&on, &off);
     cr_assert_eq(rc_run_anon_reruns(), reruns, "no miss at the default margin");
+    /* One tracked message: the smallest key of all, which the keys drawn
+     * ahead hold as their largest kept one (not above it: no ghost). */
+    rc_job one = job;
+    one.anon_targets = 1;
+    setenv("RCSIM_ANON_LOOKAHEAD", "off", 1);
+    rc_result one_off = run(&one);
+    unsetenv("RCSIM_ANON_LOOKAHEAD");
+    rc_result one_on = run(&one);
+    cr_assert_eq(one_off.n_anon_records, 1u);
+    same_records(&one_on, &one_off);
+    cr_assert_eq(rc_run_anon_reruns(), reruns, "no miss with one tracked message");
+    rc_result_free(&one_off), rc_result_free(&one_on);
     /* Assuming three times the candidates the window brings leaves out
      * messages the final sample measures: a miss, and the job runs again. */
     setenv("RCSIM_ANON_LOOKAHEAD", "3", 1);

@@ -628,7 +628,9 @@ static void on_carry(void *ctx, uint64_t packet, uint32_t body, uint32_t sender,
     /* the other challenge sender: uniform over the other users (docs/spec.md §10.4) */
     uint32_t partner = (uint32_t)rc_rng_below(a->pair_rng, a->users - 1);
     if (partner >= sender) partner++;
-    bool ghost = a->ahead != NULL && a->ahead_nh == a->want && key >= a->ahead_heap[0];
+    /* (its own key may be among those drawn ahead, the largest of the N
+     * smallest itself: only a key above them is sure to be left out) */
+    bool ghost = a->ahead != NULL && a->ahead_nh == a->want && key > a->ahead_heap[0];
     a->tg[k] = (tracked){sender, recipient, body, now, -1, -1, 0, 0, 0, NAN, key, false, false,
                          partner, NAN, ghost};
     a->n_ghost += ghost;
