@@ -325,19 +325,24 @@ Test(anonymity, sender_entropy_is_measured_above_the_dense_limit, .timeout = 600
 
 /* ---------- the sample known ahead (docs/spec.md §10.2) ---------- */
 
+/* The summary keys of a result, in one array. */
+static void anon_keys(const rc_result *r, double k[8])
+{
+    const double v[8] = {r->c.anon_entropy_mean_bits,      r->c.anon_entropy_median_bits,
+                         r->c.anon_entropy_p5_bits,        r->c.anon_min_entropy_mean_bits,
+                         r->c.anon_sender_entropy_mean_bits, r->c.anon_eps_mean,
+                         r->c.anon_eps_p95,                r->c.anon_delta};
+    memcpy(k, v, sizeof v);
+}
+
 static void same_records(const rc_result *a, const rc_result *b)
 {
     cr_assert_eq(a->n_anon_records, b->n_anon_records);
     cr_assert_eq(memcmp(a->anon_records, b->anon_records, a->n_anon_records * sizeof *a->anon_records),
                  0, "every measured message's values, bit for bit");
-    const double x[] = {a->c.anon_entropy_mean_bits, a->c.anon_entropy_median_bits,
-                        a->c.anon_entropy_p5_bits, a->c.anon_min_entropy_mean_bits,
-                        a->c.anon_sender_entropy_mean_bits, a->c.anon_eps_mean,
-                        a->c.anon_eps_p95, a->c.anon_delta};
-    const double y[] = {b->c.anon_entropy_mean_bits, b->c.anon_entropy_median_bits,
-                        b->c.anon_entropy_p5_bits, b->c.anon_min_entropy_mean_bits,
-                        b->c.anon_sender_entropy_mean_bits, b->c.anon_eps_mean,
-                        b->c.anon_eps_p95, b->c.anon_delta};
+    double x[8], y[8];
+    anon_keys(a, x);
+    anon_keys(b, y);
     cr_assert_eq(memcmp(x, y, sizeof x), 0, "the summary keys, bit for bit");
 }
 
