@@ -195,12 +195,14 @@ struct rc_anon {
     /* packets */
     pkt *slots;
     uint32_t n_slots, cap_slots, free_slot;
-    uint64_t *hkey; /* open addressing, linear probing: packet id -> slot */
+    uint64_t *hkey; /* open addressing, linear probing: a mix loop's packet id -> slot */
     uint32_t *hval;
     uint32_t hcap, hn;
     uint64_t id_end;    /* every packet id below it has been seen (ids rise: 0, 1, ...) */
-    uint64_t last_id;   /* the packet last looked up, and its slot: a bundle's links, */
-    uint32_t last_slot; /* its parts' parent and its carries come one after another */
+    uint64_t last_id;   /* the packet last reported or looked up, and its slot */
+    uint32_t last_slot;
+    uint64_t root_id;   /* the last new packet that is no bundle's part, and its slot: */
+    uint32_t root_slot; /* its parts name it as their parent, carries as their bundle */
     /* events: a slab, and a calendar queue of the next event of each packet,
      * keyed (time, phase << 63 | report number); obj: the event, arg: its
      * packet's slot (to prefetch) */

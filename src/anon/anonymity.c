@@ -144,8 +144,18 @@ static void q_push(rc_anon *a, uint32_t i)
 
 /* ---------- packets ---------- */
 
-static uint32_t pkt_new(rc_anon *a, uint64_t id)
+/* A packet's first report (ids are dense and rise: its id is id_end).  Only a
+ * mix loop is entered in the map: it is reported hop by hop, between other
+ * packets' reports.  Every other packet is reported whole, its reports one
+ * after another (loopix/net.h, "the wire"): a bundle's links, then each of its
+ * parts (naming the bundle as their parent) with the carry report of a real
+ * one; these find the packet last reported (last_id) or the last one that is
+ * not a part (root_id) with no lookup.  (The map held every packet in flight,
+ * and its inserts and deletes missed the cache at every packet.) */
+static uint32_t pkt_new(rc_anon *a, uint64_t id, bool loop, bool part)
 {
+    RC_ASSERTF(id == a->id_end, "anonymity: packet %llu reported first after %llu",
+               (unsigned long long)id, (unsigned long long)a->id_end);
     uint32_t i;
     if (a->free_slot != NONE32) {
         i = a->free_slot;
@@ -161,25 +171,33 @@ static uint32_t pkt_new(rc_anon *a, uint64_t id)
     pkt *p = &a->slots[i];
     uint32_t *tk = p->tk, capt = p->capt;
     double *tq = p->tq;
-    *p = (pkt){id, 0, 1, NONE32, NULL, 0, NONE32, NONE32, NONE32, NONE32, false, false, false, 0,
+    *p = (pkt){id, 0, 1, NONE32, NULL, 0, NONE32, NONE32, NONE32, NONE32, false, loop, false, 0,
                capt, tk, tq};
-    map_put(&a->hkey, &a->hval, &a->hcap, &a->hn, id, i);
-    if (id >= a->id_end) a->id_end = id + 1;
+    if (loop) map_put(&a->hkey, &a->hval, &a->hcap, &a->hn, id, i);
+    a->id_end = id + 1;
     a->last_id = id;
     a->last_slot = i;
+    if (!part) {
+        a->root_id = id;
+        a->root_slot = i;
+    }
     return i;
 }
 
-/* The slot of a packet seen before, or NONE32 (a one-entry cache before the map). */
+/* The slot of a packet seen before (pkt_new says which are found), or NONE32
+ * for a new one. */
 static uint32_t pkt_find(rc_anon *a, uint64_t id)
 {
     if (id == a->last_id) return a->last_slot;
-    if (id >= a->id_end) return NONE32; /* never seen: no need to probe */
+    if (id == a->root_id) return a->root_slot;
+    if (id >= a->id_end) return NONE32; /* never seen */
     uint32_t slot = map_get(a->hkey, a->hval, a->hcap, id);
-    if (slot != NONE32) {
-        a->last_id = id;
-        a->last_slot = slot;
-    }
+    RC_ASSERTF(slot != NONE32,
+               "anonymity: packet %llu reported again after other packets' reports, and "
+               "it is no mix loop",
+               (unsigned long long)id);
+    a->last_id = id;
+    a->last_slot = slot;
     return slot;
 }
 
@@ -188,8 +206,9 @@ static void pkt_unref(rc_anon *a, uint32_t i)
     pkt *p = &a->slots[i];
     if (--p->refs > 0) return;
     if (p->loop && !p->home) return; /* (it comes back: its next report finds it) */
-    map_del(a->hkey, a->hval, a->hcap, &a->hn, p->id);
+    if (p->loop) map_del(a->hkey, a->hval, a->hcap, &a->hn, p->id);
     if (p->id == a->last_id) a->last_id = UINT64_MAX;
+    if (p->id == a->root_id) a->root_id = UINT64_MAX;
     rc_anon__pkt_clear(a, p);
     if (p->capt > SLOT_KEEP_TARGETS) {
         /* A free slot keeps no large lists: every slot would otherwise hold
@@ -402,7 +421,10 @@ static void on_link(void *ctx, const rc_wire_link *l)
         return;
     }
     uint32_t slot = pkt_find(a, l->packet);
-    if (slot == NONE32) slot = pkt_new(a, l->packet);
+    if (slot == NONE32)
+        slot = pkt_new(a, l->packet,
+                       l->kind == RC_WIRE_CREATE && l->from >= a->users + a->providers,
+                       l->parent != RC_WIRE_NONE);
     pkt *p = &a->slots[slot];
     p->refs++;
     event e;
@@ -439,8 +461,8 @@ static void on_link(void *ctx, const rc_wire_link *l)
         e.t = l->sent;
         e.phase = 0;
         e.kind = EV_CREATE;
-        /* a mix's loop; at a provider, a packet it makes for a strategy */
-        p->loop = l->from >= a->users + a->providers;
+        /* a mix's loop (pkt_new: p->loop); at a provider, a packet it makes for
+         * a strategy */
         kind = 'C';
         break;
     case RC_WIRE_END:
@@ -679,6 +701,7 @@ rc_anon *rc_anon_new(rc_sim *sim, rc_net *net, const rc_anon_cfg *cfg, rc_err *e
     a->free_slot = NONE32;
     a->free_ev = NONE32;
     a->last_id = UINT64_MAX;
+    a->root_id = UINT64_MAX;
     a->candidate = cfg->candidate;
     a->candidate_ctx = cfg->candidate_ctx;
     a->ahead_off = cfg->no_lookahead;
