@@ -392,6 +392,50 @@ Test(anonymity, the_sample_known_ahead_changes_no_value, .timeout = 300)
     rc_result_free(&off), rc_result_free(&on), rc_result_free(&again);
 }
 
+Test(anonymity, the_sweeps_copies_for_each_vector_width_give_the_same_bits, .timeout = 300)
+{
+    /* The sender log's sweeps are compiled for the baseline ISA, AVX2 and
+     * AVX-512, and the widest the processor runs is used: each copy must give
+     * every value bit for bit.  100 tracked messages over 32 lanes: full
+     * passes and a partial one. */
+    rc_job job;
+    base(&job, "rc-k2-p2-ft", 200, 60);
+    job.rate_delay = 10;
+    job.app_rate = 1;
+    job.anon_targets = 100;
+    job.anon_sender = RC_ANON_SENDER_LOG;
+    setenv("RCSIM_ANON_ISA", "base", 1);
+    rc_result ref = run(&job);
+    cr_assert_eq(ref.n_anon_records, 100u);
+    cr_assert(isfinite(ref.c.anon_sender_entropy_mean_bits));
+    const char *isa[] = {"avx2", "avx512", "auto"};
+    int ran = 0;
+    for (int i = 0; i < 3; i++) {
+        setenv("RCSIM_ANON_ISA", isa[i], 1);
+        rc_result r;
+        rc_err err = {0};
+        int rc = rc_run_job(&job, &r, NULL, NULL, &err);
+        if (rc == RC_EXIT_USAGE && strstr(err.msg, "that this processor runs") != NULL) {
+            cr_log_warn("the sweeps' %s copy: this processor does not run it (%s)", isa[i],
+                        err.msg);
+            continue;
+        }
+        cr_assert_eq(rc, 0, "%s: %s", isa[i], err.msg);
+        same_records(&r, &ref);
+        rc_result_free(&r);
+        ran++;
+    }
+    cr_assert_gt(ran, 0, "auto always runs");
+    /* a bad value names the variable */
+    setenv("RCSIM_ANON_ISA", "sse9", 1);
+    rc_result r;
+    rc_err err = {0};
+    cr_assert_eq(rc_run_job(&job, &r, NULL, NULL, &err), RC_EXIT_USAGE);
+    cr_assert(strstr(err.msg, "RCSIM_ANON_ISA") != NULL, "%s", err.msg);
+    unsetenv("RCSIM_ANON_ISA");
+    rc_result_free(&ref);
+}
+
 /* ---------- unlinkability: the shape of Loopix's Fig 5 ---------- */
 
 Test(anonymity, epsilon_falls_as_lambda_over_mu_grows, .timeout = 900)

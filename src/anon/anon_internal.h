@@ -124,7 +124,7 @@ typedef struct tracked {
  * the log's list of wide values (in log order, looked up when read). */
 enum { SL_DEP = 0, SL_USER = 1, SL_SNAP = 2, SL_NONE = 3 };
 /* Sweeps read in one pass over the log (anon_sender.c): their loops interleave. */
-#define SL_LANES 8
+#define SL_LANES 32
 typedef uint32_t slog_e;
 
 /* A tracked exit waiting to be read: from departure `sid`, for message k. */
@@ -170,7 +170,12 @@ typedef struct slog {
     size_t peak_n;              /* most entries held */
     uint64_t longest, closest;  /* the most entries a sweep visited, and the fewest left
                                    between a sweep's stop and the log's start */
+    uint8_t isa;                /* the copy of the sweeps that runs (SWEEP_*) */
 } slog;
+
+/* The copies of the sweeps (anon_sender.c), one per vector width: the same
+ * bits from each.  SWEEP_AUTO: the widest the processor runs. */
+enum { SWEEP_AUTO = 0, SWEEP_BASE = 1, SWEEP_AVX2 = 2, SWEEP_AVX512 = 3 };
 
 struct rc_anon {
     rc_sim *sim;
@@ -182,6 +187,7 @@ struct rc_anon {
     pool *pools; /* per node; allocated for mixing nodes */
     bool sender_view; /* dense sender estimates (sview) */
     slog *sl;         /* or the sender log (above RC_ANON_SENDER_MAX_USERS), else NULL */
+    uint8_t sweep_isa; /* the sweeps' copy asked for (SWEEP_*; RCSIM_ANON_ISA) */
     gsl_rng *pair_rng; /* challenge partners for epsilon (a stream of its own) */
     uint32_t users4; /* users rounded up to a multiple of 4 (vec_*) */
     sview **sv_free; /* released sender estimates, for reuse (all users4 long) */
@@ -299,6 +305,11 @@ void rc_anon__exit_targets(rc_anon *a, const uint32_t *tk, const double *tq, uin
 
 /* ---------- anon_sender.c ---------- */
 
+/* The SWEEP_* that `name` names ("auto", "base", "avx2", "avx512"), if this
+ * build and processor can run it: false if not. */
+bool rc_anon__sweep_isa(const char *name, uint8_t *isa);
+/* The name of a SWEEP_* (SWEEP_AUTO: the one it picks here). */
+const char *rc_anon__sweep_isa_name(uint8_t isa);
 /* The sender log, keeping `keep` of history; NULL members are set up here. */
 void rc_anon__slog_new(rc_anon *a, rc_time keep);
 void rc_anon__slog_free(rc_anon *a);

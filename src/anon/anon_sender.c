@@ -32,9 +32,9 @@
  * Memory: 4 bytes per pool event kept (a bundle's k parts are k entries;
  * a mean is named by its distance back), for `keep` of pool events, at most
  * twice that between trims; a ring of alphas longer than the longest such
- * distance; 96 bytes per user and 64 per honest mixing node of scratch (8
- * sweeps at once).  Time: each tracked exit reads the pool events of about
- * one warm-up.
+ * distance; 384 bytes per user and 256 per honest mixing node of scratch
+ * (SL_LANES = 32 sweeps at once).  Time: each tracked exit reads the pool
+ * events of about one warm-up.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -49,12 +49,53 @@
 
 static rc_time slog_now(const rc_anon *a) { return a->sim->now; }
 
+/* x86-64 with GCC or Clang: the sweeps are also compiled for AVX2 and
+ * AVX-512 (sweep_pass_body), chosen at run time. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define SWEEP_X86 1
+#else
+#define SWEEP_X86 0
+#endif
+
+static bool isa_runs(uint8_t isa)
+{
+    switch (isa) {
+    case SWEEP_BASE: return true;
+#if SWEEP_X86
+    case SWEEP_AVX2: return __builtin_cpu_supports("avx2");
+    case SWEEP_AVX512: return __builtin_cpu_supports("avx512f");
+#endif
+    default: return false;
+    }
+}
+
+static uint8_t isa_pick(uint8_t isa)
+{
+    if (isa != SWEEP_AUTO) return isa;
+    return isa_runs(SWEEP_AVX512) ? SWEEP_AVX512 : isa_runs(SWEEP_AVX2) ? SWEEP_AVX2 : SWEEP_BASE;
+}
+
+static const char *const isa_names[] = {"auto", "base", "avx2", "avx512"};
+
+bool rc_anon__sweep_isa(const char *name, uint8_t *isa)
+{
+    for (uint8_t k = 0; k < 4; k++)
+        if (strcmp(name, isa_names[k]) == 0 && (k == SWEEP_AUTO || isa_runs(k))) {
+            *isa = k;
+            return true;
+        }
+    return false;
+}
+
+const char *rc_anon__sweep_isa_name(uint8_t isa) { return isa_names[isa_pick(isa)]; }
+
 void rc_anon__slog_new(rc_anon *a, rc_time keep)
 {
     RC_ASSERT(a->nodes < (1u << 28));
     slog *s = rc_xcalloc(1, sizeof *s);
     s->keep = keep;
     s->closest = UINT64_MAX;
+    s->isa = isa_pick(a->sweep_isa);
     s->mix_of = rc_xmalloc((a->nodes ? a->nodes : 1) * sizeof *s->mix_of);
     for (uint32_t v = 0; v < a->nodes; v++) {
         s->mix_of[v] = s->n_mixing;
@@ -206,6 +247,38 @@ typedef struct lane_st {
 
 static void lane_finish(rc_anon *a, lane_st *L, uint32_t j, size_t i);
 
+/* The lanes' values as one vector of SL_LANES doubles (GCC's and Clang's
+ * vector types: each element computed as the scalar code would, IEEE
+ * operations one by one, never contracted in ISO C mode).  A pass is bound by
+ * the latency of its chains (a pool's weight feeds a departure's mean, which
+ * feeds the pool it left), not by how many operations it issues: more lanes
+ * a pass give each chain step more independent work (of 8, 16, 32 and 64
+ * lanes, 32 ran fastest: docs/performance.md, "seventh round").
+ * The same source is compiled for the baseline ISA (two doubles an
+ * instruction), for AVX2 (four) and for AVX-512 (eight), and the widest the
+ * processor runs is used (isa_pick): the same operations on the same values,
+ * so the same bits (tests compare them, RCSIM_ANON_ISA). */
+_Static_assert(SL_LANES <= 64, "a lane mask fits 64 bits");
+/* (the helpers below take and give vectors by value: always inlined, so no
+ * call's ABI depends on the ISA, which is what GCC warns of, at the file's end) */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+typedef double vlane __attribute__((vector_size(8 * SL_LANES)));
+typedef long long vmask __attribute__((vector_size(8 * SL_LANES)));
+static inline __attribute__((always_inline)) vlane ldl(const double *p)
+{
+    vlane v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+static inline __attribute__((always_inline)) void stl(double *p, vlane v) { memcpy(p, &v, sizeof v); }
+/* m ? x : y, per element (m: all ones or zeros) */
+static inline __attribute__((always_inline)) vlane sell(vmask m, vlane x, vlane y)
+{
+    return (vlane)(((vmask)x & m) | ((vmask)y & ~m));
+}
+
 /* One backward pass over the log for up to SL_LANES sweeps, lanes sorted by
  * sid, highest first.  Each lane computes exactly what a sweep of its own
  * would, in the same order (its entries from its departure down, its own
@@ -213,14 +286,14 @@ static void lane_finish(rc_anon *a, lane_st *L, uint32_t j, size_t i);
  * loop-carried sums (the compensated `done` above all) interleave instead of
  * waiting on each other.
  *
- * Each entry's loop runs over all SL_LANES lanes, without a branch per lane,
- * so that the compiler turns it into vector instructions: a lane that is not
- * reading (not started, stopped, or none) has zero weights everywhere (the
- * scratch is zero between sweeps), and on zeros every update is exact (0 * f +
- * 0 / n is 0, x + 0 is x for the non-negative weights) or is not taken (the
- * compensated sums and the users touched move only where the weight is not
- * zero, as before). */
-static void sweep_pass(rc_anon *a, lane_st *L, uint32_t nl)
+ * Each entry's update is one vector operation over all SL_LANES lanes, with
+ * no branch per lane: a lane that is not reading (not started, stopped, or
+ * none) has zero weights everywhere (the scratch is zero between sweeps), and
+ * on zeros every update is exact (0 * f + 0 / n is 0, x + 0 is x for the
+ * non-negative weights) or is not taken (the compensated sums and the users
+ * touched move only where the weight is not zero, as before). */
+static inline __attribute__((always_inline)) void sweep_pass_body(rc_anon *a, lane_st *L,
+                                                                   uint32_t nl)
 {
     slog *s = a->sl;
     const size_t mask = s->alpha_len - 1;
@@ -229,8 +302,7 @@ static void sweep_pass(rc_anon *a, lane_st *L, uint32_t nl)
     const uint64_t base = s->base;
     const uint32_t xshift = s->xshift, xesc = s->xesc, mmask = (1u << (xshift - 2)) - 1;
     /* the lanes' compensated sums of what is placed or lost, and their parts */
-    double done[SL_LANES] = {0}, comp[SL_LANES] = {0}, placed[SL_LANES] = {0},
-           lost[SL_LANES] = {0};
+    vlane done = {0}, comp = {0}, placed = {0}, lost = {0};
     /* a lane looks at its sum every 1024 entries it visited: next at ck[j];
      * nck: the latest of them over the lanes reading */
     int64_t ck[SL_LANES], nck = -1;
@@ -260,42 +332,37 @@ static void sweep_pass(rc_anon *a, lane_st *L, uint32_t nl)
         if (kind == SL_DEP) {
             double *restrict al = &alpha[((base + i) & mask) * SL_LANES];
             double n = (double)slog_x(s, w, base + i), f = (n - 1) / n;
-            const v2d vf = {f, f}, vn = {n, n};
-            for (uint32_t j = 0; j < SL_LANES; j += 2) st2(gn + j, ld2(gn + j) * vf + ld2(al + j) / vn);
+            stl(gn, ldl(gn) * f + ldl(al) / n);
             memset(al, 0, SL_LANES * sizeof *al);
         } else if (kind == SL_USER) {
-            uint32_t u = slog_x(s, w, base + i), fresh = 0;
+            uint32_t u = slog_x(s, w, base + i);
+            uint64_t fresh = 0;
             double *restrict ru = &r[(size_t)u * SL_LANES];
-            for (uint32_t j = 0; j < SL_LANES; j += 2) {
-                v2d c = ld2(gn + j), cm = ld2(comp + j), d = ld2(done + j), rr = ld2(ru + j);
-                v2l any = c != zero2;
-                /* the compensated (Kahan) sum */
-                v2d y = c - cm, t = d + y, cj = (t - d) - y;
-                v2l fr = any & (rr == zero2);
-                fresh |= (uint32_t)(fr[0] & 1) << j | (uint32_t)(fr[1] & 1) << (j + 1);
-                st2(done + j, sel2(any, t, d));
-                st2(comp + j, sel2(any, cj, cm));
-                st2(ru + j, rr + c);
-                st2(placed + j, ld2(placed + j) + c);
-            }
+            vlane c = ldl(gn), rr = ldl(ru);
+            vmask any = c != 0;
+            /* the compensated (Kahan) sum */
+            vlane y = c - comp, t = done + y, cj = (t - done) - y;
+            vmask fr = any & (rr == 0);
+            for (uint32_t j = 0; j < SL_LANES; j++) fresh |= (uint64_t)(fr[j] & 1) << j;
+            done = sell(any, t, done);
+            comp = sell(any, cj, comp);
+            stl(ru, rr + c);
+            placed += c;
             for (; fresh != 0; fresh &= fresh - 1) {
-                uint32_t j = (uint32_t)__builtin_ctz(fresh);
+                uint32_t j = (uint32_t)__builtin_ctzll(fresh);
                 s->touched[(size_t)j * a->users + s->n_touched[j]++] = u;
             }
         } else if (kind == SL_SNAP && (w >> xshift) != 0 && slog_x(s, w, base + i) <= i) {
             double *restrict al = &alpha[((base + i - slog_x(s, w, base + i)) & mask) * SL_LANES];
-            for (uint32_t j = 0; j < SL_LANES; j += 2) st2(al + j, ld2(al + j) + ld2(gn + j));
+            stl(al, ldl(al) + ldl(gn));
         } else {
             /* nothing (a mix loop's), or a mean older than the log */
-            bool is_lost = kind == SL_SNAP;
-            for (uint32_t j = 0; j < SL_LANES; j += 2) {
-                v2d c = ld2(gn + j), cm = ld2(comp + j), d = ld2(done + j);
-                v2l any = c != zero2;
-                v2d y = c - cm, t = d + y, cj = (t - d) - y;
-                st2(done + j, sel2(any, t, d));
-                st2(comp + j, sel2(any, cj, cm));
-                if (is_lost) st2(lost + j, ld2(lost + j) + c);
-            }
+            vlane c = ldl(gn);
+            vmask any = c != 0;
+            vlane y = c - comp, t = done + y, cj = (t - done) - y;
+            done = sell(any, t, done);
+            comp = sell(any, cj, comp);
+            if (kind == SL_SNAP) lost += c;
         }
         /* a lane stops when all but SL_TOL is placed (looked at every 1024
          * entries it visited), or at the log's start */
@@ -327,6 +394,19 @@ static void sweep_pass(rc_anon *a, lane_st *L, uint32_t nl)
         }
     }
 }
+
+static void sweep_pass_base(rc_anon *a, lane_st *L, uint32_t nl) { sweep_pass_body(a, L, nl); }
+#if SWEEP_X86
+__attribute__((target("avx2"))) static void sweep_pass_avx2(rc_anon *a, lane_st *L, uint32_t nl)
+{
+    sweep_pass_body(a, L, nl);
+}
+__attribute__((target("avx512f"))) static void sweep_pass_avx512(rc_anon *a, lane_st *L,
+                                                                  uint32_t nl)
+{
+    sweep_pass_body(a, L, nl);
+}
+#endif
 
 /* |ln(p0/p1)| (docs/spec.md §10.4): INFINITY when one side is impossible,
  * NaN when both are (the exit says nothing of this pair). */
@@ -402,8 +482,16 @@ void rc_anon__slog_flush(rc_anon *a)
         L[nl++] = (lane_st){x->sid, pi, 0, 0, 0};
     }
     qsort(L, nl, sizeof *L, cmp_lane);
-    for (size_t i = 0; i < nl; i += SL_LANES)
-        sweep_pass(a, L + i, (uint32_t)(nl - i < SL_LANES ? nl - i : SL_LANES));
+    for (size_t i = 0; i < nl; i += SL_LANES) {
+        uint32_t k = (uint32_t)(nl - i < SL_LANES ? nl - i : SL_LANES);
+        switch (s->isa) {
+#if SWEEP_X86
+        case SWEEP_AVX512: sweep_pass_avx512(a, L + i, k); break;
+        case SWEEP_AVX2: sweep_pass_avx2(a, L + i, k); break;
+#endif
+        default: sweep_pass_base(a, L + i, k); break;
+        }
+    }
     free(L);
     /* in exit order, as if each had been read at its exit */
     for (size_t pi = 0; pi < s->n_pend; pi++) {

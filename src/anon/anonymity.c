@@ -724,6 +724,16 @@ rc_anon *rc_anon_new(rc_sim *sim, rc_net *net, const rc_anon_cfg *cfg, rc_err *e
             return NULL;
         }
     }
+    /* RCSIM_ANON_ISA=base|avx2|avx512 runs that copy of the sender log's
+     * sweeps instead of the widest (the same bits: tests compare them) */
+    const char *isa = getenv("RCSIM_ANON_ISA");
+    if (isa != NULL && isa[0] != '\0' && !rc_anon__sweep_isa(isa, &a->sweep_isa)) {
+        rc_err_set(err, RC_EXIT_USAGE,
+                   "RCSIM_ANON_ISA: '%s' is not one of auto, base, avx2, avx512 that this "
+                   "processor runs (it runs %s)", isa, rc_anon__sweep_isa_name(SWEEP_AUTO));
+        free(a);
+        return NULL;
+    }
     if (cfg->trace_path != NULL && cfg->trace_path[0] != '\0') {
         a->trace = fopen(cfg->trace_path, "w");
         if (a->trace == NULL) {
@@ -874,12 +884,13 @@ int rc_anon_finish(rc_anon *a, rc_err *err)
                 "anonymity: sender log: %zu entries at most (%zu allocated, ring %zu, %llu "
                 "wide values), %llu exits read, %llu entries visited, largest share unplaced "
                 "%.3g; %llu passes read %llu entries; the longest sweep %llu entries, the closest "
-                "to the log's start %llu entries above it\n",
+                "to the log's start %llu entries above it; sweeps' vectors: %s\n",
                 a->sl->peak_n, a->sl->cap, a->sl->alpha_len,
                 (unsigned long long)a->sl->n_wide_all, (unsigned long long)a->sl->sweeps,
                 (unsigned long long)a->sl->swept, a->sl->max_unresolved,
                 (unsigned long long)a->sl->passes, (unsigned long long)a->sl->read,
-                (unsigned long long)a->sl->longest, (unsigned long long)a->sl->closest);
+                (unsigned long long)a->sl->longest, (unsigned long long)a->sl->closest,
+                rc_anon__sweep_isa_name(a->sl->isa));
     if (getenv("RCSIM_ANON_MEM_DEBUG")) {
         uint32_t nm = 0;
         for (uint32_t v = 0; v < a->nodes; v++) nm += a->role[v] == ROLE_MIXING;
