@@ -19,6 +19,7 @@ typedef struct fixture {
     pool pools[NODES];
     uint8_t dropped[1];
     tracked tg[16];
+    exit_sums xs[16];
 } fixture;
 
 static void setup(fixture *f, bool dense)
@@ -33,6 +34,7 @@ static void setup(fixture *f, bool dense)
     a->pools = f->pools;
     a->dropped = f->dropped;
     a->tg = f->tg;
+    a->xs = f->xs;
     f->role[U0] = f->role[U1] = ROLE_CLIENT;
     f->role[P] = f->role[Q] = ROLE_MIXING;
     a->sender_view = dense;
@@ -392,6 +394,7 @@ enum { NK = 40 };
 typedef struct pass_side {
     fixture f;
     tracked tg[NK];
+    exit_sums xs[NK];
     uint8_t dropped[NK];
     uint32_t pos_p[NK], pos_q[NK];
 } pass_side;
@@ -401,10 +404,12 @@ static void pass_setup(pass_side *s)
     setup(&s->f, true);
     rc_anon *a = &s->f.a;
     memset(s->tg, 0, sizeof s->tg);
+    memset(s->xs, 0, sizeof s->xs);
     memset(s->dropped, 0, sizeof s->dropped);
     memset(s->pos_p, 0, sizeof s->pos_p);
     memset(s->pos_q, 0, sizeof s->pos_q);
     a->tg = s->tg;
+    a->xs = s->xs;
     a->dropped = s->dropped;
     s->f.pools[P].pos = s->pos_p;
     s->f.pools[Q].pos = s->pos_q;
@@ -478,7 +483,7 @@ static void pass_same(const pass_side *l, const pass_side *r, const char *when)
         }
     }
     for (uint32_t k = 0; k < NK; k++) {
-        const tracked *a = &l->tg[k], *b = &r->tg[k];
+        const exit_sums *a = &l->xs[k], *b = &r->xs[k];
         cr_assert(memcmp(&a->h, &b->h, sizeof a->h) == 0 &&
                       memcmp(&a->maxq, &b->maxq, sizeof a->maxq) == 0 &&
                       memcmp(&a->mass, &b->mass, sizeof a->mass) == 0,
@@ -511,7 +516,7 @@ Test(anon_sender, a_mean_passed_on_at_once_is_the_lists)
         pass_same(&l, &r, when);
         if (i == 0) cr_assert_eq(l.f.pools[P].n_act, NK - 1, "target 5 pruned");
     }
-    cr_assert(l.tg[0].mass > 0 && l.tg[0].h > 0, "the exits counted");
+    cr_assert(l.xs[0].mass > 0 && l.xs[0].h > 0, "the exits counted");
     pass_free(&l);
     pass_free(&r);
 }

@@ -98,10 +98,18 @@ typedef struct event {
 } event;
 
 
+/* A tracked message's sums over the packets that left the mixes (docs/spec.md
+ * §10.4): -sum q log2 q, the largest q and the sum of q.  Apart from `tracked`:
+ * the exits add to them for every live target of the pool, and 24 bytes a
+ * message stay in the cache where the whole record (over 80) did not. */
+typedef struct exit_sums {
+    double h, maxq, mass;
+} exit_sums;
+
 typedef struct tracked {
     uint32_t sender, recipient, body;
     rc_time sent, pulled, left;
-    double h, maxq, mass, sender_h;
+    double sender_h;
     double key;     /* its sampling key: the N smallest keys are kept */
     bool exited, dropped;
     uint32_t partner; /* the other challenge sender for epsilon (docs/spec.md §10.4) */
@@ -240,6 +248,7 @@ struct rc_anon {
     double ahead_expect;      /* E, the warm-up's prediction of the candidates */
     uint64_t n_ghost, missed; /* ghosts; ghosts the final sample measures */
     tracked *tg;
+    exit_sums *xs; /* per target, beside tg */
     uint32_t n_tg, cap_tg;
     uint64_t *bkey; /* body -> target, while the message is on its way */
     uint32_t *bval;

@@ -263,9 +263,9 @@ void rc_anon__target_drop(rc_anon *a, uint32_t k)
 void rc_anon__exit_targets(rc_anon *a, const uint32_t *tk, const double *tq, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++) {
-        tracked *g = &a->tg[tk[i]];
         double q = tq[i];
-        if (q <= 0 || g->dropped) continue;
+        if (q <= 0 || a->tg[tk[i]].dropped) continue;
+        exit_sums *g = &a->xs[tk[i]];
         g->h -= q * log2(q);
         if (q > g->maxq) g->maxq = q;
         g->mass += q;
@@ -285,7 +285,7 @@ static void exit_pool_targets(rc_anon *a, pool *q, const double *tq)
     const uint32_t *act = q->act;
     double *restrict lq = q->lq, *restrict lx = q->lx;
     for (uint32_t i = 0; i < n_act; i++) {
-        tracked *g = &a->tg[act[i]];
+        exit_sums *g = &a->xs[act[i]];
         double m = tq[i];
         if (m <= 0) continue; /* (no target in a pool is dropped: rc_anon__target_drop) */
         double x;

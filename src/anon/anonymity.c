@@ -518,6 +518,7 @@ static void grow_targets(rc_anon *a)
     if (a->n_tg < a->cap_tg) return;
     uint32_t cap = a->cap_tg ? a->cap_tg * 2 : 1024;
     a->tg = rc_xrealloc(a->tg, cap * sizeof *a->tg);
+    a->xs = rc_xrealloc(a->xs, cap * sizeof *a->xs);
     a->dropped = rc_xrealloc(a->dropped, cap);
     memset(a->dropped + a->cap_tg, 0, cap - a->cap_tg);
     for (uint32_t v = 0; v < a->nodes; v++) {
@@ -653,7 +654,8 @@ static void on_carry(void *ctx, uint64_t packet, uint32_t body, uint32_t sender,
     /* (its own key may be among those drawn ahead, the largest of the N
      * smallest itself: only a key above them is sure to be left out) */
     bool ghost = a->ahead != NULL && a->ahead_nh == a->want && key > a->ahead_heap[0];
-    a->tg[k] = (tracked){sender, recipient, body, now, -1, -1, 0, 0, 0, NAN, key, false, false,
+    a->xs[k] = (exit_sums){0, 0, 0};
+    a->tg[k] = (tracked){sender, recipient, body, now, -1, -1, NAN, key, false, false,
                          partner, NAN, ghost};
     a->n_ghost += ghost;
     kept_push(a, k);
@@ -847,10 +849,11 @@ int rc_anon_finish(rc_anon *a, rc_err *err)
         r->latency_s = g->pulled >= 0 ? (double)(g->pulled - g->sent) / 1e6 : NAN;
         /* Normalised over the probability that left the mixes (docs/spec.md §10.4):
          * -sum (q/M) log2(q/M) = h/M + log2 M. */
-        r->entropy_bits = g->mass > 0 ? g->h / g->mass + log2(g->mass) : NAN;
-        r->min_entropy_bits = g->maxq > 0 ? -log2(g->maxq / g->mass) : NAN;
+        const exit_sums *x = &a->xs[k];
+        r->entropy_bits = x->mass > 0 ? x->h / x->mass + log2(x->mass) : NAN;
+        r->min_entropy_bits = x->maxq > 0 ? -log2(x->maxq / x->mass) : NAN;
         r->sender_entropy_bits = g->sender_h;
-        r->mass = g->mass;
+        r->mass = x->mass;
         h[a->n_rec - 1] = r->entropy_bits;
         hsum += r->entropy_bits;
         minsum += r->min_entropy_bits;
@@ -990,6 +993,7 @@ void rc_anon_free(rc_anon *a)
     free(a->dropped);
     free(a->kept);
     free(a->tg);
+    free(a->xs);
     if (a->rng) rc_rng_free(a->rng);
     if (a->pair_rng) rc_rng_free(a->pair_rng);
     if (a->ahead) gsl_rng_free(a->ahead);
