@@ -206,6 +206,8 @@ struct rc_anon {
     uint64_t tl_bytes, tl_peak; /* bytes of target-list blocks held (in use or free), and the most */
     double *take_q;   /* a departure's means when no list keeps them (rc_anon__pool_pass) */
     uint32_t take_cap;
+    uint32_t *exit_idx; /* an exit's targets that need a log2 (exit_pool_targets) */
+    uint32_t exit_cap;
     /* packets */
     pkt *slots;
     uint32_t n_slots, cap_slots, free_slot;

@@ -274,7 +274,11 @@ void rc_anon__exit_targets(rc_anon *a, const uint32_t *tk, const double *tq, uin
 
 /* rc_anon__exit_targets for the means tq of pool q's live targets (in act's
  * order), with q * log2(q) taken from the pool's last one (lq, lx) when q is
- * bit for bit the same: the same value, half the calls to log2. */
+ * bit for bit the same: the same value, half the calls to log2.  Which half
+ * follows no pattern, so the targets that need a log2 are listed first
+ * (without a branch), their log2 taken in a loop of their own, and the sums
+ * then added in act's order as before: the same values in the same order,
+ * with no mispredicted branch per target. */
 static void exit_pool_targets(rc_anon *a, pool *q, const double *tq)
 {
     uint32_t n_act = q->n_act;
@@ -282,21 +286,29 @@ static void exit_pool_targets(rc_anon *a, pool *q, const double *tq)
         q->lq = rc_xcalloc(q->cap_act, sizeof *q->lq);
         q->lx = rc_xcalloc(q->cap_act, sizeof *q->lx);
     }
+    if (n_act > a->exit_cap) {
+        a->exit_cap = n_act > 2 * a->exit_cap ? n_act : 2 * a->exit_cap;
+        free(a->exit_idx);
+        a->exit_idx = rc_xmalloc(a->exit_cap * sizeof *a->exit_idx);
+    }
     const uint32_t *act = q->act;
     double *restrict lq = q->lq, *restrict lx = q->lx;
+    uint32_t *restrict idx = a->exit_idx, n_new = 0;
     for (uint32_t i = 0; i < n_act; i++) {
-        exit_sums *g = &a->xs[act[i]];
+        idx[n_new] = i;
+        n_new += tq[i] > 0 && tq[i] != lq[i];
+    }
+    for (uint32_t j = 0; j < n_new; j++) {
+        uint32_t i = idx[j];
+        double m = tq[i];
+        lq[i] = m;
+        lx[i] = m * log2(m);
+    }
+    for (uint32_t i = 0; i < n_act; i++) {
         double m = tq[i];
         if (m <= 0) continue; /* (no target in a pool is dropped: rc_anon__target_drop) */
-        double x;
-        if (m == lq[i]) {
-            x = lx[i];
-        } else {
-            x = m * log2(m);
-            lq[i] = m;
-            lx[i] = x;
-        }
-        g->h -= x;
+        exit_sums *g = &a->xs[act[i]];
+        g->h -= lx[i];
         if (m > g->maxq) g->maxq = m;
         g->mass += m;
     }

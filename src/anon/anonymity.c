@@ -982,6 +982,7 @@ void rc_anon_free(rc_anon *a)
     }
     rc_anon__tl_free_all(a);
     free(a->take_q);
+    free(a->exit_idx);
     for (uint32_t i = 0; i < a->n_sv_free; i++) free(a->sv_free[i]);
     free(a->sv_free);
     free(a->pools);
