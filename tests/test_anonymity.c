@@ -346,16 +346,23 @@ static void same_records(const rc_result *a, const rc_result *b)
     cr_assert_eq(memcmp(x, y, sizeof x), 0, "the summary keys, bit for bit");
 }
 
+/* 200 users, RC-FT, a multicast a second, for a minute, tracking `targets`:
+ * many more candidates than tracked messages (31,501 for 40). */
+static void busy_rcft(rc_job *job, int targets)
+{
+    base(job, "rc-k2-p2-ft", 200, 60);
+    job->rate_delay = 10;
+    job->app_rate = 1;
+    job->anon_targets = targets;
+}
+
 Test(anonymity, the_sample_known_ahead_changes_no_value, .timeout = 300)
 {
     /* 200 users, RC-FT, a multicast a second: 31,501 candidates for 40
      * tracked messages, so most messages the sample holds at their sending
      * are left out later, and the look-ahead makes ghosts of them. */
     rc_job job;
-    base(&job, "rc-k2-p2-ft", 200, 60);
-    job.rate_delay = 10;
-    job.app_rate = 1;
-    job.anon_targets = 40;
+    busy_rcft(&job, 40);
     setenv("RCSIM_ANON_LOOKAHEAD", "off", 1);
     rc_result off = run(&job);
     unsetenv("RCSIM_ANON_LOOKAHEAD");
@@ -399,10 +406,7 @@ Test(anonymity, the_sweeps_copies_for_each_vector_width_give_the_same_bits, .tim
      * every value bit for bit.  100 tracked messages over 32 lanes: full
      * passes and a partial one. */
     rc_job job;
-    base(&job, "rc-k2-p2-ft", 200, 60);
-    job.rate_delay = 10;
-    job.app_rate = 1;
-    job.anon_targets = 100;
+    busy_rcft(&job, 100);
     job.anon_sender = RC_ANON_SENDER_LOG;
     setenv("RCSIM_ANON_ISA", "base", 1);
     rc_result ref = run(&job);
