@@ -320,11 +320,13 @@ static inline __attribute__((always_inline)) void sweep_pass_body(rc_anon *a, la
             n_act++;
         }
         /* the client of an entry a little further down: its weights are far
-         * apart in memory */
+         * apart in memory (all of its row's lines: at 10^5 users the rows
+         * are 25 MB, and fetching the first line alone cost 8 % of the job) */
         if (i >= 16) {
             slog_e w = e[i - 16];
             if ((w & 3) == SL_USER && w >> xshift != xesc)
-                __builtin_prefetch(&r[(size_t)(w >> xshift) * SL_LANES]);
+                for (size_t k = 0; k < SL_LANES; k += 8) /* (a line holds 8 lanes) */
+                    __builtin_prefetch(&r[(size_t)(w >> xshift) * SL_LANES + k]);
         }
         const slog_e w = e[i];
         const uint32_t kind = w & 3;
