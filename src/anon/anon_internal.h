@@ -74,6 +74,7 @@ typedef struct pkt {
      * (a loop's slot stays while it travels, even with no report pending: a
      * batch mix holds it without one, loopix/node.c) */
     bool home;
+    bool mapped;      /* in the packet map (anonymity.c, pkt_new) */
     uint32_t nt, capt;
     uint32_t *tk;     /* tk and tq share one block of capt (rc_anon__tl_reserve) */
     double *tq;
@@ -316,9 +317,10 @@ void rc_anon__exit_targets(rc_anon *a, const uint32_t *tk, const double *tq, uin
 
 /* ---------- anon_sender.c ---------- */
 
-/* The SWEEP_* that `name` names ("auto", "base", "avx2", "avx512"), if this
- * build and processor can run it: false if not. */
-bool rc_anon__sweep_isa(const char *name, uint8_t *isa);
+/* RCSIM_ANON_ISA=base|avx2|avx512 runs that copy of the sweeps instead of the
+ * widest (the same bits: tests compare them): sets a->sweep_isa, or false with
+ * `err` set when it names none this build and processor run. */
+bool rc_anon__sweep_isa_env(rc_anon *a, rc_err *err);
 /* The name of a SWEEP_* (SWEEP_AUTO: the one it picks here). */
 const char *rc_anon__sweep_isa_name(uint8_t isa);
 /* The sender log, keeping `keep` of history; NULL members are set up here. */

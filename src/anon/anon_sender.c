@@ -77,13 +77,19 @@ static uint8_t isa_pick(uint8_t isa)
 
 static const char *const isa_names[] = {"auto", "base", "avx2", "avx512"};
 
-bool rc_anon__sweep_isa(const char *name, uint8_t *isa)
+bool rc_anon__sweep_isa_env(rc_anon *a, rc_err *err)
 {
+    const char *name = getenv("RCSIM_ANON_ISA");
+    if (name == NULL || name[0] == '\0') return true;
     for (uint8_t k = 0; k < 4; k++)
         if (strcmp(name, isa_names[k]) == 0 && (k == SWEEP_AUTO || isa_runs(k))) {
-            *isa = k;
+            a->sweep_isa = k;
             return true;
         }
+    rc_err_set(err, RC_EXIT_USAGE,
+               "RCSIM_ANON_ISA: '%s' is not one of auto, base, avx2, avx512 that this processor "
+               "runs (it runs %s)",
+               name, isa_names[isa_pick(SWEEP_AUTO)]);
     return false;
 }
 

@@ -144,18 +144,18 @@ static void q_push(rc_anon *a, uint32_t i)
 
 /* ---------- packets ---------- */
 
-/* A packet's first report (ids are dense and rise: its id is id_end).  Only a
- * mix loop is entered in the map: it is reported hop by hop, between other
- * packets' reports.  Every other packet is reported whole, its reports one
- * after another (loopix/net.h, "the wire"): a bundle's links, then each of its
- * parts (naming the bundle as their parent) with the carry report of a real
- * one; these find the packet last reported (last_id) or the last one that is
- * not a part (root_id) with no lookup.  (The map held every packet in flight,
- * and its inserts and deletes missed the cache at every packet.) */
-static uint32_t pkt_new(rc_anon *a, uint64_t id, bool loop, bool part)
+/* A packet's first report.  Only a packet that may be reported again after
+ * other packets' reports (a mix loop, a packet of the node-level mixes) goes
+ * into the map: a packet the wire reports whole (l->whole: a bundle's links,
+ * then its parts naming it as their parent and the carry of a real one) is
+ * found as the packet last reported (last_id) or the last new one that is not
+ * a part (root_id), with no map insert and delete missing the cache at every
+ * packet.  Its id is new (the net numbers it as it reports it): an id seen
+ * before here would mean the wire broke that promise, and the run stops. */
+static uint32_t pkt_new(rc_anon *a, uint64_t id, bool whole, bool part)
 {
-    RC_ASSERTF(id == a->id_end, "anonymity: packet %llu reported first after %llu",
-               (unsigned long long)id, (unsigned long long)a->id_end);
+    RC_ASSERTF(!whole || id >= a->id_end, "anonymity: packet %llu reported whole twice",
+               (unsigned long long)id);
     uint32_t i;
     if (a->free_slot != NONE32) {
         i = a->free_slot;
@@ -171,10 +171,10 @@ static uint32_t pkt_new(rc_anon *a, uint64_t id, bool loop, bool part)
     pkt *p = &a->slots[i];
     uint32_t *tk = p->tk, capt = p->capt;
     double *tq = p->tq;
-    *p = (pkt){id, 0, 1, NONE32, NULL, 0, NONE32, NONE32, NONE32, NONE32, false, loop, false, 0,
-               capt, tk, tq};
-    if (loop) map_put(&a->hkey, &a->hval, &a->hcap, &a->hn, id, i);
-    a->id_end = id + 1;
+    *p = (pkt){id, 0, 1, NONE32, NULL, 0, NONE32, NONE32, NONE32, NONE32, false, false, false,
+               !whole, 0, capt, tk, tq};
+    if (!whole) map_put(&a->hkey, &a->hval, &a->hcap, &a->hn, id, i);
+    if (id >= a->id_end) a->id_end = id + 1;
     a->last_id = id;
     a->last_slot = i;
     if (!part) {
@@ -184,20 +184,17 @@ static uint32_t pkt_new(rc_anon *a, uint64_t id, bool loop, bool part)
     return i;
 }
 
-/* The slot of a packet seen before (pkt_new says which are found), or NONE32
- * for a new one. */
+/* The slot of a packet seen before, or NONE32 (pkt_new says where it is found). */
 static uint32_t pkt_find(rc_anon *a, uint64_t id)
 {
     if (id == a->last_id) return a->last_slot;
     if (id == a->root_id) return a->root_slot;
-    if (id >= a->id_end) return NONE32; /* never seen */
+    if (id >= a->id_end) return NONE32; /* never seen: no need to probe */
     uint32_t slot = map_get(a->hkey, a->hval, a->hcap, id);
-    RC_ASSERTF(slot != NONE32,
-               "anonymity: packet %llu reported again after other packets' reports, and "
-               "it is no mix loop",
-               (unsigned long long)id);
-    a->last_id = id;
-    a->last_slot = slot;
+    if (slot != NONE32) {
+        a->last_id = id;
+        a->last_slot = slot;
+    }
     return slot;
 }
 
@@ -206,7 +203,7 @@ static void pkt_unref(rc_anon *a, uint32_t i)
     pkt *p = &a->slots[i];
     if (--p->refs > 0) return;
     if (p->loop && !p->home) return; /* (it comes back: its next report finds it) */
-    if (p->loop) map_del(a->hkey, a->hval, a->hcap, &a->hn, p->id);
+    if (p->mapped) map_del(a->hkey, a->hval, a->hcap, &a->hn, p->id);
     if (p->id == a->last_id) a->last_id = UINT64_MAX;
     if (p->id == a->root_id) a->root_id = UINT64_MAX;
     rc_anon__pkt_clear(a, p);
@@ -421,10 +418,7 @@ static void on_link(void *ctx, const rc_wire_link *l)
         return;
     }
     uint32_t slot = pkt_find(a, l->packet);
-    if (slot == NONE32)
-        slot = pkt_new(a, l->packet,
-                       l->kind == RC_WIRE_CREATE && l->from >= a->users + a->providers,
-                       l->parent != RC_WIRE_NONE);
+    if (slot == NONE32) slot = pkt_new(a, l->packet, l->whole, l->parent != RC_WIRE_NONE);
     pkt *p = &a->slots[slot];
     p->refs++;
     event e;
@@ -461,8 +455,8 @@ static void on_link(void *ctx, const rc_wire_link *l)
         e.t = l->sent;
         e.phase = 0;
         e.kind = EV_CREATE;
-        /* a mix's loop (pkt_new: p->loop); at a provider, a packet it makes for
-         * a strategy */
+        /* a mix's loop; at a provider, a packet it makes for a strategy */
+        p->loop = l->from >= a->users + a->providers;
         kind = 'C';
         break;
     case RC_WIRE_END:
@@ -726,13 +720,7 @@ rc_anon *rc_anon_new(rc_sim *sim, rc_net *net, const rc_anon_cfg *cfg, rc_err *e
             return NULL;
         }
     }
-    /* RCSIM_ANON_ISA=base|avx2|avx512 runs that copy of the sender log's
-     * sweeps instead of the widest (the same bits: tests compare them) */
-    const char *isa = getenv("RCSIM_ANON_ISA");
-    if (isa != NULL && isa[0] != '\0' && !rc_anon__sweep_isa(isa, &a->sweep_isa)) {
-        rc_err_set(err, RC_EXIT_USAGE,
-                   "RCSIM_ANON_ISA: '%s' is not one of auto, base, avx2, avx512 that this "
-                   "processor runs (it runs %s)", isa, rc_anon__sweep_isa_name(SWEEP_AUTO));
+    if (!rc_anon__sweep_isa_env(a, err)) {
         free(a);
         return NULL;
     }

@@ -236,6 +236,10 @@ typedef struct rc_wire_link {
     uint32_t sender;        /* the client that emitted it (bundles and their parts), else UINT32_MAX */
     bool exits;             /* `to` is the provider at the end of a path through the mixes */
     bool real;              /* it carries a real sub-message: for checking only */
+    /* every report of this packet, and of its parts, comes one after another,
+     * with no other packet's between them (a bundle or a provider's packet
+     * walked whole, wire.c); false: it may be reported again later */
+    bool whole;
 } rc_wire_link;
 
 typedef struct rc_net_wire {

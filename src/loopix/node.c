@@ -264,7 +264,7 @@ static void split_bundle(rc_net *n, uint32_t pi, rc_time dep)
              * only at a node that reveals the split (refused with batch mixes) */
             q->wl = (rc_wire_link){RC_WIRE_LINK, n->wire_seq++,
                                    n->nd.kind == RC_MIX_POISSON ? parent : RC_WIRE_NONE, 0, 0, 0,
-                                   0, 1, q->body, b.ui, true, q->body != UINT32_MAX};
+                                   0, 1, q->body, b.ui, true, q->body != UINT32_MAX, false};
         }
         mix_hold(n, qi, dep);
     }
@@ -332,7 +332,7 @@ void rc_net__on_node(void *ctx, const rc_event *ev)
         /* back at its mix */
         if (n->wire.link != NULL) {
             rc_wire_link l = {RC_WIRE_END, p->wl.packet, RC_WIRE_NONE, wid(n, x), wid(n, x), now,
-                              now, 1, UINT32_MAX, UINT32_MAX, false, false};
+                              now, 1, UINT32_MAX, UINT32_MAX, false, false, false};
             n->wire.link(n->wire.ctx, &l);
         }
         pk_free(n, pi);
@@ -358,7 +358,7 @@ uint32_t rc_net__node_bundle(rc_net *n, uint32_t ui, rc_time t, uint32_t p, uint
         k->wl = (rc_wire_link){RC_WIRE_LINK, n->wire_seq++, RC_WIRE_NONE, ui,
                                wid(n, k->node), t, t + hand_of(n) + link_lat(n, ui, wid(n, k->node)),
                                parts == 0 ? 0 : 1,
-                               UINT32_MAX, ui, false, real};
+                               UINT32_MAX, ui, false, real, false};
         n->wire.link(n->wire.ctx, &k->wl);
     }
     return pi;
@@ -396,7 +396,7 @@ void rc_net__node_inject(rc_net *n, uint32_t ui, uint32_t recipient, uint32_t bo
     if (n->wire.link != NULL) {
         uint32_t from = wid(n, k->node);
         k->wl = (rc_wire_link){RC_WIRE_CREATE, n->wire_seq++, RC_WIRE_NONE, from, from, t, t, 1,
-                               UINT32_MAX, UINT32_MAX, false, true};
+                               UINT32_MAX, UINT32_MAX, false, true, false};
         n->wire.link(n->wire.ctx, &k->wl);
         if (n->wire.carry) n->wire.carry(n->wire.ctx, k->wl.packet, body, ui, recipient, t);
         k->wl.body = UINT32_MAX;
@@ -419,7 +419,7 @@ void rc_net__node_on_mix_loop(void *ctx, const rc_event *ev)
     if (n->wire.link != NULL) {
         uint32_t w = wid(n, k->node);
         k->wl = (rc_wire_link){RC_WIRE_CREATE, n->wire_seq++, RC_WIRE_NONE, w, w, k->t0, k->t0, 1,
-                               UINT32_MAX, UINT32_MAX, false, false};
+                               UINT32_MAX, UINT32_MAX, false, false, false};
         n->wire.link(n->wire.ctx, &k->wl);
     }
     /* it leaves its mix by the mix's rule, like any packet in the pool */

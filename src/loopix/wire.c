@@ -32,10 +32,10 @@ rc_time rc_net_link_latency(const rc_net *n, uint32_t from, uint32_t to)
 rc_topology rc_net_topology(const rc_net *n) { return n->topology; }
 
 static void report(rc_net *n, rc_wire_kind kind, uint64_t id, uint32_t from, uint32_t to,
-                   rc_time sent, rc_time received)
+                   rc_time sent, rc_time received, bool whole)
 {
     rc_wire_link l = {kind, id, RC_WIRE_NONE, from, to, sent, received, 1, UINT32_MAX,
-                      UINT32_MAX, false, false};
+                      UINT32_MAX, false, false, whole};
     n->wire.link(n->wire.ctx, &l);
 }
 
@@ -51,7 +51,7 @@ static void wire_bundle_enter(rc_net *n, uint32_t ui, rc_time t, uint32_t parts,
     uint32_t prov = provider_node(n, ui);
     *l = (rc_wire_link){RC_WIRE_LINK, n->wire_seq++, RC_WIRE_NONE, ui,
                         prov, t, t + hand + link_lat(n, ui, prov),
-                        parts == 0 ? 0 : 1, UINT32_MAX, ui, false, real};
+                        parts == 0 ? 0 : 1, UINT32_MAX, ui, false, real, true};
     n->wire.link(n->wire.ctx, l);
 }
 
@@ -81,7 +81,7 @@ static void wire_bundle_part(rc_net *n, const rc_wire_link *l, rc_time t, rc_tim
     if (q != NULL && n->wire.carry)
         n->wire.carry(n->wire.ctx, l->packet, q->body, l->sender, q->recipient, t);
     rc_wire_link part = {RC_WIRE_LINK, n->wire_seq++, l->packet, l->to, 0, sent, sent + hand, 1,
-                         UINT32_MAX, l->sender, true, false};
+                         UINT32_MAX, l->sender, true, false, true};
     if (q != NULL) {
         part.to = rc_net_node_provider(n, n->users[q->recipient].provider);
         part.body = q->body;
@@ -126,7 +126,7 @@ static void wire_loop_start(rc_net *n, uint32_t m, rc_time t)
     }
     uint32_t node = rc_net_node_mix(n, m / n->width, m % n->width);
     n->wloop[pk] = (wire_loop){n->wire_seq++, node, node};
-    report(n, RC_WIRE_CREATE, n->wloop[pk].id, node, node, t, t);
+    report(n, RC_WIRE_CREATE, n->wloop[pk].id, node, node, t, t, false);
 }
 
 static rc_time wire_loop_hop(rc_net *n, uint32_t pk, rc_time now, rc_time delay, rc_time hand)
@@ -135,7 +135,7 @@ static rc_time wire_loop_hop(rc_net *n, uint32_t pk, rc_time now, rc_time delay,
     uint32_t next = loop_next(n, w, n->cpk[pk].hops_left);
     rc_wire_link l = {RC_WIRE_LINK, w->id, RC_WIRE_NONE, w->node, next, now + delay,
                       now + delay + hand + link_lat(n, w->node, next), 1, UINT32_MAX,
-                      UINT32_MAX, false, false};
+                      UINT32_MAX, false, false, false};
     /* Arriving at a provider from the last layer ends a path through the mixes. */
     l.exits = next >= n->n_users && next < n->n_users + n->n_providers;
     n->wire.link(n->wire.ctx, &l);
@@ -147,7 +147,7 @@ static rc_time wire_loop_hop(rc_net *n, uint32_t pk, rc_time now, rc_time delay,
 static void wire_loop_end(rc_net *n, uint32_t pk, rc_time now)
 {
     const wire_loop *w = &n->wloop[pk];
-    report(n, RC_WIRE_END, w->id, w->node, w->node, now, now);
+    report(n, RC_WIRE_END, w->id, w->node, w->node, now, now, false);
 }
 
 /* ---------- provider injections (provider.c's rc_net_provider_send) ---------- */
@@ -161,10 +161,10 @@ static void wire_inject_enter(rc_net *n, uint32_t ui, uint32_t recipient, uint32
 {
     uint32_t from = rc_net_node_provider(n, n->users[ui].provider);
     uint64_t id = n->wire_seq++;
-    report(n, RC_WIRE_CREATE, id, from, from, t, t);
+    report(n, RC_WIRE_CREATE, id, from, from, t, t, true);
     if (n->wire.carry) n->wire.carry(n->wire.ctx, id, body, ui, recipient, t);
     *l = (rc_wire_link){RC_WIRE_LINK, id, RC_WIRE_NONE, from, from, t, 0, 1, UINT32_MAX,
-                        UINT32_MAX, false, true};
+                        UINT32_MAX, false, true, true};
 }
 
 /* ... and leaves the last layer at `sent` for its recipient's provider. */
@@ -186,7 +186,7 @@ static void wire_pull(rc_net *n, uint32_t ui, uint32_t body, rc_time now)
 {
     uint32_t prov = provider_node(n, ui);
     rc_wire_link l = {RC_WIRE_PULL, RC_WIRE_NONE, RC_WIRE_NONE, prov, ui,
-                      now - link_lat(n, prov, ui), now, 1, body, UINT32_MAX, false, true};
+                      now - link_lat(n, prov, ui), now, 1, body, UINT32_MAX, false, true, false};
     n->wire.link(n->wire.ctx, &l);
 }
 
