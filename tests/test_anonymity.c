@@ -346,6 +346,18 @@ static void same_records(const rc_result *a, const rc_result *b)
     cr_assert_eq(memcmp(x, y, sizeof x), 0, "the summary keys, bit for bit");
 }
 
+/* A bad value of environment variable `var` stops the job with exit code 2
+ * and a message that names the variable. */
+static void refuses_env_value(const rc_job *job, const char *var, const char *value)
+{
+    setenv(var, value, 1);
+    rc_result r;
+    rc_err err = {0};
+    cr_assert_eq(rc_run_job(job, &r, NULL, NULL, &err), RC_EXIT_USAGE, "%s=%s", var, value);
+    cr_assert(strstr(err.msg, var) != NULL, "%s", err.msg);
+    unsetenv(var);
+}
+
 /* 200 users, RC-FT, a multicast a second, for a minute, tracking `targets`:
  * many more candidates than tracked messages (31,501 for 40). */
 static void busy_rcft(rc_job *job, int targets)
@@ -389,13 +401,7 @@ Test(anonymity, the_sample_known_ahead_changes_no_value, .timeout = 300)
     rc_result again = run(&job);
     cr_assert_eq(rc_run_anon_reruns(), reruns + 1, "the miss is seen and the job run again");
     same_records(&again, &off);
-    /* a bad value names the variable */
-    setenv("RCSIM_ANON_LOOKAHEAD", "0.5", 1);
-    rc_result r;
-    rc_err err = {0};
-    cr_assert_eq(rc_run_job(&job, &r, NULL, NULL, &err), RC_EXIT_USAGE);
-    cr_assert(strstr(err.msg, "RCSIM_ANON_LOOKAHEAD") != NULL, "%s", err.msg);
-    unsetenv("RCSIM_ANON_LOOKAHEAD");
+    refuses_env_value(&job, "RCSIM_ANON_LOOKAHEAD", "0.5");
     rc_result_free(&off), rc_result_free(&on), rc_result_free(&again);
 }
 
@@ -430,13 +436,8 @@ Test(anonymity, the_sweeps_copies_for_each_vector_width_give_the_same_bits, .tim
         ran++;
     }
     cr_assert_gt(ran, 0, "auto always runs");
-    /* a bad value names the variable */
-    setenv("RCSIM_ANON_ISA", "sse9", 1);
-    rc_result r;
-    rc_err err = {0};
-    cr_assert_eq(rc_run_job(&job, &r, NULL, NULL, &err), RC_EXIT_USAGE);
-    cr_assert(strstr(err.msg, "RCSIM_ANON_ISA") != NULL, "%s", err.msg);
     unsetenv("RCSIM_ANON_ISA");
+    refuses_env_value(&job, "RCSIM_ANON_ISA", "sse9");
     rc_result_free(&ref);
 }
 
