@@ -212,7 +212,8 @@ struct rc_anon {
     /* packets */
     pkt *slots;
     uint32_t n_slots, cap_slots, free_slot;
-    uint64_t *hkey; /* open addressing, linear probing: a mix loop's packet id -> slot */
+    uint64_t *hkey; /* open addressing, linear probing: packet id -> slot, for the packets
+                       not reported whole (mix loops, the node-level mixes'; pkt_new) */
     uint32_t *hval;
     uint32_t hcap, hn;
     uint64_t id_end;    /* every packet id below it has been seen (ids rise: 0, 1, ...) */
