@@ -32,6 +32,7 @@ Test(calq, pops_what_the_heap_pops)
 {
     uint32_t most_spares = 0; /* large bucket buffers passed on (calq.c, grow) */
     size_t most_far = 0, most_ovf = 0; /* events the far ring and the overflow held */
+    size_t most_late = 0; /* events waiting apart from the current bucket's array */
     size_t soon_next = 0; /* events rc_calq_soon named in the next bucket */
     for (unsigned width = 1; width <= 256; width *= 4) {
         rc_calq c;
@@ -75,6 +76,10 @@ Test(calq, pops_what_the_heap_pops)
                 const rc_calq_ent *soon = rc_calq_soon(&c, i), *exact = rc_calq_ahead(&c, i);
                 if (exact != NULL) {
                     cr_assert_eq(soon, exact, "rc_calq_soon(%u) is not rc_calq_ahead's", i);
+                } else if (soon != NULL && soon >= c.cur.a + c.head && soon < c.cur.a + c.cur.n) {
+                    /* an event of the current bucket's array: only while others wait in late */
+                    cr_assert_gt(rc_evq_size(&c.late), 0, "rc_calq_soon(%u) is not rc_calq_ahead's",
+                                 i);
                 } else if (soon != NULL) {
                     rc_time ts = rc_evq_key_time(soon->key);
                     cr_assert(ts >= c.cur_end && ts < c.cur_end + c.width,
@@ -94,6 +99,7 @@ Test(calq, pops_what_the_heap_pops)
             pops++;
             if (c.n_spare > most_spares) most_spares = c.n_spare;
             if (c.far_n > most_far) most_far = c.far_n;
+            if (rc_evq_size(&c.late) > most_late) most_late = rc_evq_size(&c.late);
             if (rc_evq_size(&c.ovf) > most_ovf) most_ovf = rc_evq_size(&c.ovf);
         }
         cr_assert_eq(rc_calq_size(&c), rc_evq_size(&h));
@@ -105,6 +111,8 @@ Test(calq, pops_what_the_heap_pops)
     cr_assert_gt(most_spares, 0, "no bucket outgrew its buffer: the spares went untested");
     cr_assert_gt(most_far, 1000, "the far ring held at most %zu events", most_far);
     cr_assert_gt(most_ovf, 1000, "the overflow held at most %zu events", most_ovf);
+    cr_assert_gt(most_late, 10, "at most %zu events waited apart from the current bucket",
+                 most_late);
     cr_assert_gt(soon_next, 1000, "rc_calq_soon named %zu events of the next bucket", soon_next);
 }
 

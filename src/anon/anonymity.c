@@ -381,7 +381,7 @@ static void drain(rc_anon *a, rc_time limit)
         rc_calq_drop(&a->q);
         /* The next events and their packets are far apart in memory and
          * usually not cached: fetch them while this one is processed. */
-        const rc_calq_ent *n = rc_calq_ahead(&a->q, 0);
+        const rc_calq_ent *n = rc_calq_soon(&a->q, 0);
         if (n != NULL) {
             __builtin_prefetch(&a->ev[n->obj]);
             const pkt *np = &a->slots[n->arg]; /* (fetched three events ago) */
@@ -391,7 +391,7 @@ static void drain(rc_anon *a, rc_time limit)
             uint32_t par = a->ev[n->obj].parent; /* (fetched three events ago) */
             if (par != NONE32) __builtin_prefetch(&a->slots[par]);
         }
-        n = rc_calq_ahead(&a->q, 3);
+        n = rc_calq_soon(&a->q, 3);
         if (n != NULL) {
             __builtin_prefetch(&a->ev[n->obj]);
             __builtin_prefetch(&a->slots[n->arg]);

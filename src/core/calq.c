@@ -41,6 +41,7 @@ void rc_calq_init(rc_calq *q, rc_time width, size_t buckets)
     q->far_shift = q->shift + log2_of((rc_time)nb) - (nb > 1 ? 1 : 0);
     q->far_next = nb > 1 ? 2 : 1; /* cur_end = 0: far_next = lead (below) */
     rc_evq_init(&q->ovf, 16);
+    rc_evq_init(&q->late, 16);
 }
 
 void rc_calq_free(rc_calq *q)
@@ -56,6 +57,7 @@ void rc_calq_free(rc_calq *q)
     for (uint32_t i = 0; i < q->n_spare; i++) free(q->spare[i].a);
     free(q->spare);
     rc_evq_free(&q->ovf);
+    rc_evq_free(&q->late);
     memset(q, 0, sizeof *q);
 }
 
@@ -189,6 +191,10 @@ static void insert_current(rc_calq *q, key128 key, uint32_t kind, uint32_t obj, 
     }
     if (lo == q->head && q->head > 0) { /* a new earliest: the slot before is free */
         set_ent(&c->a[--q->head], key, kind, obj, arg);
+        return;
+    }
+    if (c->n - lo > CALQ_LATE_MOVE) { /* due well before the bucket's end: it waits apart */
+        rc_evq_push_key(&q->late, key, kind, obj, arg);
         return;
     }
     if (c->n == c->cap) {
@@ -345,10 +351,30 @@ static void advance(rc_calq *q)
     }
 }
 
+/* The earliest event: the current bucket's array's or late's, whichever is
+ * earlier (every event of late is before cur_end, so the bucket is only left
+ * when both are empty). */
 const rc_calq_ent *rc_calq_peek(rc_calq *q)
 {
-    if (q->head < q->cur.n) return &q->cur.a[q->head];
-    if (q->n == 0) return NULL;
-    advance(q);
-    return &q->cur.a[q->head];
+    bool any_late = rc_evq_size(&q->late) > 0;
+    q->from_late = false;
+    if (q->head < q->cur.n) {
+        if (!any_late || q->cur.a[q->head].key < rc_evq_peek_key(&q->late))
+            return &q->cur.a[q->head];
+    } else if (!any_late) {
+        if (q->n == 0) return NULL;
+        advance(q);
+        return &q->cur.a[q->head];
+    }
+    const rc_evq_val *v = rc_evq_peek_val(&q->late);
+    q->late_ent = (rc_calq_ent){rc_evq_peek_key(&q->late), v->arg, v->obj, v->kind};
+    q->from_late = true;
+    return &q->late_ent;
+}
+
+void rc_calq__drop_late(rc_calq *q)
+{
+    rc_event ev;
+    rc_evq_pop(&q->late, &ev);
+    q->from_late = false;
 }
