@@ -285,6 +285,57 @@ static inline __attribute__((always_inline)) vlane sell(vmask m, vlane x, vlane 
     return (vlane)(((vmask)x & m) | ((vmask)y & ~m));
 }
 
+/* x != 0 and x == 0 per lane, compared two lanes at a time: GCC 12 lowers a
+ * comparison of the whole vector element by element (a scalar compare, a
+ * flag and a move per lane: the pass's code was five times as long), but a
+ * two-lane one to one vector compare whatever the ISA.  The same IEEE
+ * comparisons. */
+static inline __attribute__((always_inline)) vmask lane_ne0(vlane x)
+{
+    vmask m;
+    for (int k = 0; k < SL_LANES; k += 2) {
+        v2d p;
+        memcpy(&p, (const char *)&x + 8 * k, sizeof p);
+        v2l r = p != zero2;
+        memcpy((char *)&m + 8 * k, &r, sizeof r);
+    }
+    return m;
+}
+static inline __attribute__((always_inline)) vmask lane_eq0(vlane x)
+{
+    vmask m;
+    for (int k = 0; k < SL_LANES; k += 2) {
+        v2d p;
+        memcpy(&p, (const char *)&x + 8 * k, sizeof p);
+        v2l r = p == zero2;
+        memcpy((char *)&m + 8 * k, &r, sizeof r);
+    }
+    return m;
+}
+
+/* The lanes where m is set, as bits (lane j: bit j), folded in halves (a
+ * vector operation a step; copied out lane by lane, GCC looped over the 32). */
+typedef long long vhalf __attribute__((vector_size(4 * SL_LANES)));
+typedef long long vquarter __attribute__((vector_size(2 * SL_LANES)));
+_Static_assert(SL_LANES == 32, "lane_bits folds 32 lanes");
+static inline __attribute__((always_inline)) uint64_t lane_bits(vmask m)
+{
+#define P4(j) 1ll << (j), 1ll << ((j) + 1), 1ll << ((j) + 2), 1ll << ((j) + 3)
+    static const vmask pow2 = {P4(0), P4(4), P4(8), P4(12), P4(16), P4(20), P4(24), P4(28)};
+#undef P4
+    m &= pow2;
+    vhalf h0, h1;
+    memcpy(&h0, &m, sizeof h0);
+    memcpy(&h1, (const char *)&m + sizeof h0, sizeof h1);
+    h0 |= h1;
+    vquarter q0, q1;
+    memcpy(&q0, &h0, sizeof q0);
+    memcpy(&q1, (const char *)&h0 + sizeof q0, sizeof q1);
+    q0 |= q1;
+    /* 8 elements left: or them as scalars (a tree, not a chain) */
+    return (uint64_t)(((q0[0] | q0[1]) | (q0[2] | q0[3])) | ((q0[4] | q0[5]) | (q0[6] | q0[7])));
+}
+
 /* One backward pass over the log for up to SL_LANES sweeps, lanes sorted by
  * sid, highest first.  Each lane computes exactly what a sweep of its own
  * would, in the same order (its entries from its departure down, its own
@@ -344,14 +395,13 @@ static inline __attribute__((always_inline)) void sweep_pass_body(rc_anon *a, la
             memset(al, 0, SL_LANES * sizeof *al);
         } else if (kind == SL_USER) {
             uint32_t u = slog_x(s, w, base + i);
-            uint64_t fresh = 0;
             double *restrict ru = &r[(size_t)u * SL_LANES];
             vlane c = ldl(gn), rr = ldl(ru);
-            vmask any = c != 0;
+            vmask any = lane_ne0(c);
             /* the compensated (Kahan) sum */
             vlane y = c - comp, t = done + y, cj = (t - done) - y;
-            vmask fr = any & (rr == 0);
-            for (uint32_t j = 0; j < SL_LANES; j++) fresh |= (uint64_t)(fr[j] & 1) << j;
+            vmask fr = any & lane_eq0(rr);
+            uint64_t fresh = lane_bits(fr);
             done = sell(any, t, done);
             comp = sell(any, cj, comp);
             stl(ru, rr + c);
@@ -366,7 +416,7 @@ static inline __attribute__((always_inline)) void sweep_pass_body(rc_anon *a, la
         } else {
             /* nothing (a mix loop's), or a mean older than the log */
             vlane c = ldl(gn);
-            vmask any = c != 0;
+            vmask any = lane_ne0(c);
             vlane y = c - comp, t = done + y, cj = (t - done) - y;
             done = sell(any, t, done);
             comp = sell(any, cj, comp);
