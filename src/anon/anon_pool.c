@@ -293,18 +293,26 @@ static void exit_pool_targets(rc_anon *a, pool *q, const double *tq)
     }
     const uint32_t *act = q->act;
     double *restrict lq = q->lq, *restrict lx = q->lx;
-    uint32_t *restrict idx = a->exit_idx, n_new = 0;
-    for (uint32_t i = 0; i < n_act; i++) {
+    uint32_t *restrict idx = a->exit_idx, n_new = 0, i = 0;
+    for (; i + 2 <= n_act; i += 2) { /* (two compares in one, as in rc_anon__pool_pass) */
+        v2d t2 = ld2(tq + i);
+        v2l need = (t2 > zero2) & (t2 != ld2(lq + i));
+        idx[n_new] = i;
+        n_new += (uint32_t)(need[0] & 1);
+        idx[n_new] = i + 1;
+        n_new += (uint32_t)(need[1] & 1);
+    }
+    for (; i < n_act; i++) {
         idx[n_new] = i;
         n_new += tq[i] > 0 && tq[i] != lq[i];
     }
     for (uint32_t j = 0; j < n_new; j++) {
-        uint32_t i = idx[j];
-        double m = tq[i];
-        lq[i] = m;
-        lx[i] = m * log2(m);
+        uint32_t t = idx[j];
+        double m = tq[t];
+        lq[t] = m;
+        lx[t] = m * log2(m);
     }
-    for (uint32_t i = 0; i < n_act; i++) {
+    for (i = 0; i < n_act; i++) {
         double m = tq[i];
         if (m <= 0) continue; /* (no target in a pool is dropped: rc_anon__target_drop) */
         exit_sums *g = &a->xs[act[i]];
