@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_rng.h>
+
 #include "anon/anon_internal.h"
 
 enum { U0 = 0, U1 = 1, P = 2, Q = 3, NODES = 4 };
@@ -519,4 +521,46 @@ Test(anon_sender, a_mean_passed_on_at_once_is_the_lists)
     cr_assert(l.xs[0].mass > 0 && l.xs[0].h > 0, "the exits counted");
     pass_free(&l);
     pass_free(&r);
+}
+
+/* A departure's quotients by FMA (anon_pool.c, rc_anon__quotients) are the
+ * divisions' bit for bit, sums and flags too: 10^7 quotients of sums from
+ * 10^-40 to 1 (log-uniform, and mantissas of all ones) by pool sizes up to
+ * 2^40 (uniform in log, and 2^k - 1, 2^k, 2^k + 1), in blocks long enough for
+ * the vector body and with a tail. */
+Test(anon_sender, quotients_by_fma_are_the_divisions, .timeout = 120)
+{
+    if (!rc_anon__quotients_fma_runs())
+        cr_skip_test("this processor has no AVX2 and FMA: the quotients are divisions only");
+    gsl_rng *r = rc_rng_new(11, 0);
+    enum { B = 67, BLOCKS = 10000000 / B };
+    double s1[B], s2[B], q1[B], q2[B];
+    uint64_t not_rn = 0; /* quotients where RN(s * RN(1/n)) alone is not RN(s/n) */
+    for (int blk = 0; blk < BLOCKS; blk++) {
+        double n;
+        unsigned k = 1 + (unsigned)rc_rng_below(r, 40);
+        switch (blk % 4) {
+        case 0: n = (double)((1ull << k) - 1); break;
+        case 1: n = ldexp(1, (int)k) + (blk % 8 == 1 ? 1 : 0); break;
+        default: n = floor(exp2(40 * gsl_rng_uniform(r))) + 1; break;
+        }
+        for (int i = 0; i < B; i++) {
+            double s = exp2(-40 * 3.3219 * gsl_rng_uniform(r)); /* 10^-40 .. 1 */
+            if (i % 5 == 0) s = nextafter(ldexp(1, -(int)rc_rng_below(r, 130)), 0);
+            s1[i] = s2[i] = s;
+            not_rn += s * (1 / n) != s / n;
+        }
+        int low1 = rc_anon__quotients(false, s1, q1, B, n);
+        int low2 = rc_anon__quotients(true, s2, q2, B, n);
+        cr_assert_eq(low1, low2, "block %d: the pruning flag", blk);
+        for (int i = 0; i < B; i++) {
+            cr_assert(memcmp(&q1[i], &q2[i], sizeof q1[i]) == 0,
+                      "%.17g / %.17g: division %.17g, FMA %.17g", s2[i] + q2[i], n, q1[i], q2[i]);
+            cr_assert(memcmp(&s1[i], &s2[i], sizeof s1[i]) == 0, "the sum left by %.17g", n);
+        }
+    }
+    /* the test has teeth: a plain product by the reciprocal differs often */
+    cr_assert_gt(not_rn, 100000u, "only %llu products by 1/n differ from the quotient",
+                 (unsigned long long)not_rn);
+    rc_rng_free(r);
 }

@@ -197,6 +197,8 @@ struct rc_anon {
     bool sender_view; /* dense sender estimates (sview) */
     slog *sl;         /* or the sender log (above RC_ANON_SENDER_MAX_USERS), else NULL */
     uint8_t sweep_isa; /* the sweeps' copy asked for (SWEEP_*; RCSIM_ANON_ISA) */
+    bool quot_fma;     /* a departure's quotients by FMA (rc_anon__quotients): not with
+                          RCSIM_ANON_ISA=base, nor where the processor lacks it */
     gsl_rng *pair_rng; /* challenge partners for epsilon (a stream of its own) */
     uint32_t users4; /* users rounded up to a multiple of 4 (vec_*) */
     sview **sv_free; /* released sender estimates, for reuse (all users4 long) */
@@ -312,6 +314,11 @@ enum { TAKE_KEEP = 0, TAKE_DROP = 1, TAKE_EXIT = 2, TAKE_POOL = 3 };
  * means (`dest`: the next pool for TAKE_POOL, not q) instead of through a
  * list copied into p; p leaves with no targets. */
 void rc_anon__pool_pass(rc_anon *a, pool *q, pkt *p, int to, pool *dest);
+/* s / n into tq and s - s / n back into s for the n_act sums s of sa; true
+ * when a difference is below PRUNE.  With `fma` (only where
+ * rc_anon__quotients_fma_runs) by multiplications, to the same bits. */
+int rc_anon__quotients(bool fma, double *sa, double *tq, uint32_t n_act, double n);
+bool rc_anon__quotients_fma_runs(void);
 /* The exit of (target, probability) pairs: each target's entropy sum, largest
  * share and mass (docs/spec.md §10.4). */
 void rc_anon__exit_targets(rc_anon *a, const uint32_t *tk, const double *tq, uint32_t n);

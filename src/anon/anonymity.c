@@ -724,6 +724,7 @@ rc_anon *rc_anon_new(rc_sim *sim, rc_net *net, const rc_anon_cfg *cfg, rc_err *e
         free(a);
         return NULL;
     }
+    a->quot_fma = a->sweep_isa != SWEEP_BASE && rc_anon__quotients_fma_runs();
     if (cfg->trace_path != NULL && cfg->trace_path[0] != '\0') {
         a->trace = fopen(cfg->trace_path, "w");
         if (a->trace == NULL) {
