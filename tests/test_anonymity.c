@@ -410,7 +410,8 @@ Test(anonymity, the_sweeps_copies_for_each_vector_width_give_the_same_bits, .tim
     /* The sender log's sweeps are compiled for the baseline ISA, AVX2 and
      * AVX-512, and the widest the processor runs is used: each copy must give
      * every value bit for bit.  100 tracked messages over 32 lanes: full
-     * passes and a partial one. */
+     * passes and a partial one.  The baseline also keeps the pools' divisions
+     * where the others take their quotients by FMA (anon_pool.c). */
     rc_job job;
     busy_rcft(&job, 100);
     job.anon_sender = RC_ANON_SENDER_LOG;
