@@ -344,13 +344,15 @@ static void exit_pool_targets(rc_anon *a, pool *q, const double *tq)
 #define QUOT_X86 0
 #endif
 
-static int quotients_div(double *restrict sa, double *restrict tq, uint32_t n_act, double n)
+/* the sums from `from` on */
+static int quotients_div(double *restrict sa, double *restrict tq, uint32_t from,
+                         uint32_t n_act, double n)
 {
     /* two targets at a time in vector divisions (each quotient and
      * difference as the scalar code's; GCC left the scalar loop scalar) */
     const v2d vn = {n, n}, vprune = {PRUNE, PRUNE};
     v2l vlow = {0, 0};
-    uint32_t i2 = 0;
+    uint32_t i2 = from;
     for (; i2 + 2 <= n_act; i2 += 2) {
         v2d s2 = ld2(sa + i2), m2 = s2 / vn, rest2 = s2 - m2;
         st2(tq + i2, m2);
@@ -387,13 +389,7 @@ __attribute__((target("avx2,fma"))) static int quotients_fma(double *restrict sa
         low = _mm256_or_pd(low, _mm256_cmp_pd(rest, prune, _CMP_LT_OQ));
     }
     int any = _mm256_movemask_pd(low) != 0;
-    for (; i < n_act; i++) {
-        double m = sa[i] / n, rest = sa[i] - m;
-        tq[i] = m;
-        sa[i] = rest;
-        any |= rest < PRUNE;
-    }
-    return any;
+    return quotients_div(sa, tq, i, n_act, n) | any; /* (the last few) */
 }
 #endif
 
@@ -422,7 +418,7 @@ int rc_anon__quotients(bool fma, double *sa, double *tq, uint32_t n_act, double 
 #else
     (void)fma;
 #endif
-    return quotients_div(sa, tq, n_act, n);
+    return quotients_div(sa, tq, 0, n_act, n);
 }
 
 /* A packet leaves pool q: it takes the mean. */
