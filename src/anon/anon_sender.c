@@ -285,11 +285,11 @@ static inline __attribute__((always_inline)) vlane sell(vmask m, vlane x, vlane 
     return (vlane)(((vmask)x & m) | ((vmask)y & ~m));
 }
 
-/* x != 0 and x == 0 per lane, compared two lanes at a time: GCC 12 lowers a
- * comparison of the whole vector element by element (a scalar compare, a
- * flag and a move per lane: the pass's code was five times as long), but a
- * two-lane one to one vector compare whatever the ISA.  The same IEEE
- * comparisons. */
+/* x != 0 per lane, compared two lanes at a time: GCC 12 lowers a comparison
+ * of the whole vector element by element (a scalar compare, a flag and a move
+ * per lane: the pass's code was five times as long), but a two-lane one to
+ * one vector compare whatever the ISA.  The same IEEE comparisons (and
+ * x == 0 is exactly its complement, NaN included). */
 static inline __attribute__((always_inline)) vmask lane_ne0(vlane x)
 {
     vmask m;
@@ -297,17 +297,6 @@ static inline __attribute__((always_inline)) vmask lane_ne0(vlane x)
         v2d p;
         memcpy(&p, (const char *)&x + 8 * k, sizeof p);
         v2l r = p != zero2;
-        memcpy((char *)&m + 8 * k, &r, sizeof r);
-    }
-    return m;
-}
-static inline __attribute__((always_inline)) vmask lane_eq0(vlane x)
-{
-    vmask m;
-    for (int k = 0; k < SL_LANES; k += 2) {
-        v2d p;
-        memcpy(&p, (const char *)&x + 8 * k, sizeof p);
-        v2l r = p == zero2;
         memcpy((char *)&m + 8 * k, &r, sizeof r);
     }
     return m;
@@ -400,7 +389,7 @@ static inline __attribute__((always_inline)) void sweep_pass_body(rc_anon *a, la
             vmask any = lane_ne0(c);
             /* the compensated (Kahan) sum */
             vlane y = c - comp, t = done + y, cj = (t - done) - y;
-            vmask fr = any & lane_eq0(rr);
+            vmask fr = any & ~lane_ne0(rr);
             uint64_t fresh = lane_bits(fr);
             done = sell(any, t, done);
             comp = sell(any, cj, comp);
