@@ -128,12 +128,18 @@ static void ev_free(rc_anon *a, uint32_t i)
     a->free_ev = i;
 }
 
-/* The queue's width and ring: 1 ms buckets over 4 s (a mix's mean delay is
- * a third of a second), a far ring beyond.  Keys are unique, so any correct
- * priority queue pops the same order: this one replaced a binary heap whose
- * cache misses were a quarter of a population's run. */
+/* The queue's width and ring: 1 ms buckets over a quarter of a second, then
+ * the far ring's buckets of 128 ms over half a minute (a mix's mean delay is a
+ * third of a second).  Keys are unique, so any correct priority queue pops the
+ * same order: this one replaced a binary heap whose cache misses were a
+ * quarter of a population's run.  A ring of 4,096 buckets (4 s) spread the
+ * pushes over thousands of bucket ends, each a cache miss at 10^5 users; with
+ * 256, the pushes due beyond the ring (over half) append to a few dozen far
+ * buckets, whose ends stay cached, and a far bucket is dealt out to the ring
+ * as a whole (docs/performance.md,
+ * ninth round). */
 #define Q_WIDTH_US 1024
-#define Q_BUCKETS 4096
+#define Q_BUCKETS 256
 
 static void q_push(rc_anon *a, uint32_t i)
 {
@@ -371,6 +377,23 @@ static void process(rc_anon *a, uint32_t i)
     pkt_unref(a, e.slot);
 }
 
+/* Starts loading every cache line of a record: an event (56 bytes) spans two
+ * lines at six of the eight places it can start, a packet slot (88) two or
+ * three, and a prefetch of its first byte alone left the fields further in
+ * to miss when read (a third of drain's time went to such loads). */
+static inline void prefetch_record(const void *r, size_t size)
+{
+    const char *c = r;
+    __builtin_prefetch(c);
+    if (size > 64) __builtin_prefetch(c + 64);
+    __builtin_prefetch(c + size - 1);
+}
+
+/* How many events ahead drain fetches an event and its packet (DRAIN_FAR),
+ * and follows them to what they name (DRAIN_NEAR), by which time the first
+ * fetch has arrived. */
+enum { DRAIN_NEAR = 2, DRAIN_FAR = 6 };
+
 /* Processes every event before `limit`. */
 static void drain(rc_anon *a, rc_time limit)
 {
@@ -381,20 +404,19 @@ static void drain(rc_anon *a, rc_time limit)
         rc_calq_drop(&a->q);
         /* The next events and their packets are far apart in memory and
          * usually not cached: fetch them while this one is processed. */
-        const rc_calq_ent *n = rc_calq_soon(&a->q, 0);
+        const rc_calq_ent *n = rc_calq_soon(&a->q, DRAIN_NEAR);
         if (n != NULL) {
-            __builtin_prefetch(&a->ev[n->obj]);
-            const pkt *np = &a->slots[n->arg]; /* (fetched three events ago) */
+            const pkt *np = &a->slots[n->arg]; /* (fetched DRAIN_FAR - DRAIN_NEAR events ago) */
             /* the event that will follow it in the queue (arm_next) */
-            if (np->q_head != NONE32) __builtin_prefetch(&a->ev[np->q_head]);
+            if (np->q_head != NONE32) prefetch_record(&a->ev[np->q_head], sizeof(event));
             /* a split part's bundle, which its departure unreferences */
-            uint32_t par = a->ev[n->obj].parent; /* (fetched three events ago) */
-            if (par != NONE32) __builtin_prefetch(&a->slots[par]);
+            uint32_t par = a->ev[n->obj].parent; /* (fetched DRAIN_FAR - DRAIN_NEAR events ago) */
+            if (par != NONE32) prefetch_record(&a->slots[par], sizeof(pkt));
         }
-        n = rc_calq_soon(&a->q, 3);
+        n = rc_calq_soon(&a->q, DRAIN_FAR);
         if (n != NULL) {
-            __builtin_prefetch(&a->ev[n->obj]);
-            __builtin_prefetch(&a->slots[n->arg]);
+            prefetch_record(&a->ev[n->obj], sizeof(event));
+            prefetch_record(&a->slots[n->arg], sizeof(pkt));
         }
         process(a, i);
     }
