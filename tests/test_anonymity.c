@@ -427,8 +427,12 @@ Test(anonymity, the_sweeps_copies_for_each_vector_width_give_the_same_bits, .tim
         rc_err err = {0};
         int rc = rc_run_job(&job, &r, NULL, NULL, &err);
         if (rc == RC_EXIT_USAGE && strstr(err.msg, "that this processor runs") != NULL) {
-            cr_log_warn("the sweeps' %s copy: this processor does not run it (%s)", isa[i],
-                        err.msg);
+            /* (said on stderr: Criterion 2.4 makes a run with a cr_log_warn exit 1,
+             * and this is no failure) */
+            fprintf(stderr,
+                    "NOTE: the sweeps' %s copy not checked: this processor does not run it"
+                    " (%s)\n",
+                    isa[i], err.msg);
             continue;
         }
         cr_assert_eq(rc, 0, "%s: %s", isa[i], err.msg);
