@@ -6,6 +6,7 @@
  *   anon_sender.c the sender view above the dense limit (a log of the pools'
  *                events, read backward from a tracked message's exit) and
  *                what an exit tells about its sender: entropy, epsilon, delta
+ *   anon_map.c   the small maps (u64 -> u32) of packet ids and message bodies
  * A function anonymity.c calls in anon_pool.c is named rc_anon__<verb>;
  * anon_pool.c calls nothing in anonymity.c.
  */
@@ -342,6 +343,13 @@ void rc_anon__slog_depart(rc_anon *a, uint32_t node, int64_t n, pkt *p);
  * bits (tg[k].sender_h) and the message's epsilon (tg[k].eps), at once or, in the
  * log mode, at the next rc_anon__slog_flush. */
 void rc_anon__sender_exit(rc_anon *a, const pkt *p, uint32_t k);
+/* The small maps (anon_map.c): key[i] UINT64_MAX marks a free place; cap is 0
+ * or a power of two; get gives NONE32 for a key not in the map. */
+void rc_anon__map_put(uint64_t **key, uint32_t **val, uint32_t *cap, uint32_t *n, uint64_t k,
+                      uint32_t v);
+uint32_t rc_anon__map_get(const uint64_t *key, const uint32_t *val, uint32_t cap, uint64_t k);
+void rc_anon__map_del(uint64_t *key, uint32_t *val, uint32_t cap, uint32_t *n, uint64_t k);
+
 /* Reads the exits waiting in the sender log (before the log drops entries, and
  * at the end of the run); nothing without a log. */
 void rc_anon__slog_flush(rc_anon *a);

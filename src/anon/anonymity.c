@@ -40,72 +40,6 @@ enum { STREAM_ANON = 50, STREAM_ANON_PAIR = 51 };
 /* A free packet slot keeps target lists up to this long for its next packet. */
 #define SLOT_KEEP_TARGETS 64
 
-/* ---------- small maps (u64 -> u32, linear probing, backward-shift delete) ---------- */
-
-static uint32_t hslot(uint64_t k, uint32_t cap)
-{
-    return (uint32_t)((k * 0x9E3779B97F4A7C15ULL) >> 32) & (cap - 1);
-}
-
-static void map_put(uint64_t **key, uint32_t **val, uint32_t *cap, uint32_t *n, uint64_t k,
-                    uint32_t v);
-
-static void map_grow(uint64_t **key, uint32_t **val, uint32_t *cap, uint32_t *n)
-{
-    uint64_t *ok = *key;
-    uint32_t *ov = *val, oc = *cap;
-    *cap = oc ? oc * 2 : 1024;
-    *key = rc_xmalloc(*cap * sizeof **key);
-    *val = rc_xmalloc(*cap * sizeof **val);
-    for (uint32_t i = 0; i < *cap; i++) (*key)[i] = UINT64_MAX;
-    *n = 0;
-    for (uint32_t i = 0; i < oc; i++)
-        if (ok[i] != UINT64_MAX) map_put(key, val, cap, n, ok[i], ov[i]);
-    free(ok);
-    free(ov);
-}
-
-static void map_put(uint64_t **key, uint32_t **val, uint32_t *cap, uint32_t *n, uint64_t k,
-                    uint32_t v)
-{
-    if ((*n + 1) * 2 > *cap) map_grow(key, val, cap, n);
-    uint32_t i = hslot(k, *cap);
-    while ((*key)[i] != UINT64_MAX && (*key)[i] != k) i = (i + 1) & (*cap - 1);
-    if ((*key)[i] == UINT64_MAX) (*n)++;
-    (*key)[i] = k;
-    (*val)[i] = v;
-}
-
-static uint32_t map_get(const uint64_t *key, const uint32_t *val, uint32_t cap, uint64_t k)
-{
-    if (cap == 0) return NONE32;
-    for (uint32_t i = hslot(k, cap);; i = (i + 1) & (cap - 1)) {
-        if (key[i] == k) return val[i];
-        if (key[i] == UINT64_MAX) return NONE32;
-    }
-}
-
-static void map_del(uint64_t *key, uint32_t *val, uint32_t cap, uint32_t *n, uint64_t k)
-{
-    if (cap == 0) return;
-    uint32_t i = hslot(k, cap);
-    while (key[i] != k) {
-        if (key[i] == UINT64_MAX) return;
-        i = (i + 1) & (cap - 1);
-    }
-    (*n)--;
-    for (uint32_t j = (i + 1) & (cap - 1); key[j] != UINT64_MAX; j = (j + 1) & (cap - 1)) {
-        uint32_t h = hslot(key[j], cap);
-        /* move j back to i when its home is not in (i, j] (cyclically) */
-        if ((j > i && (h <= i || h > j)) || (j < i && (h <= i && h > j))) {
-            key[i] = key[j];
-            val[i] = val[j];
-            i = j;
-        }
-    }
-    key[i] = UINT64_MAX;
-}
-
 /* ---------- events ---------- */
 
 static uint32_t ev_new(rc_anon *a)
@@ -179,7 +113,7 @@ static uint32_t pkt_new(rc_anon *a, uint64_t id, bool whole, bool part)
     double *tq = p->tq;
     *p = (pkt){id, 0, 1, NONE32, NULL, 0, NONE32, NONE32, NONE32, NONE32, false, false, false,
                !whole, 0, capt, tk, tq};
-    if (!whole) map_put(&a->hkey, &a->hval, &a->hcap, &a->hn, id, i);
+    if (!whole) rc_anon__map_put(&a->hkey, &a->hval, &a->hcap, &a->hn, id, i);
     if (id >= a->id_end) a->id_end = id + 1;
     a->last_id = id;
     a->last_slot = i;
@@ -196,7 +130,7 @@ static uint32_t pkt_find(rc_anon *a, uint64_t id)
     if (id == a->last_id) return a->last_slot;
     if (id == a->root_id) return a->root_slot;
     if (id >= a->id_end) return NONE32; /* never seen: no need to probe */
-    uint32_t slot = map_get(a->hkey, a->hval, a->hcap, id);
+    uint32_t slot = rc_anon__map_get(a->hkey, a->hval, a->hcap, id);
     if (slot != NONE32) {
         a->last_id = id;
         a->last_slot = slot;
@@ -209,7 +143,7 @@ static void pkt_unref(rc_anon *a, uint32_t i)
     pkt *p = &a->slots[i];
     if (--p->refs > 0) return;
     if (p->loop && !p->home) return; /* (it comes back: its next report finds it) */
-    if (p->mapped) map_del(a->hkey, a->hval, a->hcap, &a->hn, p->id);
+    if (p->mapped) rc_anon__map_del(a->hkey, a->hval, a->hcap, &a->hn, p->id);
     if (p->id == a->last_id) a->last_id = UINT64_MAX;
     if (p->id == a->root_id) a->root_id = UINT64_MAX;
     rc_anon__pkt_clear(a, p);
@@ -430,10 +364,10 @@ static void on_link(void *ctx, const rc_wire_link *l)
     drain(a, a->sim->now);
     uint64_t seq = a->seq++;
     if (l->kind == RC_WIRE_PULL) {
-        uint32_t k = map_get(a->bkey, a->bval, a->bcap, l->body);
+        uint32_t k = rc_anon__map_get(a->bkey, a->bval, a->bcap, l->body);
         if (k != NONE32) {
             a->tg[k].pulled = l->received; /* at the client (a link after the provider) */
-            map_del(a->bkey, a->bval, a->bcap, &a->bn, l->body);
+            rc_anon__map_del(a->bkey, a->bval, a->bcap, &a->bn, l->body);
         }
         trace_row(a, 'P', seq, RC_WIRE_NONE, RC_WIRE_NONE, l->from, l->to, l->sent, l->received,
                   1, false, k, true);
@@ -468,7 +402,7 @@ static void on_link(void *ctx, const rc_wire_link *l)
         }
         /* Which tracked message it carries alone (ground truth, for the sender view). */
         if (l->body != NONE32) {
-            target = map_get(a->bkey, a->bval, a->bcap, l->body);
+            target = rc_anon__map_get(a->bkey, a->bval, a->bcap, l->body);
             p = &a->slots[slot];
             p->target = target;
         }
@@ -656,7 +590,8 @@ static void on_carry(void *ctx, uint64_t packet, uint32_t body, uint32_t sender,
         a->tg[out].dropped = true;
         if (a->tg[out].ghost) a->dropped[out] = 1; /* (in no pool) */
         else rc_anon__target_drop(a, out);
-        if (a->tg[out].pulled < 0) map_del(a->bkey, a->bval, a->bcap, &a->bn, a->tg[out].body);
+        if (a->tg[out].pulled < 0)
+            rc_anon__map_del(a->bkey, a->bval, a->bcap, &a->bn, a->tg[out].body);
         a->kept[0] = a->kept[--a->n_kept];
         kept_sift_down(a, 0);
         trace_row(a, 'X', a->seq++, RC_WIRE_NONE, RC_WIRE_NONE, 0, 0, now, now, 1, false, out,
@@ -675,7 +610,7 @@ static void on_carry(void *ctx, uint64_t packet, uint32_t body, uint32_t sender,
                          partner, NAN, ghost};
     a->n_ghost += ghost;
     kept_push(a, k);
-    map_put(&a->bkey, &a->bval, &a->bcap, &a->bn, body, k);
+    rc_anon__map_put(&a->bkey, &a->bval, &a->bcap, &a->bn, body, k);
     if (!ghost) {
         uint32_t slot = pkt_find(a, packet);
         RC_ASSERT(slot != NONE32);
