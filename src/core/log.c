@@ -1,9 +1,9 @@
 #include "core/log.h"
 
 #include <stdarg.h>
+#include <malloc.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -37,8 +37,8 @@ _Noreturn void rc_die(const char *file, int line, const char *fmt, ...)
  * packets, the sender log, the net's packets: GBs at 10^5 users) are read at
  * random, and with 4 KiB pages nearly every such read also missed the TLB.
  * Only speed changes: no value depends on where memory lies.  The advice
- * covers the whole 2 MiB pages inside the block; a block that realloc later
- * moves with mremap keeps it.  Zeroed blocks (calloc) are left in small
+ * covers the whole 2 MiB pages inside the block (a block realloc moves is
+ * advised again, below).  Zeroed blocks (calloc) are left in small
  * pages: they are often written sparsely (a per-user table of which a run
  * touches a few entries), and a huge page would make every such write cost
  * 2 MiB of memory. */
