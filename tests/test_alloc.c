@@ -80,3 +80,22 @@ Test(alloc, large_blocks_ask_for_huge_pages_and_small_ones_do_not)
     cr_assert(strstr(flags, " hg") == NULL, "a calloc'd block's mapping has flags %s", flags);
     free(z);
 }
+
+Test(alloc, aligned_blocks_are_aligned_and_large_ones_ask_for_huge_pages)
+{
+    /* a size that is not a multiple of the alignment is rounded up, not refused */
+    char *small = rc_xaligned_alloc(128, 1000);
+    cr_assert_eq((uintptr_t)small % 128, 0, "a 128-aligned block at %p", (void *)small);
+    memset(small, 2, 1024);
+    free(small);
+    char *big = rc_xaligned_alloc(128, (24u << 20) + 72);
+    cr_assert_eq((uintptr_t)big % 128, 0, "a 128-aligned block at %p", (void *)big);
+    memset(big, 3, (24u << 20) + 128);
+    if (thp_available()) {
+        char flags[256];
+        flags_of(big + (12u << 20), flags, sizeof flags);
+        cr_assert(strstr(flags, " hg") != NULL, "a 24 MiB aligned block's mapping has flags %s",
+                  flags);
+    }
+    free(big);
+}

@@ -36,8 +36,7 @@ static void grow(rc_evq *q, size_t cap)
 {
     size_t bytes = (cap + SENTINELS + KEY_SHIFT) * sizeof(key128);
     bytes = (bytes + LINE - 1) / LINE * LINE;
-    void *mem = aligned_alloc(LINE, bytes);
-    if (mem == NULL) rc_die(__FILE__, __LINE__, "out of memory (%zu bytes for the event queue)", bytes);
+    void *mem = rc_xaligned_alloc(LINE, bytes);
     key128 *key = (key128 *)mem + KEY_SHIFT;
     if (q->key != NULL) memcpy(key, q->key, (q->n + SENTINELS) * sizeof *key);
     free(q->key_mem);

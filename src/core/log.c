@@ -31,9 +31,9 @@ _Noreturn void rc_die(const char *file, int line, const char *fmt, ...)
     abort();
 }
 
-/* Blocks of at least HUGE_MIN bytes ask the kernel for 2 MiB pages (where
- * transparent huge pages are "madvise", as on Debian's kernels, it gives them
- * only when asked).  The large slabs of a big run (the observer's events and
+/* Blocks of at least HUGE_MIN bytes (malloc'd, realloc'd or aligned) ask the
+ * kernel for 2 MiB pages (where transparent huge pages are "madvise", as on
+ * Debian's kernels, it gives them only when asked).  The large slabs of a big run (the observer's events and
  * packets, the sender log, the net's packets: GBs at 10^5 users) are read at
  * random, and with 4 KiB pages nearly every such read also missed the TLB.
  * Only speed changes: no value depends on where memory lies.  The advice
@@ -74,6 +74,15 @@ void *rc_xmalloc_at(size_t n, const char *file, int line)
     void *p = malloc(n ? n : 1);
     if (p == NULL) rc_die(file, line, "out of memory allocating %zu bytes", n);
     advise_huge(p, n, 0);
+    return p;
+}
+
+void *rc_xaligned_alloc_at(size_t align, size_t n, const char *file, int line)
+{
+    size_t bytes = ((n ? n : 1) + align - 1) / align * align;
+    void *p = aligned_alloc(align, bytes);
+    if (p == NULL) rc_die(file, line, "out of memory allocating %zu bytes", bytes);
+    advise_huge(p, bytes, 0);
     return p;
 }
 

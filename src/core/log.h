@@ -37,9 +37,12 @@ void *rc_xmalloc_at(size_t n, const char *file, int line);
 void *rc_xcalloc_at(size_t n, size_t size, const char *file, int line);
 void *rc_xrealloc_at(void *p, size_t n, const char *file, int line);
 char *rc_xstrdup_at(const char *s, const char *file, int line);
+/* aligned_alloc (align a power of two; n rounded up to a multiple of it) */
+void *rc_xaligned_alloc_at(size_t align, size_t n, const char *file, int line);
 #define rc_xmalloc(n) rc_xmalloc_at((n), __FILE__, __LINE__)
 #define rc_xcalloc(n, s) rc_xcalloc_at((n), (s), __FILE__, __LINE__)
 #define rc_xrealloc(p, n) rc_xrealloc_at((p), (n), __FILE__, __LINE__)
 #define rc_xstrdup(s) rc_xstrdup_at((s), __FILE__, __LINE__)
+#define rc_xaligned_alloc(a, n) rc_xaligned_alloc_at((a), (n), __FILE__, __LINE__)
 
 #endif

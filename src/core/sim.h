@@ -52,6 +52,8 @@ typedef struct rc_sim {
     rc_handler_fn handlers[RC_SIM_MAX_KINDS];
     void *ctx[RC_SIM_MAX_KINDS];
     rc_prefetch_fn prefetch[RC_SIM_MAX_KINDS];
+    /* how many places ahead each prefetch stage looks (index = stage) */
+    uint32_t cal_ahead[RC_SIM_PREFETCH_STAGES];
 } rc_sim;
 
 void rc_sim_init(rc_sim *s, rc_time stop);
@@ -66,6 +68,11 @@ void rc_sim_on(rc_sim *s, uint32_t kind, rc_handler_fn fn, void *ctx);
  * that in large populations the next event's state is on its way from memory.
  * Optional; it cannot change results. */
 void rc_sim_on_prefetch(rc_sim *s, uint32_t kind, rc_prefetch_fn fn);
+/* The handlers do much besides the engine's own work (an observer follows
+ * every packet the events send): each event takes microseconds, so the
+ * calendar's prefetches look fewer places ahead (what they fetch several
+ * events ahead was evicted again by the time it was read).  Timing only. */
+void rc_sim_prefetch_near(rc_sim *s);
 /* Keeps the events of `kind` in a calendar queue of `buckets` buckets `width`
  * us wide (rounded down to a power of two) instead of the heap (core/calq.h):
  * for the kinds that are most of the events and are always scheduled a little

@@ -244,8 +244,7 @@ rc_net *rc_net_new(rc_sim *sim, const rc_net_cfg *cfg, const rc_trace *trace, in
     { /* aligned (USER_ARRAY_ALIGN): each record's hot parts are pairs of
        * cache lines that a core's adjacent-line prefetch fetches together */
         size_t bytes = ((size_t)(n->n_users ? n->n_users : 1) * sizeof *n->users);
-        n->users = aligned_alloc(USER_ARRAY_ALIGN, bytes);
-        RC_ASSERTF(n->users != NULL, "out of memory (%zu bytes for the clients)", bytes);
+        n->users = rc_xaligned_alloc(USER_ARRAY_ALIGN, bytes);
         memset(n->users, 0, bytes);
         n->online_of = rc_xcalloc(n->n_users ? n->n_users : 1, 1);
         for (uint32_t i = 0; i < n->n_users; i++) {
@@ -322,8 +321,7 @@ void rc_net_start(rc_net *n)
     if (n->direct) {
         /* aligned: a slot never straddles two cache lines (one prefetch brings it) */
         size_t bytes = ((size_t)n->n_users * sizeof *n->pslot + 63) / 64 * 64;
-        n->pslot = aligned_alloc(64, bytes ? bytes : 64);
-        RC_ASSERTF(n->pslot != NULL, "out of memory (%zu bytes for the pull slots)", bytes);
+        n->pslot = rc_xaligned_alloc(64, bytes);
         for (uint32_t i = 0; i < n->n_users; i++)
             n->pslot[i] = (pslot){n->users[i].pull_due, n->users[i].last_online_at, NEVER, 0};
     }

@@ -199,4 +199,5 @@ void rc_net_observe(rc_net *n, rc_net_wire wire)
     n->wire = wire;
     n->wops = &ops;
     n->rng_wire = rc_rng_new(n->seed, STREAM_WIRE);
+    rc_sim_prefetch_near(n->sim);
 }
