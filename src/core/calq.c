@@ -354,7 +354,7 @@ static void advance(rc_calq *q)
 /* The earliest event: the current bucket's array's or late's, whichever is
  * earlier (every event of late is before cur_end, so the bucket is only left
  * when both are empty). */
-const rc_calq_ent *rc_calq_peek(rc_calq *q)
+const rc_calq_ent *rc_calq__peek_slow(rc_calq *q)
 {
     bool any_late = rc_evq_size(&q->late) > 0;
     q->from_late = false;

@@ -81,8 +81,18 @@ enum { CALQ_LATE_MOVE = 32 };
 void rc_calq_init(rc_calq *q, rc_time width, size_t buckets);
 void rc_calq_free(rc_calq *q);
 void rc_calq_push(rc_calq *q, unsigned __int128 key, uint32_t kind, uint32_t obj, uint64_t arg);
-/* The earliest event, or NULL when empty (it stays in the queue). */
-const rc_calq_ent *rc_calq_peek(rc_calq *q);
+const rc_calq_ent *rc_calq__peek_slow(rc_calq *q);
+/* The earliest event, or NULL when empty (it stays in the queue).  (Inline:
+ * it is called once an event, and nearly always finds the current bucket's
+ * next with nothing in `late`.) */
+static inline const rc_calq_ent *rc_calq_peek(rc_calq *q)
+{
+    if (q->head < q->cur.n && rc_evq_size(&q->late) == 0) {
+        q->from_late = false;
+        return &q->cur.a[q->head];
+    }
+    return rc_calq__peek_slow(q);
+}
 void rc_calq__drop_late(rc_calq *q);
 /* Removes the earliest event (after rc_calq_peek returned it). */
 static inline void rc_calq_drop(rc_calq *q)
