@@ -116,6 +116,60 @@ Test(calq, pops_what_the_heap_pops)
     cr_assert_gt(soon_next, 1000, "rc_calq_soon named %zu events of the next bucket", soon_next);
 }
 
+/* Buckets of thousands of events (an observer's at 10^5 users) are dealt into
+ * bins by time before they are sorted (calq.c, sort_current): the pops stay
+ * the heap's, with times spread over the bucket, piled on a few instants
+ * (ties broken by class and sequence) or all on one, and with widths below,
+ * at and above the number of bins. */
+Test(calq, large_buckets_pop_what_the_heap_pops)
+{
+    const rc_time widths[] = {4, 1024, 4096, (rc_time)1 << 20};
+    for (size_t w = 0; w < sizeof widths / sizeof *widths; w++)
+        for (int spread = 0; spread < 3; spread++) {
+            rc_time width = widths[w];
+            rc_calq c;
+            rc_evq h;
+            rc_calq_init(&c, width, 8);
+            rc_evq_init(&h, 4);
+            gsl_rng *r = rc_rng_new(11 + (unsigned long)w, (unsigned long)spread);
+            rc_time now = 0;
+            uint32_t id = 0;
+            size_t pops = 0;
+            for (int round = 0; round < 60000; round++) {
+                /* bursts of pushes (thousands a bucket), then pops */
+                bool push = (round / 3000) % 2 == 0 ? rc_rng_below(r, 8) != 0 : rc_rng_below(r, 8) == 0;
+                if (push) {
+                    rc_time d = spread == 0   ? (rc_time)rc_rng_below(r, (unsigned long)(3 * width))
+                                : spread == 1 ? width / 4 * (rc_time)rc_rng_below(r, 12)
+                                              : width;
+                    rc_time t = now + d;
+                    unsigned cls = (unsigned)rc_rng_below(r, 3);
+                    uint64_t seq = rc_evq_reserve(&h);
+                    rc_evq_push_seq(&h, t, cls, seq, 0, id, id);
+                    rc_calq_push(&c, rc_evq_make_key(t, ((uint64_t)cls << 56) | seq), 0, id, id);
+                    id++;
+                    continue;
+                }
+                const rc_calq_ent *e = rc_calq_peek(&c);
+                rc_event ev;
+                bool any = rc_evq_pop(&h, &ev);
+                cr_assert_eq(e != NULL, any);
+                if (!any) continue;
+                cr_assert_eq(e->obj, ev.obj, "width %lld, spread %d, pop %zu: calendar gives %u, heap %u",
+                             (long long)width, spread, pops, e->obj, ev.obj);
+                rc_calq_drop(&c);
+                now = ev.t;
+                pops++;
+            }
+            cr_assert_gt(pops, 20000);
+            cr_assert_gt(c.sort_cap, 0, "width %lld, spread %d: no bucket was dealt into bins",
+                         (long long)width, spread);
+            rc_rng_free(r);
+            rc_calq_free(&c);
+            rc_evq_free(&h);
+        }
+}
+
 /* The engine: a model whose handlers schedule random later events of three
  * kinds runs the same sequence of events with kind 1 in a calendar as with
  * everything in the heap. */

@@ -56,6 +56,7 @@ void rc_calq_free(rc_calq *q)
     free(q->cur.a);
     for (uint32_t i = 0; i < q->n_spare; i++) free(q->spare[i].a);
     free(q->spare);
+    free(q->sort_tmp);
     rc_evq_free(&q->ovf);
     rc_evq_free(&q->late);
     memset(q, 0, sizeof *q);
@@ -272,10 +273,43 @@ static void quick_runs(rc_calq_ent *a, size_t n)
     }
 }
 
-static void sort_current(rc_calq_bucket *c)
+/* A bucket this large is first dealt into SORT_BINS bins by its events'
+ * times (the bucket is one window of `width`, so the bins follow in time
+ * order), each bin then sorted by key: two passes over the bucket where a
+ * quicksort of thousands of 32-byte entries took a dozen (an observer's 1 ms
+ * buckets hold 3,000 to 5,000 at 10^5 users).  The order is the same: keys
+ * are unique. */
+enum { SORT_BINS = 1024, SORT_BINNED_MIN = 256 };
+
+static void sort_current(rc_calq *q, rc_calq_bucket *c)
 {
-    quick_runs(c->a, c->n);
-    insertion_sort(c->a, c->n);
+    uint32_t n = c->n;
+    if (n >= SORT_BINNED_MIN) {
+        unsigned bbits = q->shift < 10 ? q->shift : 10; /* log2 of the bins used */
+        unsigned bshift = q->shift - bbits;
+        uint32_t nbins = 1u << bbits, mask = nbins - 1;
+        uint32_t start[SORT_BINS + 1];
+        memset(start, 0, (nbins + 1) * sizeof *start);
+        for (uint32_t i = 0; i < n; i++)
+            start[((uint64_t)rc_evq_key_time(c->a[i].key) >> bshift & mask) + 1]++;
+        for (uint32_t b = 0; b < nbins; b++) start[b + 1] += start[b];
+        if (q->sort_cap < n) {
+            free(q->sort_tmp);
+            q->sort_cap = c->cap;
+            q->sort_tmp = rc_xmalloc((size_t)q->sort_cap * sizeof *q->sort_tmp);
+        }
+        rc_calq_ent *t = q->sort_tmp;
+        uint32_t at[SORT_BINS];
+        memcpy(at, start, nbins * sizeof *at);
+        for (uint32_t i = 0; i < n; i++)
+            t[at[(uint64_t)rc_evq_key_time(c->a[i].key) >> bshift & mask]++] = c->a[i];
+        for (uint32_t b = 0; b < nbins; b++)
+            if (start[b + 1] - start[b] > 1) quick_runs(t + start[b], start[b + 1] - start[b]);
+        memcpy(c->a, t, (size_t)n * sizeof *t);
+    } else {
+        quick_runs(c->a, n);
+    }
+    insertion_sort(c->a, n); /* (the short runs quick_runs leaves unsorted, inside their bins) */
 }
 
 /* The ring is empty: jumps to the earliest far bucket that holds events, or
@@ -345,7 +379,7 @@ static void advance(rc_calq *q)
         if (far_of(q, q->cur_end) + lead(q) > q->far_next) take_far(q);
         if (found) {
             prefetch_bucket(&q->ring[bucket_of(q, q->cur_end + q->width)]);
-            sort_current(&q->cur);
+            sort_current(q, &q->cur);
             return;
         }
     }

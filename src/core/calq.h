@@ -73,6 +73,8 @@ typedef struct rc_calq {
     rc_evq late;
     rc_calq_ent late_ent;
     bool from_late;
+    rc_calq_ent *sort_tmp; /* where a large bucket is dealt into bins (calq.c, sort_current) */
+    uint32_t sort_cap;
 } rc_calq;
 
 /* Inserting into the current bucket moves at most this many events. */
