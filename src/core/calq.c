@@ -279,13 +279,14 @@ static void quick_runs(rc_calq_ent *a, size_t n)
  * quicksort of thousands of 32-byte entries took a dozen (an observer's 1 ms
  * buckets hold 3,000 to 5,000 at 10^5 users).  The order is the same: keys
  * are unique. */
-enum { SORT_BINS = 1024, SORT_BINNED_MIN = 256 };
+enum { SORT_BIN_BITS = 10, SORT_BINS = 1 << SORT_BIN_BITS, SORT_BINNED_MIN = 256 };
 
 static void sort_current(rc_calq *q, rc_calq_bucket *c)
 {
     uint32_t n = c->n;
     if (n >= SORT_BINNED_MIN) {
-        unsigned bbits = q->shift < 10 ? q->shift : 10; /* log2 of the bins used */
+        /* log2 of the bins used (fewer than SORT_BINS when the width is) */
+        unsigned bbits = q->shift < SORT_BIN_BITS ? q->shift : SORT_BIN_BITS;
         unsigned bshift = q->shift - bbits;
         uint32_t nbins = 1u << bbits, mask = nbins - 1;
         uint32_t start[SORT_BINS + 1];

@@ -33,9 +33,9 @@ _Noreturn void rc_die(const char *file, int line, const char *fmt, ...)
 
 /* Blocks of at least HUGE_MIN bytes (malloc'd, realloc'd or aligned) ask the
  * kernel for 2 MiB pages (where transparent huge pages are "madvise", as on
- * Debian's kernels, it gives them only when asked).  The large slabs of a big run (the observer's events and
- * packets, the sender log, the net's packets: GBs at 10^5 users) are read at
- * random, and with 4 KiB pages nearly every such read also missed the TLB.
+ * Debian's kernels, it gives them only when asked).  The large slabs of a big
+ * run (the observer's events and packets, the sender log, the net's packets
+ * and clients: GBs at 10^5 users) are read at random, and with 4 KiB pages nearly every such read also missed the TLB.
  * Only speed changes: no value depends on where memory lies.  The advice
  * covers the whole 2 MiB pages inside the block (a block realloc moves is
  * advised again, below).  Zeroed blocks (calloc) are left in small

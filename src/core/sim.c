@@ -9,7 +9,7 @@
  * next follows the pointers in them (docs/performance.md).  With an observer
  * on the wire an event takes several times as long, and the next four are
  * ahead enough: further, a client's record fetched twelve events ahead was
- * still missing when its stage 1 read it six events later (docs/performance.md,
+ * not in cache when its stage 1 read it six events later (docs/performance.md,
  * tenth round). */
 static const uint32_t CAL_AHEAD[RC_SIM_PREFETCH_STAGES] = {3, 6, 9, 12};
 static const uint32_t CAL_AHEAD_NEAR[RC_SIM_PREFETCH_STAGES] = {1, 2, 3, 4};

@@ -70,8 +70,8 @@ void rc_sim_on(rc_sim *s, uint32_t kind, rc_handler_fn fn, void *ctx);
 void rc_sim_on_prefetch(rc_sim *s, uint32_t kind, rc_prefetch_fn fn);
 /* The handlers do much besides the engine's own work (an observer follows
  * every packet the events send): each event takes microseconds, so the
- * calendar's prefetches look fewer places ahead (what they fetch several
- * events ahead was evicted again by the time it was read).  Timing only. */
+ * calendar's prefetches look fewer places ahead (what they fetched a dozen
+ * events ahead was often not in cache any more when read).  Timing only. */
 void rc_sim_prefetch_near(rc_sim *s);
 /* Keeps the events of `kind` in a calendar queue of `buckets` buckets `width`
  * us wide (rounded down to a power of two) instead of the heap (core/calq.h):
