@@ -3,7 +3,8 @@
 # build with warnings as errors, run the whole test suite (RelWithDebInfo), then
 # the build-sensitive part of it in a Release (LTO) build; then rebuild with
 # AddressSanitizer + UndefinedBehaviorSanitizer and run the unit tests and the
-# end-to-end tests again under the sanitizers.
+# end-to-end tests again under the sanitizers (that build also checks that the
+# observer's events come in order: RCSIM_CHECK_ORDER).
 # Usage: scripts/test.sh [--no-sanitize] [--no-slurm]
 # Passes on a clone with no traces anywhere: the tests that check the paper's own numbers
 # (label "traces") need the artefact's traces and are reported SKIPPED without them; fetch
@@ -57,7 +58,7 @@ echo "test.sh: Release suite passed; $(( $(date +%s) - start )) s so far"
 
 if [ "$SANITIZE" = 1 ]; then
   cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-g -O1" \
-        -DRCSIM_WERROR=ON -DRCSIM_SANITIZE=ON \
+        -DRCSIM_WERROR=ON -DRCSIM_SANITIZE=ON -DRCSIM_CHECK_ORDER=ON \
         -DRCSIM_BUILD_TESTING=ON >/dev/null
   cmake --build build-asan -j"$JOBS"
   export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1

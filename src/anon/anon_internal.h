@@ -30,7 +30,7 @@
 #define NONE32 UINT32_MAX
 
 enum { ROLE_CLIENT = 0, ROLE_MIXING = 1, ROLE_PASS = 2 };
-enum { EV_DEP = 0, EV_ARR = 1, EV_CREATE = 2, EV_END = 3 };
+enum { EV_DEP = 0, EV_ARR = 1, EV_CREATE = 2 };
 
 /* The sender estimate of packets that left an honest node between two
  * changes of its pool: shared, counted references. */
@@ -62,23 +62,24 @@ typedef struct pkt {
     uint64_t id;
     uint32_t refs;    /* queued events and split parts that still need it */
     uint32_t split;   /* parts it becomes at the last layer */
-    uint32_t sender;  /* one-hot sender estimate, or NONE32 */
     sview *sv;        /* dense sender estimate, or NULL (none when both are empty) */
     uint64_t sid1;    /* the sender log's mode: 1 + the log entry of the departure
                          whose pool mean it carries, 0 if none (anon_sender.c) */
+    uint32_t sender;  /* one-hot sender estimate, or NONE32 */
     uint32_t target;  /* the tracked message it carries alone (a part), or NONE32 */
     uint32_t origin;  /* a mix loop's mix */
-    uint32_t q_head, q_tail; /* its events waiting behind the one in the heap */
-    bool armed;              /* it has an event in the heap */
+    uint32_t nt, capt;
     bool loop;
     /* a mix loop that came back to its mix: its slot may go once unreferenced
      * (a loop's slot stays while it travels, even with no report pending: a
      * batch mix holds it without one, loopix/node.c) */
     bool home;
     bool mapped;      /* in the packet map (anonymity.c, pkt_new) */
-    uint32_t nt, capt;
     uint32_t *tk;     /* tk and tq share one block of capt (rc_anon__tl_reserve) */
     double *tq;
+#ifdef RCSIM_ANON_CHECK_ORDER
+    unsigned __int128 last_key; /* its last event's key (enqueue) */
+#endif
 } pkt;
 
 /* Target-list blocks come in classes of 4 << c entries; a class keeps at most
@@ -224,7 +225,7 @@ struct rc_anon {
     uint32_t last_slot;
     uint64_t root_id;   /* the last new packet that is no bundle's part, and its slot: */
     uint32_t root_slot; /* its parts name it as their parent, carries as their bundle */
-    /* events: a slab, and a calendar queue of the next event of each packet,
+    /* events: a slab, and a calendar queue of every event reported and not yet done,
      * keyed (time, phase << 63 | report number); obj: the event, arg: its
      * packet's slot (to prefetch) */
     event *ev;

@@ -40,6 +40,14 @@ enum { STREAM_ANON = 50, STREAM_ANON_PAIR = 51 };
 /* A free packet slot keeps target lists up to this long for its next packet. */
 #define SLOT_KEEP_TARGETS 64
 
+/* A node's role.  A client's is known from its number, with no read of the
+ * per-node table: the clients are most of it, and a link's client is a cache
+ * miss at 10^5 users. */
+static inline uint8_t role_of(const rc_anon *a, uint32_t v)
+{
+    return v < a->users ? ROLE_CLIENT : a->role[v];
+}
+
 /* ---------- events ---------- */
 
 static uint32_t ev_new(rc_anon *a)
@@ -47,6 +55,9 @@ static uint32_t ev_new(rc_anon *a)
     if (a->free_ev != NONE32) {
         uint32_t i = a->free_ev;
         a->free_ev = a->ev[i].next;
+        /* The list is a stack: below its top lie records freed long ago, and
+         * reading the next one's link missed the cache at most reports. */
+        if (a->free_ev != NONE32) __builtin_prefetch(&a->ev[a->free_ev], 1);
         return i;
     }
     if (a->n_ev == a->cap_ev) {
@@ -100,6 +111,8 @@ static uint32_t pkt_new(rc_anon *a, uint64_t id, bool whole, bool part)
     if (a->free_slot != NONE32) {
         i = a->free_slot;
         a->free_slot = a->slots[i].refs; /* free list threaded through refs */
+        /* (a stack, as the events' free list: ev_new) */
+        if (a->free_slot != NONE32) __builtin_prefetch(&a->slots[a->free_slot], 1);
     } else {
         if (a->n_slots == a->cap_slots) {
             a->cap_slots = a->cap_slots ? a->cap_slots * 2 : 1024;
@@ -111,8 +124,8 @@ static uint32_t pkt_new(rc_anon *a, uint64_t id, bool whole, bool part)
     pkt *p = &a->slots[i];
     uint32_t *tk = p->tk, capt = p->capt;
     double *tq = p->tq;
-    *p = (pkt){id, 0, 1, NONE32, NULL, 0, NONE32, NONE32, NONE32, NONE32, false, false, false,
-               !whole, 0, capt, tk, tq};
+    *p = (pkt){.id = id, .split = 1, .sender = NONE32, .target = NONE32, .origin = NONE32,
+               .mapped = !whole, .capt = capt, .tk = tk, .tq = tq};
     if (!whole) rc_anon__map_put(&a->hkey, &a->hval, &a->hcap, &a->hn, id, i);
     if (id >= a->id_end) a->id_end = id + 1;
     a->last_id = id;
@@ -209,7 +222,7 @@ static void arrive(rc_anon *a, const event *e)
         rc_anon__pkt_clear(a, p);
         if (!p->loop) return;
     }
-    if (a->role[e->to] == ROLE_MIXING) {
+    if (role_of(a, e->to) == ROLE_MIXING) {
         rc_anon__pool_add(a, &a->pools[e->to], p, e->exits ? 1 : e->split);
         rc_anon__pkt_clear(a, p);
     }
@@ -218,7 +231,7 @@ static void arrive(rc_anon *a, const event *e)
 static void depart(rc_anon *a, const event *e)
 {
     pkt *p = &a->slots[e->slot];
-    uint8_t role = a->role[e->from];
+    uint8_t role = role_of(a, e->from);
     if (role == ROLE_CLIENT) {
         p->sender = e->from; /* its targets came with the carry reports */
     } else if (role == ROLE_MIXING) {
@@ -231,7 +244,7 @@ static void depart(rc_anon *a, const event *e)
         if (e->received == e->t) {
             if (e->split == 0 || (p->loop && e->to == p->origin)) to = TAKE_DROP;
             else if (e->exits) to = TAKE_EXIT;
-            else if (a->role[e->to] == ROLE_MIXING && e->to != e->from) {
+            else if (role_of(a, e->to) == ROLE_MIXING && e->to != e->from) {
                 to = TAKE_POOL;
                 dest = &a->pools[e->to];
             }
@@ -254,32 +267,22 @@ static void depart(rc_anon *a, const event *e)
     if (e->received == e->t) arrive(a, e);
 }
 
-/* Event i of packet `slot` (or its queue) is next: into the queue, or behind
- * the one already there. */
+/* Event i of packet `slot` goes into the queue at once.  A packet's events
+ * come in the order of its way, each at or after the one before (a link
+ * leaves no earlier than the last one arrived), and reported later, so their
+ * keys rise in that order: the queue pops them in it, as it pops every key
+ * in order, with no packet's events waiting behind each other. */
 static void enqueue(rc_anon *a, uint32_t slot, uint32_t i)
 {
+#ifdef RCSIM_ANON_CHECK_ORDER
     pkt *p = &a->slots[slot];
-    a->ev[i].next = NONE32;
-    if (!p->armed) {
-        p->armed = true;
-        q_push(a, i);
-    } else {
-        if (p->q_head == NONE32) p->q_head = i;
-        else a->ev[p->q_tail].next = i;
-        p->q_tail = i;
-    }
-}
-
-/* The packet's event in the queue is done: its next one takes its place. */
-static void arm_next(rc_anon *a, uint32_t slot)
-{
-    pkt *p = &a->slots[slot];
-    p->armed = false;
-    uint32_t i = p->q_head;
-    if (i == NONE32) return;
-    p->q_head = a->ev[i].next;
-    if (p->q_head == NONE32) p->q_tail = NONE32;
-    p->armed = true;
+    const event *e = &a->ev[i];
+    unsigned __int128 k = rc_evq_make_key(e->t, (uint64_t)(e->phase ? 1 : 0) << 63 | e->seq);
+    RC_ASSERTF(k > p->last_key, "anonymity: packet %llu's events out of order", (unsigned long long)p->id);
+    p->last_key = k;
+#else
+    (void)slot;
+#endif
     q_push(a, i);
 }
 
@@ -302,12 +305,10 @@ static void process(rc_anon *a, uint32_t i)
     case EV_ARR: arrive(a, &e); break;
     case EV_CREATE:
         a->slots[e.slot].origin = e.to;
-        if (a->role[e.to] == ROLE_MIXING) rc_anon__pool_add(a, &a->pools[e.to], &a->slots[e.slot], 1);
+        if (role_of(a, e.to) == ROLE_MIXING) rc_anon__pool_add(a, &a->pools[e.to], &a->slots[e.slot], 1);
         break;
-    case EV_END: break; /* its arrival ended it (arrive) */
     }
     ev_free(a, i);
-    arm_next(a, e.slot);
     pkt_unref(a, e.slot);
 }
 
@@ -340,9 +341,6 @@ static void drain(rc_anon *a, rc_time limit)
          * usually not cached: fetch them while this one is processed. */
         const rc_calq_ent *n = rc_calq_soon(&a->q, DRAIN_NEAR);
         if (n != NULL) {
-            const pkt *np = &a->slots[n->arg]; /* (fetched DRAIN_FAR - DRAIN_NEAR events ago) */
-            /* the event that will follow it in the queue (arm_next) */
-            if (np->q_head != NONE32) prefetch_record(&a->ev[np->q_head], sizeof(event));
             /* a split part's bundle, which its departure unreferences */
             uint32_t par = a->ev[n->obj].parent; /* (fetched DRAIN_FAR - DRAIN_NEAR events ago) */
             if (par != NONE32) prefetch_record(&a->slots[par], sizeof(pkt));
@@ -358,6 +356,27 @@ static void drain(rc_anon *a, rc_time limit)
 
 /* ---------- wire hooks ---------- */
 
+/* A link's departure that changes nothing the adversary holds but the
+ * packet's sender, named here instead (depart): from a client, when the
+ * packet has nothing pending (its first link), or from a node that mixes
+ * nothing.  For a packet the wire reports whole (no mix loop) that is no
+ * bundle's part. */
+static bool quiet_departure(rc_anon *a, pkt *p, const rc_wire_link *l)
+{
+    uint8_t role = role_of(a, l->from);
+    if (role == ROLE_PASS) return true;
+    if (role != ROLE_CLIENT || p->refs != 1) return false;
+    p->sender = l->from;
+    return true;
+}
+
+/* ... and an arrival that changes nothing either (arrive): not the end of
+ * the packet's way, not its exit, not into a pool. */
+static bool quiet_arrival(const rc_anon *a, const rc_wire_link *l)
+{
+    return l->split != 0 && !l->exits && role_of(a, l->to) != ROLE_MIXING;
+}
+
 static void on_link(void *ctx, const rc_wire_link *l)
 {
     rc_anon *a = ctx;
@@ -371,6 +390,13 @@ static void on_link(void *ctx, const rc_wire_link *l)
         }
         trace_row(a, 'P', seq, RC_WIRE_NONE, RC_WIRE_NONE, l->from, l->to, l->sent, l->received,
                   1, false, k, true);
+        return;
+    }
+    if (l->kind == RC_WIRE_END) {
+        /* A mix loop ends as its last link arrives (a report at that instant,
+         * after the link's): the arrival did all there is to do (arrive). */
+        trace_row(a, 'E', seq, l->packet, l->parent, l->from, l->to, l->sent, l->received,
+                  l->split, l->exits, NONE32, l->real);
         return;
     }
     uint32_t slot = pkt_find(a, l->packet);
@@ -406,6 +432,20 @@ static void on_link(void *ctx, const rc_wire_link *l)
             p = &a->slots[slot];
             p->target = target;
         }
+        if (l->whole && l->parent == RC_WIRE_NONE && quiet_departure(a, p, l)) {
+            /* Nothing happens at its departure: the record waits for its
+             * arrival under the key the arrival would have had (process), or,
+             * when nothing happens there either, there is no record. */
+            if (quiet_arrival(a, l)) {
+                p->refs--;
+                trace_row(a, kind, seq, l->packet, l->parent, l->from, l->to, l->sent,
+                          l->received, l->split, l->exits, target, l->real);
+                return;
+            }
+            e.t = l->received;
+            e.phase = l->received == l->sent ? 1 : 0;
+            e.kind = EV_ARR;
+        }
         break;
     case RC_WIRE_CREATE:
         e.t = l->sent;
@@ -415,12 +455,7 @@ static void on_link(void *ctx, const rc_wire_link *l)
         p->loop = l->from >= a->users + a->providers;
         kind = 'C';
         break;
-    case RC_WIRE_END:
-        e.t = l->received;
-        e.phase = 0;
-        e.kind = EV_END;
-        kind = 'E';
-        break;
+    case RC_WIRE_END: /* (above) */
     case RC_WIRE_PULL: break;
     }
     uint32_t i = ev_new(a);
