@@ -355,9 +355,9 @@ Test(anon_sender, spent_lists_go_back_and_pool_sums_are_exact)
     rc_anon__pool_take(a, q, &out);
     cr_assert_eq(out.nt, 2);
     for (uint32_t i = 0; i < out.nt; i++) {
-        double s = out.tk[i] == 2 ? 0.875 : 0.5;
-        cr_assert(out.tq[i] == s / 2, "target %u: %.17g", out.tk[i], out.tq[i]);
-        cr_assert(q->sa[pos[out.tk[i]] - 1] == s - s / 2);
+        double s = pkt_tk(&out)[i] == 2 ? 0.875 : 0.5;
+        cr_assert(out.tq[i] == s / 2, "target %u: %.17g", pkt_tk(&out)[i], out.tq[i]);
+        cr_assert(q->sa[pos[pkt_tk(&out)[i]] - 1] == s - s / 2);
     }
     /* target 2 leaves the sample: it leaves the pool at once (target 0, the last,
      * takes its place), and the next departure carries target 0 alone */
@@ -372,7 +372,7 @@ Test(anon_sender, spent_lists_go_back_and_pool_sums_are_exact)
     cr_assert(q->sa[0] == 0.25);
     rc_anon__pool_take(a, q, &out);
     cr_assert_eq(out.nt, 1);
-    cr_assert_eq(out.tk[0], 0);
+    cr_assert_eq(pkt_tk(&out)[0], 0);
     cr_assert(out.tq[0] == 0.25);
     cr_assert_eq(q->n_act, 0); /* (the pool is empty: reset) */
     cr_assert_eq(pos[0], 0);
@@ -450,7 +450,7 @@ static void pass_step(pass_side *s, bool fused, int to)
     } else {
         rc_anon__pool_take(a, p, &out);
         if (to == TAKE_POOL) rc_anon__pool_add(a, q, &out, 1);
-        else rc_anon__exit_targets(a, out.tk, out.tq, out.nt);
+        else rc_anon__exit_targets(a, pkt_tk(&out), out.tq, out.nt);
     }
     rc_anon__pkt_clear(a, &out);
     rc_anon__tl_release(a, &out);

@@ -75,12 +75,24 @@ typedef struct pkt {
      * batch mix holds it without one, loopix/node.c) */
     bool home;
     bool mapped;      /* in the packet map (anonymity.c, pkt_new) */
-    uint32_t *tk;     /* tk and tq share one block of capt (rc_anon__tl_reserve) */
+    /* the targets' probabilities, capt of them, then their targets (pkt_tk):
+     * one block (rc_anon__tl_reserve), or NULL */
     double *tq;
 #ifdef RCSIM_ANON_CHECK_ORDER
     unsigned __int128 last_key; /* its last event's key (enqueue) */
 #endif
 } pkt;
+
+#ifndef RCSIM_ANON_CHECK_ORDER
+_Static_assert(sizeof(pkt) == 64, "a packet slot is one cache line (anonymity.c, pkt_new)");
+#endif
+
+/* A packet's targets, beside its probabilities (a pointer fewer: a slot is
+ * one cache line). */
+static inline uint32_t *pkt_tk(const pkt *p)
+{
+    return p->tq != NULL ? (uint32_t *)(p->tq + p->capt) : NULL;
+}
 
 /* Target-list blocks come in classes of 4 << c entries; a class keeps at most
  * max(TL_KEEP_MIN, in use / TL_KEEP_DIV) free blocks (anon_pool.c). */

@@ -126,7 +126,6 @@ void rc_anon__tl_release(rc_anon *a, pkt *p)
         }
     }
     p->tq = NULL;
-    p->tk = NULL;
     p->capt = 0;
 }
 
@@ -149,11 +148,10 @@ void rc_anon__tl_reserve(rc_anon *a, pkt *p, uint32_t need)
     uint32_t *k = (uint32_t *)(b + cap);
     if (p->nt > 0) {
         memcpy(b, p->tq, p->nt * sizeof *b);
-        memcpy(k, p->tk, p->nt * sizeof *k);
+        memcpy(k, pkt_tk(p), p->nt * sizeof *k);
     }
     rc_anon__tl_release(a, p);
     p->tq = b;
-    p->tk = k;
     p->capt = cap;
 }
 
@@ -171,7 +169,7 @@ void rc_anon__tl_free_all(rc_anon *a)
 void rc_anon__pkt_add_target(rc_anon *a, pkt *p, uint32_t k, double q)
 {
     if (p->nt == p->capt) rc_anon__tl_reserve(a, p, p->nt + 1);
-    p->tk[p->nt] = k;
+    pkt_tk(p)[p->nt] = k;
     p->tq[p->nt] = q;
     p->nt++;
 }
@@ -223,7 +221,7 @@ static inline void pool_add_targets(rc_anon *a, pool *q, const uint32_t *tk, con
 /* A packet's estimates join pool q as `parts` pooled packets. */
 void rc_anon__pool_add(rc_anon *a, pool *q, const pkt *p, uint32_t parts)
 {
-    pool_add_targets(a, q, p->tk, p->tq, p->nt, false);
+    pool_add_targets(a, q, pkt_tk(p), p->tq, p->nt, false);
     if (a->sender_view) {
         double w = parts / q->c;
         if (p->sender != NONE32) q->b[p->sender] += w;
@@ -445,7 +443,7 @@ void rc_anon__pool_pass(rc_anon *a, pool *q, pkt *p, int to, pool *dest)
     if (to == TAKE_KEEP) {
         rc_anon__tl_reserve(a, p, n_act); /* (p->nt is 0: nothing to copy) */
         tq = p->tq;
-        if (n_act > 0) memcpy(p->tk, act, n_act * sizeof *act);
+        if (n_act > 0) memcpy(pkt_tk(p), act, n_act * sizeof *act);
     } else {
         if (n_act > a->take_cap) {
             a->take_cap = n_act > 2 * a->take_cap ? n_act : 2 * a->take_cap;

@@ -116,16 +116,20 @@ static uint32_t pkt_new(rc_anon *a, uint64_t id, bool whole, bool part)
     } else {
         if (a->n_slots == a->cap_slots) {
             a->cap_slots = a->cap_slots ? a->cap_slots * 2 : 1024;
-            a->slots = rc_xrealloc(a->slots, a->cap_slots * sizeof *a->slots);
+            /* each slot in one cache line (drain fetches one at every event) */
+            pkt *grown = rc_xaligned_alloc(64, a->cap_slots * sizeof *a->slots);
+            if (a->n_slots > 0) memcpy(grown, a->slots, a->n_slots * sizeof *a->slots);
+            free(a->slots);
+            a->slots = grown;
         }
         i = a->n_slots++;
         a->slots[i] = (pkt){0};
     }
     pkt *p = &a->slots[i];
-    uint32_t *tk = p->tk, capt = p->capt;
+    uint32_t capt = p->capt;
     double *tq = p->tq;
     *p = (pkt){.id = id, .split = 1, .sender = NONE32, .target = NONE32, .origin = NONE32,
-               .mapped = !whole, .capt = capt, .tk = tk, .tq = tq};
+               .mapped = !whole, .capt = capt, .tq = tq};
     if (!whole) rc_anon__map_put(&a->hkey, &a->hval, &a->hcap, &a->hn, id, i);
     if (id >= a->id_end) a->id_end = id + 1;
     a->last_id = id;
@@ -189,7 +193,7 @@ static void trace_row(rc_anon *a, char kind, uint64_t seq, uint64_t packet, uint
 
 static void exit_packet(rc_anon *a, pkt *p, rc_time t)
 {
-    rc_anon__exit_targets(a, p->tk, p->tq, p->nt);
+    rc_anon__exit_targets(a, pkt_tk(p), p->tq, p->nt);
     if (p->target != NONE32) {
         tracked *g = &a->tg[p->target];
         g->exited = true;
@@ -255,7 +259,8 @@ static void depart(rc_anon *a, const event *e)
          * bundle's estimate, its targets shared among its parts. */
         const pkt *b = &a->slots[e->parent];
         rc_anon__pkt_clear(a, p);
-        for (uint32_t i = 0; i < b->nt; i++) rc_anon__pkt_add_target(a, p, b->tk[i], b->tq[i] / b->split);
+        const uint32_t *btk = pkt_tk(b);
+        for (uint32_t i = 0; i < b->nt; i++) rc_anon__pkt_add_target(a, p, btk[i], b->tq[i] / b->split);
         p->sender = b->sender;
         p->sid1 = b->sid1;
         if (b->sv != NULL) {
