@@ -54,7 +54,7 @@ static uint32_t ev_new(rc_anon *a)
 {
     if (a->free_ev != NONE32) {
         uint32_t i = a->free_ev;
-        a->free_ev = a->ev[i].next;
+        a->free_ev = a->ev[i].split;
         /* The list is a stack: below its top lie records freed long ago, and
          * reading the next one's link missed the cache at most reports. */
         if (a->free_ev != NONE32) __builtin_prefetch(&a->ev[a->free_ev], 1);
@@ -69,7 +69,7 @@ static uint32_t ev_new(rc_anon *a)
 
 static void ev_free(rc_anon *a, uint32_t i)
 {
-    a->ev[i].next = a->free_ev;
+    a->ev[i].split = a->free_ev;
     a->free_ev = i;
 }
 
@@ -86,11 +86,13 @@ static void ev_free(rc_anon *a, uint32_t i)
 #define Q_WIDTH_US 1024
 #define Q_BUCKETS 256
 
-static void q_push(rc_anon *a, uint32_t i)
+/* Event e, its record i, into the queue: its kind and exit flag as the
+ * entry's kind, its packet and parent as its argument. */
+static void q_push(rc_anon *a, uint32_t i, const event *e)
 {
-    const event *e = &a->ev[i];
-    rc_calq_push(&a->q, rc_evq_make_key(e->t, (uint64_t)(e->phase ? 1 : 0) << 63 | e->seq), 0, i,
-                 e->slot);
+    rc_calq_push(&a->q, rc_evq_make_key(e->t, (uint64_t)(e->phase ? 1 : 0) << 63 | e->seq),
+                 (uint32_t)e->kind | (uint32_t)e->exits << 2, i,
+                 (uint64_t)e->parent << 32 | e->slot);
 }
 
 /* ---------- packets ---------- */
@@ -272,38 +274,50 @@ static void depart(rc_anon *a, const event *e)
     if (e->received == e->t) arrive(a, e);
 }
 
-/* Event i of packet `slot` goes into the queue at once.  A packet's events
- * come in the order of its way, each at or after the one before (a link
- * leaves no earlier than the last one arrived), and reported later, so their
- * keys rise in that order: the queue pops them in it, as it pops every key
- * in order, with no packet's events waiting behind each other. */
-static void enqueue(rc_anon *a, uint32_t slot, uint32_t i)
+/* Event e goes into the queue at once, with a record of its own.  A
+ * packet's events come in the order of its way, each at or after the one
+ * before (a link leaves no earlier than the last one arrived), and reported
+ * later, so their keys rise in that order: the queue pops them in it, as it
+ * pops every key in order, with no packet's events waiting behind each other. */
+static void enqueue(rc_anon *a, const event *e)
 {
 #ifdef RCSIM_ANON_CHECK_ORDER
-    pkt *p = &a->slots[slot];
-    const event *e = &a->ev[i];
+    pkt *p = &a->slots[e->slot];
     unsigned __int128 k = rc_evq_make_key(e->t, (uint64_t)(e->phase ? 1 : 0) << 63 | e->seq);
     RC_ASSERTF(k > p->last_key, "anonymity: packet %llu's events out of order", (unsigned long long)p->id);
     p->last_key = k;
-#else
-    (void)slot;
 #endif
-    q_push(a, i);
+    RC_ASSERTF(e->received >= e->t && e->received - e->t <= UINT32_MAX,
+               "anonymity: a link of %lld us", (long long)(e->received - e->t));
+    uint32_t i = ev_new(a);
+    a->ev[i] = (ev_rec){e->from, e->to, (uint32_t)(e->received - e->t), e->split};
+    q_push(a, i, e);
 }
 
-static void process(rc_anon *a, uint32_t i)
+/* The event of queue entry c (its record: obj; c is a copy, as the queue
+ * moves its entries). */
+static void process(rc_anon *a, const rc_calq_ent *c)
 {
-    event e = a->ev[i]; /* a copy: the slab may grow meanwhile */
+    uint32_t i = c->obj;
+    const ev_rec *r = &a->ev[i];
+    uint64_t low = (uint64_t)c->key;
+    event e = {.t = rc_evq_key_time(c->key), .seq = low & ~(1ULL << 63),
+               .slot = (uint32_t)c->arg, .parent = (uint32_t)(c->arg >> 32),
+               .from = r->from, .to = r->to, .split = r->split,
+               .phase = (uint8_t)(low >> 63), .kind = (uint8_t)(c->kind & 3),
+               .exits = (c->kind >> 2) & 1};
+    e.received = e.t + r->lat;
     switch (e.kind) {
     case EV_DEP:
         depart(a, &e);
         if (e.received != e.t) {
             /* The same record becomes the packet's arrival. */
-            event *r = &a->ev[i];
-            r->t = e.received;
-            r->phase = 0;
-            r->kind = EV_ARR;
-            q_push(a, i);
+            a->ev[i].lat = 0;
+            event arr = e;
+            arr.t = e.received;
+            arr.phase = 0;
+            arr.kind = EV_ARR;
+            q_push(a, i, &arr);
             return; /* keeps its reference for the arrival */
         }
         break;
@@ -317,22 +331,15 @@ static void process(rc_anon *a, uint32_t i)
     pkt_unref(a, e.slot);
 }
 
-/* Starts loading every cache line of a record: an event (56 bytes) spans two
- * lines at six of the eight places it can start, a packet slot (88) two or
- * three, and a prefetch of its first byte alone left the fields further in
- * to miss when read (a third of drain's time went to such loads). */
-static inline void prefetch_record(const void *r, size_t size)
-{
-    const char *c = r;
-    __builtin_prefetch(c);
-    if (size > 64) __builtin_prefetch(c + 64);
-    __builtin_prefetch(c + size - 1);
-}
+/* Starts loading a record: a packet slot is one cache line, an event record
+ * a quarter of one; a prefetch of the first byte alone once left the fields
+ * further in to miss when read, when records straddled lines. */
+static inline void prefetch_record(const void *r) { __builtin_prefetch(r); }
 
-/* How many events ahead drain fetches an event and its packet (DRAIN_FAR),
- * and follows them to what they name (DRAIN_NEAR), by which time the first
- * fetch has arrived. */
-enum { DRAIN_NEAR = 2, DRAIN_FAR = 6 };
+/* How many events ahead drain fetches an event's record, its packet and a
+ * part's bundle (all named by the queue's entry), by which time they have
+ * arrived. */
+enum { DRAIN_FAR = 6 };
 
 /* Processes every event before `limit`. */
 static void drain(rc_anon *a, rc_time limit)
@@ -340,22 +347,19 @@ static void drain(rc_anon *a, rc_time limit)
     for (;;) {
         const rc_calq_ent *c = rc_calq_peek(&a->q);
         if (c == NULL || rc_evq_key_time(c->key) >= limit) break;
-        uint32_t i = c->obj;
+        rc_calq_ent cur = *c;
         rc_calq_drop(&a->q);
         /* The next events and their packets are far apart in memory and
          * usually not cached: fetch them while this one is processed. */
-        const rc_calq_ent *n = rc_calq_soon(&a->q, DRAIN_NEAR);
+        const rc_calq_ent *n = rc_calq_soon(&a->q, DRAIN_FAR);
         if (n != NULL) {
+            prefetch_record(&a->ev[n->obj]);
+            prefetch_record(&a->slots[(uint32_t)n->arg]);
             /* a split part's bundle, which its departure unreferences */
-            uint32_t par = a->ev[n->obj].parent; /* (fetched DRAIN_FAR - DRAIN_NEAR events ago) */
-            if (par != NONE32) prefetch_record(&a->slots[par], sizeof(pkt));
+            uint32_t par = (uint32_t)(n->arg >> 32);
+            if (par != NONE32) prefetch_record(&a->slots[par]);
         }
-        n = rc_calq_soon(&a->q, DRAIN_FAR);
-        if (n != NULL) {
-            prefetch_record(&a->ev[n->obj], sizeof(event));
-            prefetch_record(&a->slots[n->arg], sizeof(pkt));
-        }
-        process(a, i);
+        process(a, &cur);
     }
 }
 
@@ -463,9 +467,7 @@ static void on_link(void *ctx, const rc_wire_link *l)
     case RC_WIRE_END: /* (above) */
     case RC_WIRE_PULL: break;
     }
-    uint32_t i = ev_new(a);
-    a->ev[i] = e;
-    enqueue(a, slot, i);
+    enqueue(a, &e);
     trace_row(a, kind, seq, l->packet, l->parent, l->from, l->to, l->sent, l->received, l->split,
               l->exits, target, l->real);
 }
@@ -894,7 +896,7 @@ int rc_anon_finish(rc_anon *a, rc_err *err)
                 "(%.1f MB) ring %zu (%.1f MB); sv_free %u\n",
                 a->n_tg, a->cap_tg, nm, nm * (double)a->cap_tg * 4 / 1e6, a->cap_slots,
                 a->cap_slots * (double)sizeof(pkt) / 1e6, a->cap_ev,
-                a->cap_ev * (double)sizeof(event) / 1e6, a->hcap, a->hcap * 12.0 / 1e6, tl / 1e6,
+                a->cap_ev * (double)sizeof(ev_rec) / 1e6, a->hcap, a->hcap * 12.0 / 1e6, tl / 1e6,
                 tlf / 1e6, a->tl_peak / 1e6, a->sl ? a->sl->cap : 0, a->sl ? a->sl->cap * (double)sizeof(slog_e) / 1e6 : 0,
                 a->sl ? a->sl->alpha_len : 0,
                 a->sl ? a->sl->alpha_len * 8.0 * SL_LANES / 1e6 : 0, a->n_sv_free);
