@@ -360,6 +360,10 @@ void rc_net__prefetch_stream(void *ctx, uint32_t ui, uint64_t arg, unsigned stag
         __builtin_prefetch(&u->stream_ver, 1);
         __builtin_prefetch((const char *)&u->stream_ver + USER_ALIGN, 1);
         if (n->tr.last_emit != NULL) __builtin_prefetch(&n->tr.last_emit[ui], 1);
+        /* observed, the bundle's first link names the client's provider, on
+         * the record's second line (wire.c, wire_bundle_enter: a miss at
+         * nearly every firing, 3 % of a 10^5-client job) */
+        if (n->wire.link != NULL) __builtin_prefetch(&u->provider);
         return;
     case 1:
         if (u->out.n > 0) __builtin_prefetch(ring_at(&u->out, 0));
