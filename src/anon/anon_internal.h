@@ -31,6 +31,9 @@
 
 enum { ROLE_CLIENT = 0, ROLE_MIXING = 1, ROLE_PASS = 2 };
 enum { EV_DEP = 0, EV_ARR = 1, EV_CREATE = 2 };
+/* In a queue entry's kind beside the event's kind and exit flag: a part with
+ * no packet slot (anonymity.c, on_part). */
+enum { EV_SLOTLESS = 8 };
 
 /* The sender estimate of packets that left an honest node between two
  * changes of its pool: shared, counted references. */
@@ -238,6 +241,7 @@ struct rc_anon {
     /* packets */
     pkt *slots;
     uint32_t n_slots, cap_slots, free_slot;
+    pkt part; /* the packet of a part with no slot, while its event runs (on_part) */
     uint64_t *hkey; /* open addressing, linear probing: packet id -> slot, for the packets
                        not reported whole (mix loops, the node-level mixes'; pkt_new) */
     uint32_t *hval;

@@ -91,8 +91,9 @@ static void ev_free(rc_anon *a, uint32_t i)
 static void q_push(rc_anon *a, uint32_t i, const event *e)
 {
     rc_calq_push(&a->q, rc_evq_make_key(e->t, (uint64_t)(e->phase ? 1 : 0) << 63 | e->seq),
-                 (uint32_t)e->kind | (uint32_t)e->exits << 2, i,
-                 (uint64_t)e->parent << 32 | e->slot);
+                 (uint32_t)e->kind | (uint32_t)e->exits << 2 |
+                     (e->slot == NONE32 ? EV_SLOTLESS : 0),
+                 i, (uint64_t)e->parent << 32 | e->slot);
 }
 
 /* ---------- packets ---------- */
@@ -204,9 +205,8 @@ static void exit_packet(rc_anon *a, pkt *p, rc_time t)
     }
 }
 
-static void arrive(rc_anon *a, const event *e)
+static void arrive(rc_anon *a, const event *e, pkt *p)
 {
-    pkt *p = &a->slots[e->slot];
     if (e->split == 0) {
         /* Every sub-message in it was for this provider (a strategy's relay):
          * the packet ends here, as the adversary sees. */
@@ -234,9 +234,8 @@ static void arrive(rc_anon *a, const event *e)
     }
 }
 
-static void depart(rc_anon *a, const event *e)
+static void depart(rc_anon *a, const event *e, pkt *p)
 {
-    pkt *p = &a->slots[e->slot];
     uint8_t role = role_of(a, e->from);
     if (role == ROLE_CLIENT) {
         p->sender = e->from; /* its targets came with the carry reports */
@@ -271,7 +270,7 @@ static void depart(rc_anon *a, const event *e)
         }
     }
     if (e->parent != NONE32) pkt_unref(a, e->parent);
-    if (e->received == e->t) arrive(a, e);
+    if (e->received == e->t) arrive(a, e, p);
 }
 
 /* Event e goes into the queue at once, with a record of its own.  A
@@ -282,10 +281,13 @@ static void depart(rc_anon *a, const event *e)
 static void enqueue(rc_anon *a, const event *e)
 {
 #ifdef RCSIM_ANON_CHECK_ORDER
-    pkt *p = &a->slots[e->slot];
-    unsigned __int128 k = rc_evq_make_key(e->t, (uint64_t)(e->phase ? 1 : 0) << 63 | e->seq);
-    RC_ASSERTF(k > p->last_key, "anonymity: packet %llu's events out of order", (unsigned long long)p->id);
-    p->last_key = k;
+    if (e->slot != NONE32) {
+        pkt *p = &a->slots[e->slot];
+        unsigned __int128 k = rc_evq_make_key(e->t, (uint64_t)(e->phase ? 1 : 0) << 63 | e->seq);
+        RC_ASSERTF(k > p->last_key, "anonymity: packet %llu's events out of order",
+                   (unsigned long long)p->id);
+        p->last_key = k;
+    }
 #endif
     RC_ASSERTF(e->received >= e->t && e->received - e->t <= UINT32_MAX,
                "anonymity: a link of %lld us", (long long)(e->received - e->t));
@@ -307,9 +309,19 @@ static void process(rc_anon *a, const rc_calq_ent *c)
                .phase = (uint8_t)(low >> 63), .kind = (uint8_t)(c->kind & 3),
                .exits = (c->kind >> 2) & 1};
     e.received = e.t + r->lat;
+    pkt *p;
+    if (c->kind & EV_SLOTLESS) {
+        /* a part with no slot (on_part): it lives for this event only */
+        p = &a->part;
+        *p = (pkt){.split = 1, .sender = NONE32, .target = r->split, .origin = NONE32,
+                   .capt = p->capt, .tq = p->tq};
+        e.split = 1;
+    } else {
+        p = &a->slots[e.slot];
+    }
     switch (e.kind) {
     case EV_DEP:
-        depart(a, &e);
+        depart(a, &e, p);
         if (e.received != e.t) {
             /* The same record becomes the packet's arrival. */
             a->ev[i].lat = 0;
@@ -321,14 +333,14 @@ static void process(rc_anon *a, const rc_calq_ent *c)
             return; /* keeps its reference for the arrival */
         }
         break;
-    case EV_ARR: arrive(a, &e); break;
+    case EV_ARR: arrive(a, &e, p); break;
     case EV_CREATE:
         a->slots[e.slot].origin = e.to;
         if (role_of(a, e.to) == ROLE_MIXING) rc_anon__pool_add(a, &a->pools[e.to], &a->slots[e.slot], 1);
         break;
     }
     ev_free(a, i);
-    pkt_unref(a, e.slot);
+    if (e.slot != NONE32) pkt_unref(a, e.slot);
 }
 
 /* Starts loading a record: a packet slot is one cache line, an event record
@@ -354,7 +366,8 @@ static void drain(rc_anon *a, rc_time limit)
         const rc_calq_ent *n = rc_calq_soon(&a->q, DRAIN_FAR);
         if (n != NULL) {
             prefetch_record(&a->ev[n->obj]);
-            prefetch_record(&a->slots[(uint32_t)n->arg]);
+            uint32_t slot = (uint32_t)n->arg;
+            if (slot != NONE32) prefetch_record(&a->slots[slot]);
             /* a split part's bundle, which its departure unreferences */
             uint32_t par = (uint32_t)(n->arg >> 32);
             if (par != NONE32) prefetch_record(&a->slots[par]);
@@ -386,6 +399,23 @@ static bool quiet_arrival(const rc_anon *a, const rc_wire_link *l)
     return l->split != 0 && !l->exits && role_of(a, l->to) != ROLE_MIXING;
 }
 
+/* A bundle's part leaving a node that mixes for its provider at once, its
+ * way's end: it takes the pool's mean and exits in one event (depart, then
+ * arrive), and no later report names it, so it takes no packet slot; its
+ * record keeps the tracked message it carries alone (process). */
+static void on_part(rc_anon *a, const rc_wire_link *l, uint64_t seq)
+{
+    RC_ASSERT(pkt_find(a, l->parent) != NONE32);
+    uint32_t target = NONE32;
+    if (l->body != NONE32) target = rc_anon__map_get(a->bkey, a->bval, a->bcap, l->body);
+    event e = {.t = l->sent, .received = l->received, .seq = seq, .slot = NONE32,
+               .parent = NONE32, .from = l->from, .to = l->to, .split = target, .phase = 1,
+               .kind = EV_DEP, .exits = true};
+    enqueue(a, &e);
+    trace_row(a, 'L', seq, l->packet, l->parent, l->from, l->to, l->sent, l->received, l->split,
+              l->exits, target, l->real);
+}
+
 static void on_link(void *ctx, const rc_wire_link *l)
 {
     rc_anon *a = ctx;
@@ -406,6 +436,11 @@ static void on_link(void *ctx, const rc_wire_link *l)
          * after the link's): the arrival did all there is to do (arrive). */
         trace_row(a, 'E', seq, l->packet, l->parent, l->from, l->to, l->sent, l->received,
                   l->split, l->exits, NONE32, l->real);
+        return;
+    }
+    if (l->kind == RC_WIRE_LINK && l->whole && l->parent != RC_WIRE_NONE && l->exits &&
+        l->split == 1 && l->received == l->sent && role_of(a, l->from) == ROLE_MIXING) {
+        on_part(a, l, seq);
         return;
     }
     uint32_t slot = pkt_find(a, l->packet);
@@ -431,9 +466,15 @@ static void on_link(void *ctx, const rc_wire_link *l)
         e.kind = EV_DEP;
         if (l->split > 1) p->split = l->split;
         if (l->parent != RC_WIRE_NONE) {
-            e.parent = pkt_find(a, l->parent);
-            RC_ASSERT(e.parent != NONE32);
-            a->slots[e.parent].refs++;
+            uint32_t parent = pkt_find(a, l->parent);
+            RC_ASSERT(parent != NONE32);
+            /* A part leaving a node that mixes takes the pool's mean and never
+             * reads its bundle (depart): only a part of a split the node
+             * reveals keeps the bundle for its departure. */
+            if (role_of(a, l->from) != ROLE_MIXING) {
+                e.parent = parent;
+                a->slots[parent].refs++;
+            }
         }
         /* Which tracked message it carries alone (ground truth, for the sender view). */
         if (l->body != NONE32) {
@@ -964,6 +1005,8 @@ void rc_anon_free(rc_anon *a)
         free(q->b);
         rc_anon__sv_release(a, q->snap);
     }
+    rc_anon__sv_release(a, a->part.sv);
+    rc_anon__tl_release(a, &a->part);
     for (uint32_t i = 0; i < a->n_slots; i++) {
         rc_anon__sv_release(a, a->slots[i].sv);
         rc_anon__tl_release(a, &a->slots[i]);
