@@ -1,12 +1,14 @@
 /* anon_internal: what the parts of the adversary (src/anon/) share; nothing
  * outside src/anon/ includes it.
- *   anonymity.c  the observer: wire hooks, the time-ordered event heap,
- *                tracked messages, results and the observation file
+ *   anonymity.c  the observer: wire hooks, the time-ordered event queue,
+ *                tracked messages and the observation file
  *   anon_pool.c  the distributions packets carry and the mixing nodes' pools
  *   anon_sender.c the sender view above the dense limit (a log of the pools'
  *                events, read backward from a tracked message's exit) and
  *                what an exit tells about its sender: entropy, epsilon, delta
  *   anon_map.c   the small maps (u64 -> u32) of packet ids and message bodies
+ *   anon_results.c the run's end: the queue drained (rc_anon__drain), the
+ *                tracked messages' figures, the summary
  * A function anonymity.c calls in anon_pool.c is named rc_anon__<verb>;
  * anon_pool.c calls nothing in anonymity.c.
  */
@@ -310,6 +312,11 @@ static inline v2d ld2(const double *p)
 static inline void st2(double *p, v2d v) { memcpy(p, &v, sizeof v); }
 /* m ? x : y, per element (m: all ones or zeros) */
 static inline v2d sel2(v2l m, v2d x, v2d y) { return (v2d)(((v2l)x & m) | ((v2l)y & ~m)); }
+
+/* ---------- anonymity.c ---------- */
+
+/* Processes every queued event before `limit`. */
+void rc_anon__drain(rc_anon *a, rc_time limit);
 
 /* ---------- anon_pool.c ---------- */
 
