@@ -86,11 +86,18 @@ static void ev_free(rc_anon *a, uint32_t i)
 #define Q_WIDTH_US 1024
 #define Q_BUCKETS 256
 
+/* An event's key: its time, then arrivals (phase 0) before departures, then
+ * the report number. */
+static inline unsigned __int128 ev_key(const event *e)
+{
+    return rc_evq_make_key(e->t, (uint64_t)(e->phase ? 1 : 0) << 63 | e->seq);
+}
+
 /* Event e, its record i, into the queue: its kind and exit flag as the
  * entry's kind, its packet and parent as its argument. */
 static void q_push(rc_anon *a, uint32_t i, const event *e)
 {
-    rc_calq_push(&a->q, rc_evq_make_key(e->t, (uint64_t)(e->phase ? 1 : 0) << 63 | e->seq),
+    rc_calq_push(&a->q, ev_key(e),
                  (uint32_t)e->kind | (uint32_t)e->exits << 2 |
                      (e->slot == NONE32 ? EV_SLOTLESS : 0),
                  i, (uint64_t)e->parent << 32 | e->slot);
@@ -283,7 +290,7 @@ static void enqueue(rc_anon *a, const event *e)
 #ifdef RCSIM_ANON_CHECK_ORDER
     if (e->slot != NONE32) {
         pkt *p = &a->slots[e->slot];
-        unsigned __int128 k = rc_evq_make_key(e->t, (uint64_t)(e->phase ? 1 : 0) << 63 | e->seq);
+        unsigned __int128 k = ev_key(e);
         RC_ASSERTF(k > p->last_key, "anonymity: packet %llu's events out of order",
                    (unsigned long long)p->id);
         p->last_key = k;
