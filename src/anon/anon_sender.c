@@ -256,7 +256,7 @@ typedef struct lane_st {
     double placed, lost, done;
 } lane_st;
 
-static void lane_finish(rc_anon *a, lane_st *L, uint32_t j, size_t i);
+static void lane_finish(rc_anon *a, lane_st *l, uint32_t j, size_t i);
 
 /* The lanes' values as one vector of SL_LANES doubles (GCC's and Clang's
  * vector types: each element computed as the scalar code would, IEEE
@@ -330,12 +330,16 @@ static inline __attribute__((always_inline)) uint64_t lane_bits(vmask m)
     return (uint64_t)(((q0[0] | q0[1]) | (q0[2] | q0[3])) | ((q0[4] | q0[5]) | (q0[6] | q0[7])));
 }
 
-/* One backward pass over the log for up to SL_LANES sweeps, lanes sorted by
- * sid, highest first.  Each lane computes exactly what a sweep of its own
- * would, in the same order (its entries from its departure down, its own
- * stopping point): the lanes only share the reading of the log, and their
- * loop-carried sums (the compensated `done` above all) interleave instead of
- * waiting on each other.
+/* One backward pass over the log for the sweeps L[0..nl), sorted by sid,
+ * highest first, in SL_LANES lanes: a sweep takes a free lane when the pass
+ * reaches its departure, and one that finds every lane busy waits for the
+ * next pass (they are moved to L's front, in order, and counted in the value
+ * returned).  So a lane freed by a sweep that stopped early is taken by the
+ * next sweep down rather than idling to the end of a group of SL_LANES.
+ * Each lane computes exactly what a sweep of its own would, in the same order
+ * (its entries from its departure down, its own stopping point): the lanes
+ * only share the reading of the log, and their loop-carried sums (the
+ * compensated `done` above all) interleave instead of waiting on each other.
  *
  * Each entry's update is one vector operation over all SL_LANES lanes, with
  * no branch per lane: a lane that is not reading (not started, stopped, or
@@ -343,8 +347,8 @@ static inline __attribute__((always_inline)) uint64_t lane_bits(vmask m)
  * on zeros every update is exact (0 * f + 0 / n is 0, x + 0 is x for the
  * non-negative weights) or is not taken (the compensated sums and the users
  * touched move only where the weight is not zero, as before). */
-static inline __attribute__((always_inline)) void sweep_pass_body(rc_anon *a, lane_st *L,
-                                                                   uint32_t nl)
+static inline __attribute__((always_inline)) size_t sweep_pass_body(rc_anon *a, lane_st *L,
+                                                                     size_t nl)
 {
     slog *s = a->sl;
     const size_t mask = s->alpha_len - 1;
@@ -363,16 +367,26 @@ static inline __attribute__((always_inline)) void sweep_pass_body(rc_anon *a, la
      * nck: the latest of them over the lanes reading */
     int64_t ck[SL_LANES], nck = -1;
     bool on[SL_LANES] = {false};
-    uint32_t n_act = 0, next = 0;
+    lane_st lane[SL_LANES]; /* the sweep each lane reads */
+    uint32_t n_act = 0;
+    size_t next = 0, n_wait = 0;
     size_t i = (size_t)(L[0].sid - base);
     s->passes++;
     for (;;) {
         s->read++;
-        while (next < nl && L[next].sid - base == i) {
-            alpha[((base + i) & mask) * SL_LANES + next] = 1;
-            ck[next] = (int64_t)i - 1023;
-            if (ck[next] > nck) nck = ck[next];
-            on[next++] = true;
+        for (; next < nl && L[next].sid - base == i; next++) {
+            if (n_act == SL_LANES) { /* (n_wait <= next: the order is kept) */
+                L[n_wait++] = L[next];
+                continue;
+            }
+            uint32_t j = 0;
+            while (on[j]) j++;
+            lane[j] = L[next];
+            alpha[((base + i) & mask) * SL_LANES + j] = 1;
+            done[j] = comp[j] = placed[j] = lost[j] = 0;
+            ck[j] = (int64_t)i - 1023;
+            if (ck[j] > nck) nck = ck[j];
+            on[j] = true;
             n_act++;
         }
         /* the client of an entry a little further down: its weights are far
@@ -425,16 +439,17 @@ static inline __attribute__((always_inline)) void sweep_pass_body(rc_anon *a, la
          * entries it visited), or at the log's start */
         if ((int64_t)i == nck || i == 0) {
             nck = -1;
-            for (uint32_t j = 0; j < nl; j++) {
+            for (uint32_t j = 0; j < SL_LANES; j++) {
                 if (!on[j]) continue;
                 if (i == 0 || (ck[j] == (int64_t)i && 1 - done[j] < SL_TOL)) {
-                    s->swept += L[j].sid - base - i + 1;
-                    if (L[j].sid - base - i + 1 > s->longest) s->longest = L[j].sid - base - i + 1;
+                    lane_st *l = &lane[j];
+                    s->swept += l->sid - base - i + 1;
+                    if (l->sid - base - i + 1 > s->longest) s->longest = l->sid - base - i + 1;
                     if (i < s->closest) s->closest = i;
-                    L[j].placed = placed[j];
-                    L[j].lost = lost[j];
-                    L[j].done = done[j];
-                    lane_finish(a, L, j, i);
+                    l->placed = placed[j];
+                    l->lost = lost[j];
+                    l->done = done[j];
+                    lane_finish(a, l, j, i);
                     on[j] = false;
                     n_act--;
                     continue;
@@ -450,18 +465,19 @@ static inline __attribute__((always_inline)) void sweep_pass_body(rc_anon *a, la
             i--;
         }
     }
+    return n_wait;
 }
 
-static void sweep_pass_base(rc_anon *a, lane_st *L, uint32_t nl) { sweep_pass_body(a, L, nl); }
+static size_t sweep_pass_base(rc_anon *a, lane_st *L, size_t nl) { return sweep_pass_body(a, L, nl); }
 #if SWEEP_X86
-__attribute__((target("avx2"))) static void sweep_pass_avx2(rc_anon *a, lane_st *L, uint32_t nl)
+__attribute__((target("avx2"))) static size_t sweep_pass_avx2(rc_anon *a, lane_st *L, size_t nl)
 {
-    sweep_pass_body(a, L, nl);
+    return sweep_pass_body(a, L, nl);
 }
-__attribute__((target("avx512f"))) static void sweep_pass_avx512(rc_anon *a, lane_st *L,
-                                                                  uint32_t nl)
+__attribute__((target("avx512f"))) static size_t sweep_pass_avx512(rc_anon *a, lane_st *L,
+                                                                    size_t nl)
 {
-    sweep_pass_body(a, L, nl);
+    return sweep_pass_body(a, L, nl);
 }
 #endif
 
@@ -469,12 +485,11 @@ __attribute__((target("avx512f"))) static void sweep_pass_avx512(rc_anon *a, lan
  * NaN when both are (the exit says nothing of this pair). */
 static double eps_of(double ps, double pp);
 
-/* Lane j stopped at entry i: its exit's entropy and epsilon, and its scratch
- * back to zero. */
-static void lane_finish(rc_anon *a, lane_st *L, uint32_t j, size_t i)
+/* Sweep l, in lane j, stopped at entry i: its exit's entropy and epsilon,
+ * and the lane's scratch back to zero. */
+static void lane_finish(rc_anon *a, lane_st *l, uint32_t j, size_t i)
 {
     slog *s = a->sl;
-    lane_st *l = &L[j];
     const size_t mask = s->alpha_len - 1;
     const uint64_t base = s->base;
     /* what did not reach a client or nothing: the truncation's share */
@@ -519,8 +534,9 @@ void rc_anon__slog_flush(rc_anon *a)
         s->alpha = rc_xcalloc(len * SL_LANES, sizeof *s->alpha);
         s->alpha_len = len;
     }
-    /* The sweeps by departure, latest first, read in groups of SL_LANES: the
-     * members of a group start close together and read mostly the same entries. */
+    /* The sweeps by departure, latest first, read in passes of SL_LANES lanes
+     * (sweep_pass_body): sweeps that start close together read mostly the
+     * same entries. */
     lane_st *L = rc_xmalloc(s->n_pend * sizeof *L);
     size_t nl = 0;
     for (size_t pi = 0; pi < s->n_pend; pi++) {
@@ -539,14 +555,13 @@ void rc_anon__slog_flush(rc_anon *a)
         L[nl++] = (lane_st){x->sid, pi, 0, 0, 0};
     }
     qsort(L, nl, sizeof *L, cmp_lane);
-    for (size_t i = 0; i < nl; i += SL_LANES) {
-        uint32_t k = (uint32_t)(nl - i < SL_LANES ? nl - i : SL_LANES);
+    while (nl > 0) {
         switch (s->isa) {
 #if SWEEP_X86
-        case SWEEP_AVX512: sweep_pass_avx512(a, L + i, k); break;
-        case SWEEP_AVX2: sweep_pass_avx2(a, L + i, k); break;
+        case SWEEP_AVX512: nl = sweep_pass_avx512(a, L, nl); break;
+        case SWEEP_AVX2: nl = sweep_pass_avx2(a, L, nl); break;
 #endif
-        default: sweep_pass_base(a, L + i, k); break;
+        default: nl = sweep_pass_base(a, L, nl); break;
         }
     }
     free(L);
