@@ -20,8 +20,8 @@ typedef struct fixture {
     uint8_t role[NODES];
     pool pools[NODES];
     uint8_t dropped[1];
-    tracked tg[16];
-    exit_sums xs[16];
+    tracked tg[48];
+    exit_sums xs[48];
 } fixture;
 
 static void setup(fixture *f, bool dense)
@@ -169,18 +169,24 @@ static void the_case(bool dense, bool wide)
     h = exit_h(&f, &none, U0, U1, &eps);
     cr_assert_float_eq(h, 0, 1e-12);
     cr_assert(isnan(eps));
-    /* The exits read together (the log mode reads up to SL_LANES in one pass over
-     * the log, more in several) give each the value it had alone, to the bit. */
+    /* The exits read together (the log mode reads SL_LANES at a time in one pass
+     * over the log, a sweep taking the lane of one that stopped, and those that
+     * find every lane busy in a later pass) give each the value it had alone, to
+     * the bit: more exits than lanes, many from one departure. */
     const pkt *ex[] = {&x1, &x2, &x3, &y, &z, &x5, &x6, &x1, &y, &x6, &x3};
-    const uint32_t n_ex = sizeof ex / sizeof *ex;
-    double alone_h[16], alone_eps[16];
+    const uint32_t n_pk = sizeof ex / sizeof *ex, n_ex = 44;
+    _Static_assert(44 > SL_LANES && 44 <= sizeof f.tg / sizeof *f.tg, "more exits than lanes");
+    double alone_h[44], alone_eps[44];
     for (uint32_t k = 0; k < n_ex; k++) {
-        exit_k(&f, ex[k], k, k % 2 ? U1 : U0, k % 2 ? U0 : U1, true);
+        exit_k(&f, ex[k % n_pk], k, k % 2 ? U1 : U0, k % 2 ? U0 : U1, true);
         alone_h[k] = f.tg[k].sender_h;
         alone_eps[k] = f.tg[k].eps;
     }
-    for (uint32_t k = 0; k < n_ex; k++) exit_k(&f, ex[k], k, k % 2 ? U1 : U0, k % 2 ? U0 : U1, false);
+    for (uint32_t k = 0; k < n_ex; k++)
+        exit_k(&f, ex[k % n_pk], k, k % 2 ? U1 : U0, k % 2 ? U0 : U1, false);
+    uint64_t passes = dense ? 0 : f.a.sl->passes;
     rc_anon__slog_flush(&f.a);
+    if (!dense) cr_assert_geq(f.a.sl->passes - passes, 2, "44 exits in %u lanes: a second pass", SL_LANES);
     for (uint32_t k = 0; k < n_ex; k++) {
         cr_assert(memcmp(&f.tg[k].sender_h, &alone_h[k], sizeof(double)) == 0,
                   "exit %u: H %.17g read together, %.17g alone", k, f.tg[k].sender_h, alone_h[k]);
@@ -193,6 +199,54 @@ static void the_case(bool dense, bool wide)
 }
 
 Test(anon_sender, dense_vectors_give_the_hand_computed_posteriors) { the_case(true, false); }
+
+/* A log of some 6,000 entries through two pools of about 9 packets, with 40
+ * exits spread along it, 144 entries apart: each sweep stops at its own
+ * checkpoint (every 1,024 entries it reads) and fewer than SL_LANES overlap,
+ * so the 40 are read in one pass, stopped sweeps' lanes taken again by later
+ * ones.  Each exit's value equals the one it had read alone, to the bit. */
+Test(anon_sender, sweeps_taking_freed_lanes_give_each_exit_its_value_alone)
+{
+    fixture f;
+    setup(&f, false);
+    pkt c0 = client(U0), c1 = client(U1), out[40];
+    uint32_t n_out = 0;
+    for (int k = 0; k < 8; k++) {
+        add(&f, P, k % 3 ? &c0 : &c1, 1);
+        add(&f, Q, k % 2 ? &c1 : &c0, 1);
+    }
+    for (uint32_t step = 0; step < 1500; step++) {
+        pkt m, o;
+        add(&f, P, step % 3 ? &c0 : &c1, 1);
+        take(&f, P, &m);
+        add(&f, Q, &m, 1);
+        take(&f, Q, &o);
+        if (step % 36 == 35 && n_out < 40) out[n_out++] = o;
+    }
+    cr_assert_eq(n_out, 40);
+    double alone_h[40], alone_eps[40];
+    for (uint32_t k = 0; k < n_out; k++) {
+        exit_k(&f, &out[k], k, k % 2 ? U1 : U0, k % 2 ? U0 : U1, true);
+        alone_h[k] = f.tg[k].sender_h;
+        alone_eps[k] = f.tg[k].eps;
+        cr_assert(alone_h[k] > 0 && isfinite(alone_h[k]), "exit %u alone: H %g", k, alone_h[k]);
+    }
+    uint64_t longest = f.a.sl->longest;
+    for (uint32_t k = 0; k < n_out; k++)
+        exit_k(&f, &out[k], k, k % 2 ? U1 : U0, k % 2 ? U0 : U1, false);
+    uint64_t passes = f.a.sl->passes;
+    rc_anon__slog_flush(&f.a);
+    cr_assert_eq(f.a.sl->passes - passes, 1, "40 sweeps, fewer than %u at once: one pass", SL_LANES);
+    cr_assert_lt(longest, 36 * 4 * (SL_LANES - 1), "sweeps of %llu entries overlap %u lanes",
+                 (unsigned long long)longest, SL_LANES);
+    for (uint32_t k = 0; k < n_out; k++) {
+        cr_assert(memcmp(&f.tg[k].sender_h, &alone_h[k], sizeof(double)) == 0,
+                  "exit %u: H %.17g read together, %.17g alone", k, f.tg[k].sender_h, alone_h[k]);
+        cr_assert(memcmp(&f.tg[k].eps, &alone_eps[k], sizeof(double)) == 0,
+                  "exit %u: eps %.17g read together, %.17g alone", k, f.tg[k].eps, alone_eps[k]);
+    }
+    teardown(&f);
+}
 
 Test(anon_sender, the_log_read_backward_gives_the_hand_computed_posteriors)
 {
