@@ -186,7 +186,8 @@ static void the_case(bool dense, bool wide)
         exit_k(&f, ex[k % n_pk], k, k % 2 ? U1 : U0, k % 2 ? U0 : U1, false);
     uint64_t passes = dense ? 0 : f.a.sl->passes;
     rc_anon__slog_flush(&f.a);
-    if (!dense) cr_assert_geq(f.a.sl->passes - passes, 2, "44 exits in %u lanes: a second pass", SL_LANES);
+    if (!dense)
+        cr_assert_geq(f.a.sl->passes - passes, 2, "44 exits in %u lanes: a second pass", SL_LANES);
     for (uint32_t k = 0; k < n_ex; k++) {
         cr_assert(memcmp(&f.tg[k].sender_h, &alone_h[k], sizeof(double)) == 0,
                   "exit %u: H %.17g read together, %.17g alone", k, f.tg[k].sender_h, alone_h[k]);
@@ -236,7 +237,8 @@ Test(anon_sender, sweeps_taking_freed_lanes_give_each_exit_its_value_alone)
         exit_k(&f, &out[k], k, k % 2 ? U1 : U0, k % 2 ? U0 : U1, false);
     uint64_t passes = f.a.sl->passes;
     rc_anon__slog_flush(&f.a);
-    cr_assert_eq(f.a.sl->passes - passes, 1, "40 sweeps, fewer than %u at once: one pass", SL_LANES);
+    cr_assert_eq(f.a.sl->passes - passes, 1, "40 sweeps, fewer than %u at once: one pass",
+                 SL_LANES);
     cr_assert_lt(longest, 36 * 4 * (SL_LANES - 1), "sweeps of %llu entries overlap %u lanes",
                  (unsigned long long)longest, SL_LANES);
     for (uint32_t k = 0; k < n_out; k++) {

@@ -468,7 +468,10 @@ static inline __attribute__((always_inline)) size_t sweep_pass_body(rc_anon *a, 
     return n_wait;
 }
 
-static size_t sweep_pass_base(rc_anon *a, lane_st *L, size_t nl) { return sweep_pass_body(a, L, nl); }
+static size_t sweep_pass_base(rc_anon *a, lane_st *L, size_t nl)
+{
+    return sweep_pass_body(a, L, nl);
+}
 #if SWEEP_X86
 __attribute__((target("avx2"))) static size_t sweep_pass_avx2(rc_anon *a, lane_st *L, size_t nl)
 {
