@@ -105,6 +105,36 @@ static double exit_h(fixture *f, const pkt *p, uint32_t sender, uint32_t partner
     return f->tg[0].sender_h;
 }
 
+/* Exits k < n, of packet ex[k % n_pk] for message k, read one at a time and
+ * then all n at one flush (the log mode reads SL_LANES at a time in one pass
+ * over the log, a sweep taking the lane of one that stopped, and those that
+ * find every lane busy in a later pass): each value the same to the bit.
+ * Returns the passes the reading together took (0 with dense vectors);
+ * *longest, unless NULL, the longest sweep read one at a time. */
+static uint64_t exits_read_together_as_alone(fixture *f, const pkt *const *ex, uint32_t n_pk,
+                                             uint32_t n, uint64_t *longest)
+{
+    double alone_h[48], alone_eps[48];
+    cr_assert(n <= sizeof alone_h / sizeof *alone_h);
+    for (uint32_t k = 0; k < n; k++) {
+        exit_k(f, ex[k % n_pk], k, k % 2 ? U1 : U0, k % 2 ? U0 : U1, true);
+        alone_h[k] = f->tg[k].sender_h;
+        alone_eps[k] = f->tg[k].eps;
+    }
+    if (longest != NULL) *longest = f->a.sl->longest;
+    for (uint32_t k = 0; k < n; k++)
+        exit_k(f, ex[k % n_pk], k, k % 2 ? U1 : U0, k % 2 ? U0 : U1, false);
+    uint64_t passes = f->a.sl != NULL ? f->a.sl->passes : 0;
+    rc_anon__slog_flush(&f->a);
+    for (uint32_t k = 0; k < n; k++) {
+        cr_assert(memcmp(&f->tg[k].sender_h, &alone_h[k], sizeof(double)) == 0,
+                  "exit %u: H %.17g read together, %.17g alone", k, f->tg[k].sender_h, alone_h[k]);
+        cr_assert(memcmp(&f->tg[k].eps, &alone_eps[k], sizeof(double)) == 0,
+                  "exit %u: eps %.17g read together, %.17g alone", k, f->tg[k].eps, alone_eps[k]);
+    }
+    return f->a.sl != NULL ? f->a.sl->passes - passes : 0;
+}
+
 /* wide: every x of the log but 0 is kept aside, as the values too wide for a
  * word's field are (anon_sender.c) */
 static void the_case(bool dense, bool wide)
@@ -169,31 +199,12 @@ static void the_case(bool dense, bool wide)
     h = exit_h(&f, &none, U0, U1, &eps);
     cr_assert_float_eq(h, 0, 1e-12);
     cr_assert(isnan(eps));
-    /* The exits read together (the log mode reads SL_LANES at a time in one pass
-     * over the log, a sweep taking the lane of one that stopped, and those that
-     * find every lane busy in a later pass) give each the value it had alone, to
-     * the bit: more exits than lanes, many from one departure. */
+    /* The exits read together give each the value it had alone, to the bit:
+     * more exits than lanes, many from one departure. */
     const pkt *ex[] = {&x1, &x2, &x3, &y, &z, &x5, &x6, &x1, &y, &x6, &x3};
-    const uint32_t n_pk = sizeof ex / sizeof *ex, n_ex = 44;
     _Static_assert(44 > SL_LANES && 44 <= sizeof f.tg / sizeof *f.tg, "more exits than lanes");
-    double alone_h[44], alone_eps[44];
-    for (uint32_t k = 0; k < n_ex; k++) {
-        exit_k(&f, ex[k % n_pk], k, k % 2 ? U1 : U0, k % 2 ? U0 : U1, true);
-        alone_h[k] = f.tg[k].sender_h;
-        alone_eps[k] = f.tg[k].eps;
-    }
-    for (uint32_t k = 0; k < n_ex; k++)
-        exit_k(&f, ex[k % n_pk], k, k % 2 ? U1 : U0, k % 2 ? U0 : U1, false);
-    uint64_t passes = dense ? 0 : f.a.sl->passes;
-    rc_anon__slog_flush(&f.a);
-    if (!dense)
-        cr_assert_geq(f.a.sl->passes - passes, 2, "44 exits in %u lanes: a second pass", SL_LANES);
-    for (uint32_t k = 0; k < n_ex; k++) {
-        cr_assert(memcmp(&f.tg[k].sender_h, &alone_h[k], sizeof(double)) == 0,
-                  "exit %u: H %.17g read together, %.17g alone", k, f.tg[k].sender_h, alone_h[k]);
-        cr_assert(memcmp(&f.tg[k].eps, &alone_eps[k], sizeof(double)) == 0,
-                  "exit %u: eps %.17g read together, %.17g alone", k, f.tg[k].eps, alone_eps[k]);
-    }
+    uint64_t passes = exits_read_together_as_alone(&f, ex, sizeof ex / sizeof *ex, 44, NULL);
+    if (!dense) cr_assert_geq(passes, 2, "44 exits in %u lanes: a second pass", SL_LANES);
     pkt *held[] = {&x1, &x2, &x3, &x4, &x5, &x6, &y, &z};
     for (size_t i = 0; i < sizeof held / sizeof *held; i++) rc_anon__pkt_clear(&f.a, held[i]);
     teardown(&f);
@@ -225,28 +236,16 @@ Test(anon_sender, sweeps_taking_freed_lanes_give_each_exit_its_value_alone)
         if (step % 36 == 35 && n_out < 40) out[n_out++] = o;
     }
     cr_assert_eq(n_out, 40);
-    double alone_h[40], alone_eps[40];
-    for (uint32_t k = 0; k < n_out; k++) {
-        exit_k(&f, &out[k], k, k % 2 ? U1 : U0, k % 2 ? U0 : U1, true);
-        alone_h[k] = f.tg[k].sender_h;
-        alone_eps[k] = f.tg[k].eps;
-        cr_assert(alone_h[k] > 0 && isfinite(alone_h[k]), "exit %u alone: H %g", k, alone_h[k]);
-    }
-    uint64_t longest = f.a.sl->longest;
+    const pkt *ex[40];
+    for (uint32_t k = 0; k < n_out; k++) ex[k] = &out[k];
+    uint64_t longest;
+    uint64_t passes = exits_read_together_as_alone(&f, ex, n_out, n_out, &longest);
     for (uint32_t k = 0; k < n_out; k++)
-        exit_k(&f, &out[k], k, k % 2 ? U1 : U0, k % 2 ? U0 : U1, false);
-    uint64_t passes = f.a.sl->passes;
-    rc_anon__slog_flush(&f.a);
-    cr_assert_eq(f.a.sl->passes - passes, 1, "40 sweeps, fewer than %u at once: one pass",
-                 SL_LANES);
+        cr_assert(f.tg[k].sender_h > 0 && isfinite(f.tg[k].sender_h), "exit %u alone: H %g", k,
+                  f.tg[k].sender_h);
+    cr_assert_eq(passes, 1, "40 sweeps, fewer than %u at once: one pass", SL_LANES);
     cr_assert_lt(longest, 36 * 4 * (SL_LANES - 1), "sweeps of %llu entries overlap %u lanes",
                  (unsigned long long)longest, SL_LANES);
-    for (uint32_t k = 0; k < n_out; k++) {
-        cr_assert(memcmp(&f.tg[k].sender_h, &alone_h[k], sizeof(double)) == 0,
-                  "exit %u: H %.17g read together, %.17g alone", k, f.tg[k].sender_h, alone_h[k]);
-        cr_assert(memcmp(&f.tg[k].eps, &alone_eps[k], sizeof(double)) == 0,
-                  "exit %u: eps %.17g read together, %.17g alone", k, f.tg[k].eps, alone_eps[k]);
-    }
     teardown(&f);
 }
 
