@@ -29,6 +29,8 @@
  * way adds less than 1e-11 bits to its entropy, and a message stops costing
  * work a few mean delays sooner. */
 #define PRUNE 1e-14
+/* The sample known ahead measures its window's rate in this many bins (anonymity.c). */
+#define AHEAD_BINS 1024
 #define NONE32 UINT32_MAX
 
 enum { ROLE_CLIENT = 0, ROLE_MIXING = 1, ROLE_PASS = 2 };
@@ -282,6 +284,10 @@ struct rc_anon {
     uint64_t ahead_n;         /* keys drawn ahead: those of candidates 1 .. ahead_n */
     uint64_t n_cand;          /* candidates in the window so far */
     double ahead_expect;      /* E, the warm-up's prediction of the candidates */
+    uint64_t ahead_bin[AHEAD_BINS]; /* the window's candidates by equal bins of time */
+    uint32_t ahead_done;      /* the bins behind, and what they say (ahead_bins_behind): */
+    uint64_t ahead_sum;       /* their candidates (0: nothing said yet) */
+    double ahead_disp, ahead_decline;
     uint64_t n_ghost, missed; /* ghosts; ghosts the final sample measures */
     tracked *tg;
     exit_sums *xs; /* per target, beside tg */

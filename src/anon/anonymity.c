@@ -28,15 +28,30 @@ enum { STREAM_ANON = 50, STREAM_ANON_PAIR = 51 };
 /* Keys above this many times N over the expected number of candidates are
  * never tracked (on_carry). */
 #define KEY_MARGIN 8.0
-/* The sample known ahead (on_carry): the rest of the window is assumed to
- * bring at least its predicted candidates over this margin, once the window's
- * own rate has AHEAD_RATE_MIN candidates (or N, if more) behind it; before,
- * E over AHEAD_EARLY where E is at least AHEAD_MIN times N (below, few
- * messages are left out, and the warm-up's rate says little), else nothing. */
-#define AHEAD_MARGIN 1.5
+/* The sample known ahead (on_carry).  Until AHEAD_BINS_MIN of the window's
+ * AHEAD_BINS equal bins of time are behind and AHEAD_RATE_MIN candidates (or
+ * N, if more) have come, the window is assumed to bring E over AHEAD_EARLY
+ * candidates, where E (the warm-up's rate over the window) is at least
+ * AHEAD_MIN times N and the warm-up brought AHEAD_RATE_MIN, else none (few
+ * messages are left out then, and the warm-up's rate says little: a target
+ * group's one multicast in it made E twice what came).  After, the bins say
+ * how far to trust the window's own rate (ahead_bins_behind): the rest is
+ * assumed to bring its share at the rate so far, less a decline the bins
+ * show going on, over AHEAD_MARGIN_MIN, less four deviations of a count as
+ * dispersed as theirs and four of the rate's own estimate (with three, 2 of
+ * 24 varied jobs missed).  A steady rate is trusted nearly as it is; a
+ * clumped one (bursts, one target group's multicasts) or a falling one
+ * (availability traces) is not, and a few seconds of one multicast's
+ * sub-messages, which look steady, are kept from being taken for the
+ * window's rate by the least count.  (The rule before, the rate so far over
+ * 1.5 less four Poisson deviations from the 1,024th candidate on, missed in
+ * such jobs, and followed a fifth more messages than it kept in steady ones:
+ * docs/performance.md, "thirteenth round".) */
 #define AHEAD_EARLY 2.0
-#define AHEAD_RATE_MIN 1024
 #define AHEAD_MIN 4.0
+#define AHEAD_BINS_MIN 16
+#define AHEAD_RATE_MIN 1024
+#define AHEAD_MARGIN_MIN 1.05
 /* A free packet slot keeps target lists up to this long for its next packet. */
 #define SLOT_KEEP_TARGETS 64
 
@@ -604,22 +619,75 @@ static void ahead_push(rc_anon *a, double key)
     }
 }
 
+/* The window's bin of time `now` (AHEAD_BINS of them; now < until). */
+static uint32_t ahead_bin_of(const rc_anon *a, rc_time now)
+{
+    uint32_t j = (uint32_t)((double)(now - a->from) / (double)(a->until - a->from) * AHEAD_BINS);
+    return j < AHEAD_BINS ? j : AHEAD_BINS - 1;
+}
+
+/* What the bins before bin `done` say of the rest of the window: their
+ * candidates, the dispersion of their counts (variance over mean, of single
+ * bins and of runs of 4, 16 and 64, the largest of those with 8 runs behind:
+ * a clumped or wavering rate is over Poisson's 1 at some scale), and the
+ * share by which a decline they show (their second half below their first)
+ * would bring the rest's mean below theirs if it went on. */
+static void ahead_bins_behind(rc_anon *a, uint32_t done)
+{
+    const uint64_t *bin = a->ahead_bin;
+    a->ahead_done = done;
+    a->ahead_sum = 0;
+    if (done < AHEAD_BINS_MIN) return;
+    uint32_t h = done / 2;
+    uint64_t sum = 0, first = 0, second = 0;
+    for (uint32_t j = 0; j < done; j++) {
+        sum += bin[j];
+        if (j < h) first += bin[j];
+        if (j >= done - h) second += bin[j];
+    }
+    if (sum == 0) return;
+    double disp = 1;
+    for (uint32_t k = 1; k <= 64 && done / k >= 8; k *= 4) {
+        uint32_t runs = done / k, at = done - runs * k; /* the latest runs */
+        double s1 = 0, s2 = 0;
+        for (uint32_t r = 0; r < runs; r++) {
+            double x = 0;
+            for (uint32_t j = 0; j < k; j++) x += (double)bin[at + r * k + j];
+            s1 += x;
+            s2 += x * x;
+        }
+        double mu = s1 / runs, var = (s2 - s1 * s1 / runs) / (runs - 1);
+        if (mu > 0 && var / mu > disp) disp = var / mu;
+    }
+    /* the halves' means are done / 2 bins apart; kept up, the slope takes
+     * slope * AHEAD_BINS / 2 off the rest's mean against the mean so far */
+    double mean = (double)sum / done;
+    double slope = first > second ? (double)(first - second) / h / ((double)done / 2) : 0;
+    a->ahead_decline = slope * AHEAD_BINS / 2 / mean;
+    a->ahead_disp = disp;
+    a->ahead_sum = sum;
+}
+
 /* Draws ahead up to the candidates the window is now assumed to bring at
- * least: those it brought, and its rate so far over the rest of it, over a
- * margin (early on, the warm-up's E over AHEAD_EARLY).  The assumption only
- * grows: what it left out stays out. */
+ * least: those it brought and what the bins behind say of the rest (early
+ * on, the warm-up's E over AHEAD_EARLY; the rules above).  The assumption
+ * only grows: what it left out stays out. */
 static void ahead_extend(rc_anon *a, rc_time now)
 {
     double assumed;
+    uint32_t done = ahead_bin_of(a, now);
+    if (done != a->ahead_done) ahead_bins_behind(a, done);
     uint64_t enough = a->want > AHEAD_RATE_MIN ? a->want : AHEAD_RATE_MIN;
-    if (a->n_cand >= enough && now > a->from) {
-        /* (less four Poisson deviations: the last seconds' few candidates
-         * are no sure thing) */
+    if (a->ahead_sum > 0 && a->n_cand >= enough && now > a->from) {
         double rest = (double)a->n_cand * (double)(a->until - now) / (double)(now - a->from);
-        double more = rest / AHEAD_MARGIN - 4 * sqrt(rest);
+        double disp = a->ahead_disp;
+        double more = rest * (1 - a->ahead_decline) / AHEAD_MARGIN_MIN - 4 * sqrt(disp * rest) -
+                      4 * rest * sqrt(disp / (double)a->ahead_sum);
         assumed = (double)a->n_cand + (more > 0 ? more : 0);
     } else {
-        assumed = a->ahead_expect >= AHEAD_MIN * a->want ? a->ahead_expect / AHEAD_EARLY : 0;
+        assumed = a->ahead_expect >= AHEAD_MIN * a->want && a->warm_count >= AHEAD_RATE_MIN
+                      ? a->ahead_expect / AHEAD_EARLY
+                      : 0;
     }
     assumed *= a->ahead_over;
     if (assumed > 4e9) assumed = 4e9;
@@ -672,6 +740,7 @@ static void on_carry(void *ctx, uint64_t packet, uint32_t body, uint32_t sender,
     if (a->ahead != NULL) ahead_extend(a, now);
     double key = rc_rng_uniform(a->rng);
     a->n_cand++;
+    a->ahead_bin[ahead_bin_of(a, now)]++;
     if (key >= a->key_max) return;
     if (a->n_kept == a->want && key >= a->tg[a->kept[0]].key) return;
     if (a->n_kept == a->want) {
