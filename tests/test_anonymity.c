@@ -368,6 +368,24 @@ static void busy_rcft(rc_job *job, int targets)
     job->anon_targets = targets;
 }
 
+/* The job without the sample's look-ahead (every message followed) and with
+ * it: `n_records` measured, the same records bit for bit, and no miss (no run
+ * again).  Returns the run without it. */
+static rc_result without_and_with_lookahead(const rc_job *job, uint32_t n_records,
+                                            const char *no_miss)
+{
+    setenv("RCSIM_ANON_LOOKAHEAD", "off", 1);
+    rc_result off = run(job);
+    unsetenv("RCSIM_ANON_LOOKAHEAD");
+    cr_assert_eq(off.n_anon_records, n_records);
+    uint64_t reruns = rc_run_anon_reruns();
+    rc_result on = run(job);
+    cr_assert_eq(rc_run_anon_reruns(), reruns, "%s", no_miss);
+    same_records(&on, &off);
+    rc_result_free(&on);
+    return off;
+}
+
 Test(anonymity, the_sample_known_ahead_changes_no_value, .timeout = 300)
 {
     /* 200 users, RC-FT, a multicast a second: 31,501 candidates for 40
@@ -375,26 +393,14 @@ Test(anonymity, the_sample_known_ahead_changes_no_value, .timeout = 300)
      * are left out later, and the look-ahead makes ghosts of them. */
     rc_job job;
     busy_rcft(&job, 40);
-    setenv("RCSIM_ANON_LOOKAHEAD", "off", 1);
-    rc_result off = run(&job);
-    unsetenv("RCSIM_ANON_LOOKAHEAD");
-    cr_assert_eq(off.n_anon_records, 40u);
+    rc_result off = without_and_with_lookahead(&job, 40, "no miss at the default margin");
     uint64_t reruns = rc_run_anon_reruns();
-    rc_result on = run(&job);
-    same_records(&on, &off);
-    cr_assert_eq(rc_run_anon_reruns(), reruns, "no miss at the default margin");
     /* One tracked message: the smallest key of all, which the keys drawn
      * ahead hold as their largest kept one (not above it: no ghost). */
     rc_job one = job;
     one.anon_targets = 1;
-    setenv("RCSIM_ANON_LOOKAHEAD", "off", 1);
-    rc_result one_off = run(&one);
-    unsetenv("RCSIM_ANON_LOOKAHEAD");
-    rc_result one_on = run(&one);
-    cr_assert_eq(one_off.n_anon_records, 1u);
-    same_records(&one_on, &one_off);
-    cr_assert_eq(rc_run_anon_reruns(), reruns, "no miss with one tracked message");
-    rc_result_free(&one_off), rc_result_free(&one_on);
+    rc_result one_off = without_and_with_lookahead(&one, 1, "no miss with one tracked message");
+    rc_result_free(&one_off);
     /* Assuming three times the candidates the window brings leaves out
      * messages the final sample measures: a miss, and the job runs again. */
     setenv("RCSIM_ANON_LOOKAHEAD", "3", 1);
@@ -402,7 +408,7 @@ Test(anonymity, the_sample_known_ahead_changes_no_value, .timeout = 300)
     cr_assert_eq(rc_run_anon_reruns(), reruns + 1, "the miss is seen and the job run again");
     same_records(&again, &off);
     refuses_env_value(&job, "RCSIM_ANON_LOOKAHEAD", "0.5");
-    rc_result_free(&off), rc_result_free(&on), rc_result_free(&again);
+    rc_result_free(&off), rc_result_free(&again);
 }
 
 /* Clumped candidates: 32 users, RC k = p = 2, a group event every 20 s that
@@ -416,14 +422,9 @@ Test(anonymity, the_sample_known_ahead_does_not_miss_on_clumped_traffic, .timeou
     base(&job, "rc-k2-p2", 32, 1200);
     job.burst = 5;
     job.app_rate = 0.05;
-    setenv("RCSIM_ANON_LOOKAHEAD", "off", 1);
-    rc_result off = run(&job);
-    unsetenv("RCSIM_ANON_LOOKAHEAD");
-    cr_assert_eq(off.n_anon_records, 1000u);
+    rc_result off =
+        without_and_with_lookahead(&job, 1000, "the look-ahead missed on clumped traffic");
     uint64_t reruns = rc_run_anon_reruns();
-    rc_result on = run(&job);
-    cr_assert_eq(rc_run_anon_reruns(), reruns, "the look-ahead missed on clumped traffic");
-    same_records(&on, &off);
     /* one target group in a small population: its few multicasts are all
      * its candidates, and one of them in the warm-up made E twice what came */
     rc_job grp;
@@ -439,7 +440,7 @@ Test(anonymity, the_sample_known_ahead_does_not_miss_on_clumped_traffic, .timeou
     rc_result g = run(&grp);
     cr_assert_eq(rc_run_anon_reruns(), reruns, "the look-ahead missed on one target group");
     cr_assert_gt(g.n_anon_records, 0u);
-    rc_result_free(&off), rc_result_free(&on), rc_result_free(&g);
+    rc_result_free(&off), rc_result_free(&g);
 }
 
 Test(anonymity, the_sweeps_copies_for_each_vector_width_give_the_same_bits, .timeout = 300)
