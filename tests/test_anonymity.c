@@ -428,14 +428,10 @@ Test(anonymity, the_sample_known_ahead_does_not_miss_on_clumped_traffic, .timeou
     /* one target group in a small population: its few multicasts are all
      * its candidates, and one of them in the warm-up made E twice what came */
     rc_job grp;
-    rc_job_defaults(&grp);
-    strcpy(grp.strategy, "rc-k2-p2");
+    base(&grp, "rc-k2-p2", 600, 360);
     grp.population = 600;
     grp.groups = 120;
     strcpy(grp.group_size_dist, "zipf:1.5:3:200");
-    grp.duration_s = 360;
-    grp.anonymity = true;
-    grp.store_raw = true;
     strcpy(grp.anon_group, "largest");
     rc_result g = run(&grp);
     cr_assert_eq(rc_run_anon_reruns(), reruns, "the look-ahead missed on one target group");

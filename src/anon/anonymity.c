@@ -22,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_statistics_double.h>
+
 #include "anon/anon_internal.h"
 
 enum { STREAM_ANON = 50, STREAM_ANON_PAIR = 51 };
@@ -646,18 +648,16 @@ static void ahead_bins_behind(rc_anon *a, uint32_t done)
         if (j >= done - h) second += bin[j];
     }
     if (sum == 0) return;
-    double disp = 1;
+    double disp = 1, run[AHEAD_BINS];
     for (uint32_t k = 1; k <= 64 && done / k >= 8; k *= 4) {
         uint32_t runs = done / k, at = done - runs * k; /* the latest runs */
-        double s1 = 0, s2 = 0;
         for (uint32_t r = 0; r < runs; r++) {
-            double x = 0;
-            for (uint32_t j = 0; j < k; j++) x += (double)bin[at + r * k + j];
-            s1 += x;
-            s2 += x * x;
+            run[r] = 0;
+            for (uint32_t j = 0; j < k; j++) run[r] += (double)bin[at + r * k + j];
         }
-        double mu = s1 / runs, var = (s2 - s1 * s1 / runs) / (runs - 1);
-        if (mu > 0 && var / mu > disp) disp = var / mu;
+        double mu = gsl_stats_mean(run, 1, runs);
+        double d = mu > 0 ? gsl_stats_variance_m(run, 1, runs, mu) / mu : 0;
+        if (d > disp) disp = d;
     }
     /* the halves' means are done / 2 bins apart; kept up, the slope takes
      * slope * AHEAD_BINS / 2 off the rest's mean against the mean so far */
@@ -670,12 +670,11 @@ static void ahead_bins_behind(rc_anon *a, uint32_t done)
 
 /* Draws ahead up to the candidates the window is now assumed to bring at
  * least: those it brought and what the bins behind say of the rest (early
- * on, the warm-up's E over AHEAD_EARLY; the rules above).  The assumption
- * only grows: what it left out stays out. */
-static void ahead_extend(rc_anon *a, rc_time now)
+ * on, the warm-up's E over AHEAD_EARLY; the rules above); `now` is in bin
+ * `done`.  The assumption only grows: what it left out stays out. */
+static void ahead_extend(rc_anon *a, rc_time now, uint32_t done)
 {
     double assumed;
-    uint32_t done = ahead_bin_of(a, now);
     if (done != a->ahead_done) ahead_bins_behind(a, done);
     uint64_t enough = a->want > AHEAD_RATE_MIN ? a->want : AHEAD_RATE_MIN;
     if (a->ahead_sum > 0 && a->n_cand >= enough && now > a->from) {
@@ -737,10 +736,11 @@ static void on_carry(void *ctx, uint64_t packet, uint32_t body, uint32_t sender,
             a->ahead_expect = expect;
         }
     }
-    if (a->ahead != NULL) ahead_extend(a, now);
+    uint32_t bin = ahead_bin_of(a, now);
+    if (a->ahead != NULL) ahead_extend(a, now, bin);
     double key = rc_rng_uniform(a->rng);
     a->n_cand++;
-    a->ahead_bin[ahead_bin_of(a, now)]++;
+    a->ahead_bin[bin]++;
     if (key >= a->key_max) return;
     if (a->n_kept == a->want && key >= a->tg[a->kept[0]].key) return;
     if (a->n_kept == a->want) {
