@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "anon/anonymity.h"
 #include "exp/param.h"
 #include "multicast/population.h"
 #include "multicast/strategy_table.h"
@@ -33,6 +34,19 @@ double rc_job_cost_estimate(const rc_job *in)
      *    used); loading it is done once per process (trace cache), SEC_PER_TRACE;
      *  - --cover full routes every cover packet: SEC_PER_COVER_HOP per packet
      *    hop (not refitted: no figure uses it; about 100 M hops per 6 h at m = 128).
+     *  - --anonymity on (docs/spec.md §10, docs/performance.md "fourteenth
+     *    round"): the observer mirrors every link, OBS_PER_COVER_HOP more per
+     *    hop; and each tracked message costs what routing the whole network's
+     *    packets for TRACKED_SPAN_S costs (its probabilities follow it through
+     *    every departure of the pools it is in, and its sender sweep reads
+     *    every pool event of about a warm-up back).  Fitted on 2026-12-07 (main
+     *    c81abfa) to population jobs (zipf:1.5:3:200, RC-FT, 1 min) of 10^4 and
+     *    10^5 users tracking 1 to 1,000 messages: the observer alone was 1.23-
+     *    1.25x the --cover full job, and a tracked message 22 ms at 10^4 users
+     *    and 259 ms at 10^5 (0.18 and 0.22 s of the estimated hops).  Tracked
+     *    messages: anon_targets, or the candidates the window [W, T - W) brings
+     *    if fewer (the client copies, of the target group's size with
+     *    anon_group).
      * Checked on the exact model before the rescale (Figs 5, 8, 9, 16 with
      * --model exact, 6 h, seed 1; 114 jobs, one core shared): median ratio
      * 1.35, 10-90 % 0.73-1.75, but saturated exact-model jobs (Fig 8,
@@ -49,6 +63,8 @@ double rc_job_cost_estimate(const rc_job *in)
     static const double SEC_PER_JOB = 0.005;
     static const double SEC_PER_TRACE = 0.02;
     static const double SEC_PER_COVER_HOP = 0.4e-6;
+    static const double OBS_PER_COVER_HOP = 0.24 * SEC_PER_COVER_HOP;
+    static const double TRACKED_SPAN_S = 0.2;
 
     rc_job job = *in;
     rc_job_resolve(&job);
@@ -96,6 +112,26 @@ double rc_job_cost_estimate(const rc_job *in)
         cover = (packets + mixes * job.mix_rate_loop / div) * (job.mix_layers + 2) *
                 job.duration_s;
     }
+    double observer = 0;
+    if (job.anonymity && job.duration_s > 0) {
+        /* the warm-up and cool-down W (docs/spec.md §10.2) */
+        double w = job.rate_delay > 0
+                       ? RC_ANON_SETTLE_PATHS * (job.mix_layers + 1) / job.rate_delay
+                       : 0;
+        double share = job.duration_s > 2 * w ? (job.duration_s - 2 * w) / job.duration_s : 0;
+        double candidates = client * share;
+        rc_anon_group_kind gk;
+        uint32_t gv;
+        if (rc_job_anon_group(job.anon_group, &gk, &gv, NULL) == 0 && gk != RC_ANON_GROUP_ALL &&
+            g > 0) {
+            /* one group's copies: its size against the mean's */
+            double size = gk == RC_ANON_GROUP_SIZE ? gv : gs;
+            candidates *= gs > 1 ? (size - 1) / (gs - 1) / g : 1 / g;
+        }
+        double tracked = fmin(job.anon_targets, candidates);
+        observer = OBS_PER_COVER_HOP * cover +
+                   tracked * SEC_PER_COVER_HOP * cover / job.duration_s * TRACKED_SPAN_S;
+    }
     return SEC_PER_JOB + (traced ? SEC_PER_TRACE : 0) + work * wide * load +
-           SEC_PER_COVER_HOP * cover;
+           SEC_PER_COVER_HOP * cover + observer;
 }
