@@ -391,61 +391,55 @@ Test(sweep, cost_model_grows_with_the_work)
     cr_expect_gt(rc_job_cost_estimate(&j), c0);
 }
 
+/* The estimate of a population job (zipf groups of 3..200, RC-FT, --cover
+ * full): observed tracking `targets` messages of `group` (NULL: all), or not
+ * observed (0). */
+static double group_cost(uint32_t users, int targets, double duration_s, const char *group)
+{
+    rc_job j;
+    rc_job_defaults(&j);
+    j.model = RC_MODEL_EXACT;
+    j.population = users;
+    j.groups = users / 5;
+    strcpy(j.group_size_dist, "zipf:1.5:3:200");
+    strcpy(j.strategy, "rc-k2-p2-ft-dropoffline");
+    j.duration_s = duration_s;
+    j.cover = RC_COVER_FULL;
+    j.anonymity = targets > 0;
+    if (targets > 0) j.anon_targets = targets;
+    if (group != NULL) strcpy(j.anon_group, group);
+    return rc_job_cost_estimate(&j);
+}
+
+static double population_cost(uint32_t users, int targets, double duration_s)
+{
+    return group_cost(users, targets, duration_s, NULL);
+}
+
 /* The observer's cost (src/exp/cost.c, fitted to jobs of 10^4 and 10^5 users
  * tracking 1 to 1,000 messages: docs/performance.md, fourteenth round). */
 Test(sweep, cost_model_counts_the_observer_and_its_tracked_messages)
 {
-    rc_job cover;
-    rc_job_defaults(&cover);
-    cover.model = RC_MODEL_EXACT;
-    cover.population = 10000;
-    cover.groups = 2000;
-    strcpy(cover.group_size_dist, "zipf:1.5:3:200");
-    strcpy(cover.strategy, "rc-k2-p2-ft-dropoffline");
-    cover.duration_s = 60;
-    cover.cover = RC_COVER_FULL;
-    double c_cover = rc_job_cost_estimate(&cover);
-    rc_job j = cover;
-    j.anonymity = true;
-    j.anon_targets = 1;
-    double c1 = rc_job_cost_estimate(&j);
+    double cover = population_cost(10000, 0, 60);
+    double c1 = population_cost(10000, 1, 60), c100 = population_cost(10000, 100, 60);
+    double c1000 = population_cost(10000, 1000, 60);
     /* measured: 1.23-1.25x with one tracked message, 4.9x with 1,000 */
-    cr_expect(c1 > 1.15 * c_cover && c1 < 1.35 * c_cover, "the observer alone: %g against %g",
-              c1, c_cover);
-    j.anon_targets = 1000;
-    double c1000 = rc_job_cost_estimate(&j);
-    cr_expect(c1000 > 4 * c_cover && c1000 < 6 * c_cover, "1,000 tracked: %g against %g", c1000,
-              c_cover);
-    j.anon_targets = 100;
-    double c100 = rc_job_cost_estimate(&j);
+    cr_expect(c1 > 1.15 * cover && c1 < 1.35 * cover, "the observer alone: %g against %g", c1,
+              cover);
+    cr_expect(c1000 > 4 * cover && c1000 < 6 * cover, "1,000 tracked: %g against %g", c1000,
+              cover);
     cr_expect(c100 > c1 && c100 < c1000);
     /* ten times the users: each tracked message follows ten times the traffic */
-    j = cover;
-    j.population = 100000;
-    j.groups = 20000;
-    double c_cover5 = rc_job_cost_estimate(&j);
-    j.anonymity = true;
-    j.anon_targets = 1000;
-    double c1000_5 = rc_job_cost_estimate(&j);
+    double c1000_5 = population_cost(100000, 1000, 60);
     cr_expect(c1000_5 > 8 * c1000 && c1000_5 < 12 * c1000, "%g against %g", c1000_5, c1000);
-    cr_expect(c1000_5 > 4 * c_cover5);
+    cr_expect(c1000_5 > 4 * population_cost(100000, 0, 60));
     /* a span within the warm-up and cool-down tracks nothing: the observer alone */
-    j = cover;
-    j.duration_s = 20;
-    double c_short = rc_job_cost_estimate(&j);
-    j.anonymity = true;
-    j.anon_targets = 1000;
-    double a_short = rc_job_cost_estimate(&j);
-    j.anon_targets = 1;
-    cr_expect_float_eq(rc_job_cost_estimate(&j), a_short, 1e-12);
-    cr_expect(a_short < 1.35 * c_short);
+    double short_1000 = population_cost(10000, 1000, 20);
+    cr_expect_float_eq(population_cost(10000, 1, 20), short_1000, 1e-12);
+    cr_expect(short_1000 < 1.35 * population_cost(10000, 0, 20));
     /* tracked messages are capped by the candidates: one small group's few */
-    j = cover;
-    j.anonymity = true;
-    j.anon_targets = 1000000;
-    double all = rc_job_cost_estimate(&j);
-    strcpy(j.anon_group, "size:3");
-    cr_expect_lt(rc_job_cost_estimate(&j), all / 5, "a group of 3 has few messages to track");
+    cr_expect_lt(group_cost(10000, 1000000, 60, "size:3"), group_cost(10000, 1000000, 60, NULL) / 5,
+                 "a group of 3 has few messages to track");
 }
 
 /* `rcsim plan` end to end through the real binary. */
