@@ -33,20 +33,26 @@ double rc_job_cost_estimate(const rc_job *in)
      *  - a trace costs about what the same job online costs (fit: x1.04, not
      *    used); loading it is done once per process (trace cache), SEC_PER_TRACE;
      *  - --cover full routes every cover packet: SEC_PER_COVER_HOP per packet
-     *    hop (not refitted: no figure uses it; about 100 M hops per 6 h at m = 128).
+     *    hop and sub-message slot (a bundle of p splits into p packets at the
+     *    last layer, each delivered and pulled: the cost is linear in p, 1.2 CPU
+     *    s an hour at 128 users for p = 1, 2.65 for 2, 5.1 for 4, 9.6 for 8),
+     *    times (users / 128)^0.09 (larger tables, fewer cache hits: 0.090 us
+     *    at 128 users, 0.10 at 10^3, 0.12-0.14 at 10^4, 0.16 at 10^5).  Fitted
+     *    on 2026-12-07 (main c81abfa) to 19 --cover full jobs of 128 users to
+     *    10^5 (docs/performance.md, "fourteenth round"); the constant before
+     *    (0.4 us a hop, never fitted) overestimated them 1.4-4.4x.
      *  - --anonymity on (docs/spec.md §10, docs/performance.md "fourteenth
-     *    round"): the observer mirrors every link, OBS_PER_COVER_HOP more per
-     *    hop; and each tracked message costs what routing the whole network's
-     *    packets for TRACKED_SPAN_S costs (its probabilities follow it through
-     *    every departure of the pools it is in, and its sender sweep reads
-     *    every pool event of about a warm-up back).  Fitted on 2026-12-07 (main
-     *    c81abfa) to population jobs (zipf:1.5:3:200, RC-FT, 1 min) of 10^4 and
+     *    round"): the observer mirrors every link, OBS_PER_COVER times the
+     *    routing's cost; and each tracked message costs TRACKED_SPAN_S times a
+     *    second of the network's hops at a slot each (its probabilities follow
+     *    it through every departure of the pools it is in, and its sender
+     *    sweep reads every pool event of about a warm-up back).  Fitted on the
+     *    same day to population jobs (zipf:1.5:3:200, RC-FT, 1 min) of 10^4 and
      *    10^5 users tracking 1 to 1,000 messages: the observer alone was 1.23-
      *    1.25x the --cover full job, and a tracked message 22 ms at 10^4 users
-     *    and 259 ms at 10^5 (0.18 and 0.22 s of the estimated hops).  Tracked
-     *    messages: anon_targets, or the candidates the window [W, T - W) brings
-     *    if fewer (the client copies, of the target group's size with
-     *    anon_group).
+     *    and 259 ms at 10^5 (0.55 and 0.53 s of hops).  Tracked messages:
+     *    anon_targets, or the candidates the window [W, T - W) brings if fewer
+     *    (the client copies, of the target group's size with anon_group).
      * Checked on the exact model before the rescale (Figs 5, 8, 9, 16 with
      * --model exact, 6 h, seed 1; 114 jobs, one core shared): median ratio
      * 1.35, 10-90 % 0.73-1.75, but saturated exact-model jobs (Fig 8,
@@ -62,9 +68,10 @@ double rc_job_cost_estimate(const rc_job *in)
     static const double SEC_PER_TIMEOUT = 0.1015e-6;
     static const double SEC_PER_JOB = 0.005;
     static const double SEC_PER_TRACE = 0.02;
-    static const double SEC_PER_COVER_HOP = 0.4e-6;
-    static const double OBS_PER_COVER_HOP = 0.24 * SEC_PER_COVER_HOP;
-    static const double TRACKED_SPAN_S = 0.2;
+    static const double SEC_PER_COVER_HOP = 0.090e-6;
+    static const double OBS_PER_HOP = 0.48;
+    static const double SEC_PER_TRACKED = 1.5e-3;
+    static const double TRACKED_SPAN_S = 0.53;
 
     rc_job job = *in;
     rc_job_resolve(&job);
@@ -105,13 +112,15 @@ double rc_job_cost_estimate(const rc_job *in)
     double load = 1 + 1.2 * rho * rho;
     double wide = 1 + pow(p / 12.0, 3.4);
 
-    double cover = 0;
+    double hops = 0, hop_s = 0; /* packet hops routed, and what one costs */
     if (job.cover == RC_COVER_FULL) {
         double packets = m * (job.rate_payload + job.rate_drop + job.rate_loop) / div;
         double mixes = (double)job.mix_layers * rc_job_mixes_per_layer(&job);
-        cover = (packets + mixes * job.mix_rate_loop / div) * (job.mix_layers + 2) *
-                job.duration_s;
+        hops = (packets + mixes * job.mix_rate_loop / div) * (job.mix_layers + 2) *
+               job.duration_s;
+        hop_s = SEC_PER_COVER_HOP * pow(fmax(m, 1) / 128, 0.09);
     }
+    double cover = hops * hop_s * p;
     double observer = 0;
     if (job.anonymity && job.duration_s > 0) {
         /* the warm-up and cool-down W (docs/spec.md §10.2) */
@@ -119,7 +128,7 @@ double rc_job_cost_estimate(const rc_job *in)
                        ? RC_ANON_SETTLE_PATHS * (job.mix_layers + 1) / job.rate_delay
                        : 0;
         double share = job.duration_s > 2 * w ? (job.duration_s - 2 * w) / job.duration_s : 0;
-        double candidates = client * share;
+        double candidates = copies * share; /* provider fan-out's copies are tracked too */
         rc_anon_group_kind gk;
         uint32_t gv;
         if (rc_job_anon_group(job.anon_group, &gk, &gv, NULL) == 0 && gk != RC_ANON_GROUP_ALL &&
@@ -129,9 +138,8 @@ double rc_job_cost_estimate(const rc_job *in)
             candidates *= gs > 1 ? (size - 1) / (gs - 1) / g : 1 / g;
         }
         double tracked = fmin(job.anon_targets, candidates);
-        observer = OBS_PER_COVER_HOP * cover +
-                   tracked * SEC_PER_COVER_HOP * cover / job.duration_s * TRACKED_SPAN_S;
+        observer = OBS_PER_HOP * hops * hop_s +
+                   tracked * (SEC_PER_TRACKED + TRACKED_SPAN_S * hops * hop_s / job.duration_s);
     }
-    return SEC_PER_JOB + (traced ? SEC_PER_TRACE : 0) + work * wide * load +
-           SEC_PER_COVER_HOP * cover + observer;
+    return SEC_PER_JOB + (traced ? SEC_PER_TRACE : 0) + work * wide * load + cover + observer;
 }
