@@ -38,21 +38,25 @@ double rc_job_cost_estimate(const rc_job *in)
      *    s an hour at 128 users for p = 1, 2.65 for 2, 5.1 for 4, 9.6 for 8),
      *    times (users / 128)^0.09 (larger tables, fewer cache hits: 0.090 us
      *    at 128 users, 0.10 at 10^3, 0.12-0.14 at 10^4, 0.16 at 10^5).  Fitted
-     *    on 2026-12-07 (main c81abfa) to 19 --cover full jobs of 128 users to
+     *    on 2026-12-07 (main c81abfa) to 18 --cover full jobs of 128 users to
      *    10^5 (docs/performance.md, "fourteenth round"); the constant before
      *    (0.4 us a hop, never fitted) overestimated them 1.4-4.4x.
      *  - --anonymity on (docs/spec.md §10, docs/performance.md "fourteenth
-     *    round"): the observer mirrors every link, OBS_PER_COVER times the
-     *    routing's cost; and each tracked message costs TRACKED_SPAN_S times a
-     *    second of the network's hops at a slot each (its probabilities follow
-     *    it through every departure of the pools it is in, and its sender
-     *    sweep reads every pool event of about a warm-up back).  Fitted on the
-     *    same day to population jobs (zipf:1.5:3:200, RC-FT, 1 min) of 10^4 and
-     *    10^5 users tracking 1 to 1,000 messages: the observer alone was 1.23-
-     *    1.25x the --cover full job, and a tracked message 22 ms at 10^4 users
-     *    and 259 ms at 10^5 (0.55 and 0.53 s of hops).  Tracked messages:
+     *    round"): the observer mirrors every link, OBS_PER_HOP times a hop's
+     *    cost at one slot; and each tracked message costs SEC_PER_TRACKED plus
+     *    TRACKED_SPAN_S times a second of the network's hops at one slot each
+     *    (its probabilities follow it through every departure of the pools it
+     *    is in, and its sender sweep reads every pool event of about a warm-up
+     *    back).  Fitted on the same day to population jobs (zipf:1.5:3:200,
+     *    RC-FT, 1 min) of 10^4 and 10^5 users tracking 1 to 1,000 messages:
+     *    the observer alone was 1.23-1.25x the --cover full job, a tracked
+     *    message 22 ms at 10^4 users and 259 ms at 10^5; SEC_PER_TRACKED from
+     *    smaller jobs (about 1 ms a message at 128 users).  Tracked messages:
      *    anon_targets, or the candidates the window [W, T - W) brings if fewer
-     *    (the client copies, of the target group's size with anon_group).
+     *    (the real copies, of the target group's size with anon_group).  On 13
+     *    other observed jobs of 128 to 5 x 10^4 users, estimate / measured
+     *    0.44-1.54 (median 0.83): one group's tracked count varies with the
+     *    seed (7 to 501 at 10^4 users).
      * Checked on the exact model before the rescale (Figs 5, 8, 9, 16 with
      * --model exact, 6 h, seed 1; 114 jobs, one core shared): median ratio
      * 1.35, 10-90 % 0.73-1.75, but saturated exact-model jobs (Fig 8,
