@@ -45,9 +45,10 @@ static void usage(FILE *out)
             "  -w, --workers N      largest worker count in the wall-time table (default 64)\n"
             "  -h, --help           this help\n"
             "\n"
-            "The cost model is rough (seconds on one core, uncalibrated constants in\n"
-            "src/exp/cost.c, rc_job_cost_estimate); use it to compare sweeps and size\n"
-            "allocations, not as a promise.\n");
+            "The cost model is rough (CPU-seconds on one core of the development machine,\n"
+            "constants fitted to measured jobs: docs/sweep-format.md, \"The cost model\");\n"
+            "observed jobs (anonymity on) vary with how many messages they track.  Use it\n"
+            "to compare sweeps and size allocations, not as a promise.\n");
 }
 
 /* "45s", "12m30s", "3h05m", "2d04h" */
